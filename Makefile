@@ -1,0 +1,93 @@
+# Two commands do everything on a fresh Debian 12 machine with Python 3.11:
+#   make run   set up, build, run the default conformance run against the bundled backend
+#   make test  set up, build, run every test (ctest + pytest); .ci/run calls this
+# Each step is guarded by a stamp or a file target, so a second call redoes only what is stale.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+BUILD := build
+STAMPS := $(BUILD)/stamps
+JOBS ?= 2
+
+APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest libgtest-dev \
+	libgmock-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev
+
+BACKEND_SOURCES := $(shell find backend/csrc backend/tests -name '*.cpp' -o -name '*.h') \
+	CMakeLists.txt backend/CMakeLists.txt
+BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
+
+.PHONY: all setup build run test test-cpp test-python bench-backend format clean help
+all: build
+
+help:
+	@echo "make run            set up, build and run the default run against the bundled backend"
+	@echo "make test           set up, build and run every test (ctest and pytest)"
+	@echo "make build          set up and build only"
+	@echo "make bench-backend  backend benchmark (copy throughput and round-trip latency vs CPU)"
+	@echo "make format         clang-format the C++ sources"
+
+# --- Debian packages -------------------------------------------------------------------------
+$(STAMPS)/apt:
+	@mkdir -p $(STAMPS)
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+		| grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "==> apt-get install $$missing"; \
+		SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	@touch $@
+
+# --- Python environment ----------------------------------------------------------------------
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMPS)/python: $(PY) requirements.txt constraints.txt | $(STAMPS)/apt
+	@echo "==> pip install -r requirements.txt"
+	$(PY) -m pip install -q -c constraints.txt -r requirements.txt
+	@touch $@
+
+# --- C++ build -------------------------------------------------------------------------------
+$(BUILD)/build.ninja: $(STAMPS)/python CMakeLists.txt backend/CMakeLists.txt
+	cmake -S . -B $(BUILD) -G Ninja \
+		-DCMAKE_PREFIX_PATH="$$($(PY) -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')" \
+		-DPython3_EXECUTABLE="$(abspath $(PY))"
+
+$(STAMPS)/cmake-build: $(BUILD)/build.ninja $(BACKEND_SOURCES)
+	cmake --build $(BUILD) -j $(JOBS)
+	@touch $@
+
+# The package is installed (not editable) with the libraries CMake staged.
+$(STAMPS)/backend-installed: $(STAMPS)/cmake-build $(BACKEND_PYTHON)
+	@echo "==> pip install backend/python (torch_neuronsim)"
+	NEURONSIM_LIB_DIR="$(abspath $(BUILD)/backend/stage)" \
+		$(PY) -m pip install -q --no-deps --no-build-isolation --force-reinstall ./backend/python
+	@rm -rf backend/python/build backend/python/*.egg-info
+	@touch $@
+
+setup: $(STAMPS)/python
+build: $(STAMPS)/backend-installed
+
+# --- Commands --------------------------------------------------------------------------------
+run: build
+	$(PY) backend/examples/seed_example.py
+
+test: test-cpp test-python
+
+test-cpp: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-python: build
+	$(PY) -m pytest -q suites/device
+
+bench-backend: build
+	$(PY) backend/bench/bench_backend.py
+
+format:
+	clang-format -i $$(find backend/csrc backend/tests -name '*.cpp' -o -name '*.h')
+
+clean:
+	rm -rf $(BUILD)

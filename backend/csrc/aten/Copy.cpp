@@ -1,0 +1,34 @@
+// Copies into, out of and between neuron devices: the `_copy_from` family that
+// at::native::copy_ routes to for a PrivateUse1 tensor. Strides, storage offsets, dtype
+// conversion and broadcasting come from ATen's CPU copy kernel running on CPU views.
+#include "aten/CpuView.h"
+
+#include <ATen/native/Resize.h>
+#include <c10/core/DeviceGuard.h>
+#include <torch/library.h>
+
+namespace neuronsim {
+namespace {
+
+at::Tensor copy_from(const at::Tensor& self, const at::Tensor& dst, bool /*non_blocking*/) {
+  TORCH_CHECK(self.defined() && dst.defined(), "copy_ needs defined source and destination");
+  // Execution is synchronous, so a non_blocking copy is complete on return, as allowed.
+  at::Tensor dst_view = cpu_view(dst);
+  dst_view.copy_(cpu_view(self));
+  return dst;
+}
+
+at::Tensor copy_from_and_resize(const at::Tensor& self, const at::Tensor& dst) {
+  const c10::DeviceGuard guard(dst.device());
+  at::native::resize_(dst, self.sizes(), std::nullopt);
+  return copy_from(self, dst, false);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
+  m.impl("_copy_from", copy_from);
+  m.impl("_copy_from_and_resize", copy_from_and_resize);
+}
+
+}  // namespace neuronsim

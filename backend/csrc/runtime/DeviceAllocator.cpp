@@ -1,0 +1,220 @@
+#include "runtime/DeviceAllocator.h"
+
+#include "runtime/Config.h"
+#include "runtime/Device.h"
+
+#include <c10/util/Exception.h>
+
+#include <cstring>
+#include <string>
+
+namespace neuronsim {
+namespace {
+
+using c10::CachingDeviceAllocator::DeviceStats;
+constexpr auto kAll = static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE);
+constexpr std::size_t kAlignment = 64;
+
+std::string format_bytes(std::uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[64];
+  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.2f %s", value, kUnits[unit]);
+  return text;
+}
+
+}  // namespace
+
+DeviceAllocator& DeviceAllocator::instance() {
+  static DeviceAllocator allocator;
+  return allocator;
+}
+
+std::size_t DeviceAllocator::round_size(std::size_t nbytes) {
+  if (nbytes < kBlockRounding) return kBlockRounding;
+  return (nbytes + kBlockRounding - 1) / kBlockRounding * kBlockRounding;
+}
+
+DeviceAllocator::Pool& DeviceAllocator::pool(c10::DeviceIndex device) {
+  std::call_once(pools_once_, [this] {
+    for (int i = 0; i < kMaxDevices; ++i) pools_.push_back(std::make_unique<Pool>());
+  });
+  check_device_index(device);
+  return *pools_[static_cast<std::size_t>(device)];
+}
+
+c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
+  ensure_initialized();
+  const c10::DeviceIndex device = current_device();
+  const c10::Device where(kDeviceType, device);
+  if (nbytes == 0) return {nullptr, nullptr, &delete_block, where};
+
+  Pool& p = pool(device);
+  const std::size_t size = round_size(nbytes);
+  const std::uint64_t capacity = config().device_memory;
+  std::unique_lock lock(p.mutex);
+  auto& stats = p.stats;
+
+  HostBuffer buffer;
+  if (auto it = p.cached.find(size); it != p.cached.end()) {
+    buffer = std::move(it->second);
+    p.cached.erase(it);
+  } else {
+    auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
+    if (reserved + size > capacity && !p.cached.empty()) {
+      // Like the CUDA caching allocator: give back cached blocks, then retry once.
+      ++stats.num_alloc_retries;
+      release_cached_locked(device, p);
+      reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
+    }
+    void* raw = reserved + size <= capacity ? std::aligned_alloc(kAlignment, size) : nullptr;
+    if (raw == nullptr) {
+      ++stats.num_ooms;
+      const auto in_use = static_cast<std::uint64_t>(stats.allocated_bytes[kAll].current);
+      lock.unlock();
+      TORCH_CHECK_WITH(OutOfMemoryError, false, "neuron:", static_cast<int>(device),
+                       " out of memory: tried to allocate ", format_bytes(nbytes), " (", nbytes,
+                       " bytes); ", format_bytes(in_use), " is in use by tensors, ",
+                       format_bytes(reserved), " reserved, device capacity ",
+                       format_bytes(capacity), " (NEURONSIM_DEVICE_MEMORY=", capacity,
+                       "). Free tensors you no longer need, call torch.neuron.empty_cache(), "
+                       "or raise NEURONSIM_DEVICE_MEMORY.");
+    }
+    buffer.reset(static_cast<std::byte*>(raw));
+    stats.reserved_bytes[kAll].increase(size);
+    stats.segment[kAll].increase(1);
+    ++stats.num_device_alloc;
+    register_range(raw, size, device);
+  }
+
+  void* data = buffer.get();
+  p.live.emplace(data, Block{std::move(buffer), size, nbytes});
+  stats.allocation[kAll].increase(1);
+  stats.active[kAll].increase(1);
+  stats.allocated_bytes[kAll].increase(size);
+  stats.active_bytes[kAll].increase(size);
+  stats.requested_bytes[kAll].increase(nbytes);
+  return {data, data, &delete_block, where};
+}
+
+void DeviceAllocator::delete_block(void* ptr) noexcept { instance().release(ptr); }
+
+c10::DeleterFnPtr DeviceAllocator::raw_deleter() const { return &delete_block; }
+
+void DeviceAllocator::release(void* ptr) noexcept {
+  if (ptr == nullptr) return;
+  const auto device = device_of(ptr);
+  if (!device) return;  // not ours; nothing to do (never throw from a deleter)
+  Pool& p = *pools_[static_cast<std::size_t>(*device)];
+  std::lock_guard lock(p.mutex);
+  auto it = p.live.find(ptr);
+  if (it == p.live.end()) return;
+  Block block = std::move(it->second);
+  p.live.erase(it);
+  auto& stats = p.stats;
+  stats.allocation[kAll].decrease(1);
+  stats.active[kAll].decrease(1);
+  stats.allocated_bytes[kAll].decrease(block.size);
+  stats.active_bytes[kAll].decrease(block.size);
+  stats.requested_bytes[kAll].decrease(block.requested);
+  p.cached.emplace(block.size, std::move(block.buffer));
+}
+
+void DeviceAllocator::release_cached_locked(c10::DeviceIndex device, Pool& p) {
+  (void)device;
+  for (auto& [size, buffer] : p.cached) {
+    unregister_range(buffer.get());
+    p.stats.reserved_bytes[kAll].decrease(size);
+    p.stats.segment[kAll].decrease(1);
+    ++p.stats.num_device_free;
+  }
+  p.cached.clear();
+}
+
+void DeviceAllocator::emptyCache(c10::MempoolId_t /*mempool_id*/) {
+  for (c10::DeviceIndex d = 0; d < device_count(); ++d) {
+    Pool& p = pool(d);
+    std::lock_guard lock(p.mutex);
+    release_cached_locked(d, p);
+  }
+}
+
+void DeviceAllocator::recordStream(const c10::DataPtr& /*ptr*/, c10::Stream /*stream*/) {
+  // Execution is synchronous, so memory is never in use by a stream after it is freed.
+}
+
+void DeviceAllocator::copy_data(void* dest, const void* src, std::size_t count) const {
+  std::memcpy(dest, src, count);
+}
+
+DeviceStats DeviceAllocator::getDeviceStats(c10::DeviceIndex device) {
+  Pool& p = pool(device);
+  std::lock_guard lock(p.mutex);
+  return p.stats;
+}
+
+void DeviceAllocator::resetAccumulatedStats(c10::DeviceIndex device) {
+  Pool& p = pool(device);
+  std::lock_guard lock(p.mutex);
+  auto& s = p.stats;
+  for (auto* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                      &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes,
+                      &s.requested_bytes}) {
+    for (auto& stat : *array) stat.reset_accumulated();
+  }
+  s.num_alloc_retries = 0;
+  s.num_ooms = 0;
+  s.num_device_alloc = 0;
+  s.num_device_free = 0;
+}
+
+void DeviceAllocator::resetPeakStats(c10::DeviceIndex device) {
+  Pool& p = pool(device);
+  std::lock_guard lock(p.mutex);
+  auto& s = p.stats;
+  for (auto* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+                      &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes,
+                      &s.requested_bytes}) {
+    for (auto& stat : *array) stat.reset_peak();
+  }
+}
+
+std::pair<std::size_t, std::size_t> DeviceAllocator::getMemoryInfo(c10::DeviceIndex device) {
+  Pool& p = pool(device);
+  std::lock_guard lock(p.mutex);
+  const auto total = static_cast<std::size_t>(config().device_memory);
+  const auto reserved = static_cast<std::size_t>(p.stats.reserved_bytes[kAll].current);
+  return {total - reserved, total};
+}
+
+void DeviceAllocator::register_range(void* ptr, std::size_t size, c10::DeviceIndex device) {
+  const auto start = reinterpret_cast<std::uintptr_t>(ptr);
+  std::lock_guard lock(ranges_mutex_);
+  ranges_[start] = {start + size, device};
+}
+
+void DeviceAllocator::unregister_range(void* ptr) {
+  std::lock_guard lock(ranges_mutex_);
+  ranges_.erase(reinterpret_cast<std::uintptr_t>(ptr));
+}
+
+std::optional<c10::DeviceIndex> DeviceAllocator::device_of(const void* ptr) const {
+  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+  std::lock_guard lock(ranges_mutex_);
+  auto it = ranges_.upper_bound(address);
+  if (it == ranges_.begin()) return std::nullopt;
+  --it;
+  if (address >= it->second.first) return std::nullopt;
+  return it->second.second;
+}
+
+// c10::GetAllocator(PrivateUse1) and c10::getDeviceAllocator return this allocator.
+static c10::AllocatorRegisterer<kDeviceType> g_register_device_allocator(
+    &DeviceAllocator::instance());
+
+}  // namespace neuronsim

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <c10/core/CachingDeviceAllocator.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+namespace neuronsim {
+
+// Frees host memory obtained with std::aligned_alloc.
+struct FreeDeleter {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+using HostBuffer = std::unique_ptr<std::byte, FreeDeleter>;
+
+// Device memory of the emulated devices: one pool per device with a fixed capacity
+// (NEURONSIM_DEVICE_MEMORY), backed by host memory. Freed blocks are cached by rounded
+// size and reused, as the CUDA and Neuron caching allocators do; `empty_cache` returns
+// them. An allocation that does not fit even after releasing the cache raises
+// c10::OutOfMemoryError (torch.OutOfMemoryError) and leaves the pool untouched.
+class DeviceAllocator final : public c10::DeviceAllocator {
+ public:
+  // Blocks are multiples of this (and at least this large).
+  static constexpr std::size_t kBlockRounding = 512;
+
+  static DeviceAllocator& instance();
+
+  c10::DataPtr allocate(std::size_t nbytes) override;
+  c10::DeleterFnPtr raw_deleter() const override;
+  void copy_data(void* dest, const void* src, std::size_t count) const override;
+
+  bool initialized() override { return true; }
+  void emptyCache(c10::MempoolId_t mempool_id = {0, 0}) override;
+  void recordStream(const c10::DataPtr& ptr, c10::Stream stream) override;
+  c10::CachingDeviceAllocator::DeviceStats getDeviceStats(c10::DeviceIndex device) override;
+  void resetAccumulatedStats(c10::DeviceIndex device) override;
+  void resetPeakStats(c10::DeviceIndex device) override;
+  // (free, total) bytes of the device's capacity.
+  std::pair<std::size_t, std::size_t> getMemoryInfo(c10::DeviceIndex device) override;
+
+  // The device owning the block that contains `ptr`, if it is device memory.
+  std::optional<c10::DeviceIndex> device_of(const void* ptr) const;
+
+  static std::size_t round_size(std::size_t nbytes);
+
+ private:
+  struct Block {
+    HostBuffer buffer;
+    std::size_t size = 0;       // rounded
+    std::size_t requested = 0;  // as asked
+  };
+  struct Pool {
+    std::mutex mutex;
+    std::unordered_map<void*, Block> live;
+    std::multimap<std::size_t, HostBuffer> cached;  // free blocks by size
+    c10::CachingDeviceAllocator::DeviceStats stats;
+  };
+
+  DeviceAllocator() = default;
+  Pool& pool(c10::DeviceIndex device);
+  void release(void* ptr) noexcept;
+  static void delete_block(void* ptr) noexcept;
+  // Frees every cached block of `pool`; caller holds pool.mutex.
+  void release_cached_locked(c10::DeviceIndex device, Pool& pool);
+  void register_range(void* ptr, std::size_t size, c10::DeviceIndex device);
+  void unregister_range(void* ptr);
+
+  std::once_flag pools_once_;
+  std::vector<std::unique_ptr<Pool>> pools_;
+  mutable std::mutex ranges_mutex_;
+  std::map<std::uintptr_t, std::pair<std::uintptr_t, c10::DeviceIndex>> ranges_;  // start -> (end, device)
+};
+
+}  // namespace neuronsim

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <ATen/core/Generator.h>
+#include <c10/core/GeneratorImpl.h>
+
+#include <functional>
+
+namespace neuronsim {
+
+// The random number generator of one neuron device. Its engine is a CPU generator (the
+// emulated device computes with ATen's CPU kernels); what makes it a device generator is that
+// it has its own state per device, separate from torch's CPU generator, seeded and saved
+// through torch.neuron.
+class GeneratorImpl final : public c10::GeneratorImpl {
+ public:
+  explicit GeneratorImpl(c10::DeviceIndex device_index);
+
+  void set_current_seed(uint64_t seed) override;
+  void set_offset(uint64_t offset) override;
+  uint64_t get_offset() const override;
+  uint64_t current_seed() const override;
+  uint64_t seed() override;
+  void set_state(const c10::TensorImpl& new_state) override;
+  c10::intrusive_ptr<c10::TensorImpl> get_state() const override;
+
+  static c10::DeviceType device_type();
+
+  // The CPU engine that kernels draw from. Kernels lock the engine's own mutex.
+  at::Generator& engine() { return engine_; }
+
+ private:
+  GeneratorImpl* clone_impl() const override;
+  at::Generator engine_;
+};
+
+// The default generator of `device_index` (-1: the current device), created on first use.
+const at::Generator& default_generator(c10::DeviceIndex device_index = -1);
+at::Generator make_generator(c10::DeviceIndex device_index = -1);
+
+// Runs `draw` with the CPU engine of `gen`, or of the default generator of `device`.
+void with_engine(const std::optional<at::Generator>& gen, c10::DeviceIndex device,
+                 const std::function<void(const at::Generator&)>& draw);
+
+}  // namespace neuronsim

@@ -1,0 +1,31 @@
+"""torch_neuronsim: TorchNeuron's `neuron` device, emulated on the CPU.
+
+Importing the package registers PyTorch's PrivateUse1 backend under the name ``neuron``, the
+device module ``torch.neuron`` and the ``Tensor.neuron()`` / ``is_neuron`` methods. With the
+package installed, ``import torch`` does this by itself through the ``torch.backends`` entry
+point (set ``TORCH_DEVICE_BACKEND_AUTOLOAD=0`` to turn that off).
+"""
+
+import torch
+
+from . import _C
+
+# A malformed NEURONSIM_* variable is reported here, at import, naming the variable.
+_C._validate_environment()
+
+from . import neuron  # noqa: E402
+
+torch.utils.rename_privateuse1_backend("neuron")
+torch._register_device_module("neuron", neuron)
+torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
+
+__version__ = "0.1.0"
+
+
+def _autoload() -> None:
+    """Entry point of the ``torch.backends`` group: importing this module did the work."""
+
+
+def environment_variables() -> dict[str, str]:
+    """The NEURONSIM_* variables this build understands, with their meaning."""
+    return dict(_C._known_variables())

@@ -1,0 +1,87 @@
+"""Streams and events of the neuron device, on torch's generic torch.Stream / torch.Event.
+
+Work on the emulated device runs synchronously, so a stream is always idle when control
+returns: ``query()`` is True, ``synchronize()`` and waits return at once, and an event's time
+is the moment it is recorded (``elapsed_time`` is wall time between the two records).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _C
+
+import torch
+
+__all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", "stream", "StreamContext"]
+
+
+def _neuron_device(device: Any) -> torch.device:
+    from . import _device_index
+
+    return torch.device("neuron", _device_index(device))
+
+
+class Stream(torch.Stream):
+    """A neuron stream. ``priority`` < 0 takes a stream from the high-priority pool."""
+
+    def __new__(cls, device: Any = None, priority: int = 0, **kwargs: Any) -> "Stream":
+        if kwargs:  # re-wrapping an existing stream: stream_id/device_index/device_type
+            return super().__new__(cls, **kwargs)
+        return super().__new__(cls, device=_neuron_device(device), priority=priority)
+
+
+class Event(torch.Event):
+    """A neuron event; ``enable_timing=True`` allows ``elapsed_time``."""
+
+    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> "Event":
+        return super().__new__(
+            cls,
+            device=_neuron_device(None),
+            enable_timing=enable_timing,
+            blocking=blocking,
+            interprocess=interprocess,
+        )
+
+
+def current_stream(device: Any = None) -> torch.Stream:
+    return torch.accelerator.current_stream(_neuron_device(device))
+
+
+def default_stream(device: Any = None) -> Stream:
+    d = _neuron_device(device)
+    return Stream(stream_id=0, device_index=d.index, device_type=d.type)
+
+
+def set_stream(s: torch.Stream) -> None:
+    torch.accelerator.set_stream(s)
+
+
+class StreamContext:
+    """Makes ``s`` the current stream of its device inside the block, restoring the previous
+    current stream (and device) afterwards. ``None`` is a no-op."""
+
+    def __init__(self, s: torch.Stream | None) -> None:
+        self.stream = s
+        self.prev_stream: torch.Stream | None = None
+        self.prev_device = -1
+
+    def __enter__(self) -> torch.Stream | None:
+        if self.stream is None:
+            return None
+
+        self.prev_device = _C._current_device()
+        self.prev_stream = torch.accelerator.current_stream(self.stream.device)
+        torch.accelerator.set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc: object) -> bool:
+        if self.stream is not None and self.prev_stream is not None:
+
+            torch.accelerator.set_stream(self.prev_stream)
+            _C._set_device(self.prev_device)
+        return False
+
+
+def stream(s: torch.Stream | None) -> StreamContext:
+    return StreamContext(s)
