@@ -22,35 +22,27 @@ def _neuron_device(device: Any) -> torch.device:
     return torch.device("neuron", _device_index(device))
 
 
-class Stream(torch.Stream):
-    """A neuron stream. ``priority`` < 0 takes a stream from the high-priority pool."""
-
-    def __new__(cls, device: Any = None, priority: int = 0, **kwargs: Any) -> "Stream":
-        if kwargs:  # re-wrapping an existing stream: stream_id/device_index/device_type
-            return super().__new__(cls, **kwargs)
-        return super().__new__(cls, device=_neuron_device(device), priority=priority)
+# torch's own Stream/Event types are returned (not subclasses): torch.Event.elapsed_time and
+# friends accept exactly those types.
+def Stream(device: Any = None, priority: int = 0) -> torch.Stream:
+    """A new neuron stream. ``priority`` < 0 takes one from the high-priority pool."""
+    return torch.Stream(device=_neuron_device(device), priority=priority)
 
 
-class Event(torch.Event):
-    """A neuron event; ``enable_timing=True`` allows ``elapsed_time``."""
-
-    def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> "Event":
-        return super().__new__(
-            cls,
-            device=_neuron_device(None),
-            enable_timing=enable_timing,
-            blocking=blocking,
-            interprocess=interprocess,
-        )
+def Event(enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> torch.Event:
+    """A neuron event of the current device; ``enable_timing=True`` allows ``elapsed_time``."""
+    return torch.Event(
+        device=_neuron_device(None), enable_timing=enable_timing, blocking=blocking, interprocess=interprocess
+    )
 
 
 def current_stream(device: Any = None) -> torch.Stream:
     return torch.accelerator.current_stream(_neuron_device(device))
 
 
-def default_stream(device: Any = None) -> Stream:
-    d = _neuron_device(device)
-    return Stream(stream_id=0, device_index=d.index, device_type=d.type)
+def default_stream(device: Any = None) -> torch.Stream:
+    current = current_stream(device)
+    return torch.Stream(stream_id=0, device_index=current.device_index, device_type=current.device_type)
 
 
 def set_stream(s: torch.Stream) -> None:
