@@ -1,6 +1,10 @@
 // torch_neuronsim._C: the Python face of the runtime. Kept thin: the device module in
 // torch_neuronsim/neuron/ builds torch.neuron on these and on torch's generic stream, event
 // and accelerator-memory APIs, which reach the runtime through the guard and allocator.
+#include "aten/NativeOps.h"
+#include "engine/CompileCache.h"
+#include "engine/Options.h"
+#include "engine/Tracking.h"
 #include "runtime/Config.h"
 #include "runtime/Device.h"
 #include "runtime/Generator.h"
@@ -30,6 +34,17 @@ py::dict host_memory_stats() {
   return out;
 }
 
+py::dict cache_stats() {
+  const auto stats = neuronsim::engine::CompileCache::instance().stats();
+  py::dict out;
+  out["compiles"] = stats.compiles;
+  out["memory_hits"] = stats.memory_hits;
+  out["disk_hits"] = stats.disk_hits;
+  out["disk_rejected"] = stats.disk_rejected;
+  out["compile_seconds"] = stats.compile_seconds;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
@@ -52,4 +67,28 @@ PYBIND11_MODULE(_C, m) {
           return default_generator(static_cast<c10::DeviceIndex>(index));
         }));
   m.def("_host_memory_stats", &host_memory_stats);
+
+  namespace engine = neuronsim::engine;
+  m.def("native_ops", [] { return neuronsim::native_ops(); });
+  m.def("get_executed_ops", &engine::executed_ops);
+  m.def("get_fallback_ops", &engine::fallback_ops);
+  m.def("clear_op_tracking", &engine::clear_op_tracking);
+  m.def("compile_cache_stats", &cache_stats);
+  m.def("_reset_compile_cache_stats", [] { engine::CompileCache::instance().reset_stats(); });
+  m.def("_clear_compile_cache_memory", [] { engine::CompileCache::instance().clear_memory(); });
+  m.def("_compile_cache_dir", [] {
+    return engine::CompileCache::instance().disk_enabled() ? neuronsim::config().cache_dir : std::string();
+  });
+  m.def("set_fallback_mode", torch::wrap_pybind_function([](const std::string& mode) {
+          engine::set_fallback_mode(neuronsim::parse_fallback_mode("fallback mode", mode));
+        }));
+  m.def("set_64bit_mode", torch::wrap_pybind_function([](const std::string& mode) {
+          engine::set_wide64_mode(neuronsim::parse_wide64_mode("64-bit mode", mode));
+        }));
+  m.def("set_matmul_mode", torch::wrap_pybind_function([](const std::string& mode) {
+          engine::set_matmul_mode(neuronsim::parse_matmul_mode("matmul mode", mode));
+        }));
+  m.def("get_fallback_mode", [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
+  m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });
+  m.def("get_matmul_mode", [] { return std::string(neuronsim::to_string(engine::matmul_mode())); });
 }

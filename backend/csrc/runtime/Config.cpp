@@ -4,6 +4,7 @@
 
 #include <array>
 #include <charconv>
+#include <cstdlib>
 #include <string_view>
 
 extern char** environ;
@@ -40,12 +41,75 @@ const std::map<std::string, std::string>& known_variables() {
       {"NEURONSIM_DEVICE_MEMORY",
        "memory capacity of each device in bytes, optionally with a KiB/MiB/GiB/TiB suffix "
        "(default 16GiB)"},
+      {"NEURONSIM_CACHE_DIR",
+       "directory of the on-disk compile cache (default ~/.cache/torch_neuronsim)"},
+      {"NEURONSIM_DISABLE_CACHE", "1 disables the on-disk compile cache (default 0)"},
+      {"NEURONSIM_FALLBACK",
+       "ops outside the native set: allow (run on the CPU), warn (run on the CPU and warn "
+       "once per op) or error (raise NotImplementedError) (default allow)"},
+      {"NEURONSIM_64BIT",
+       "float64/int64 on the device: downcast (compute in float32/int32) or error "
+       "(default downcast)"},
+      {"NEURONSIM_MATMUL",
+       "float32 matmuls: fp32, or bf16 (bfloat16 inputs, float32 accumulation) (default fp32)"},
   };
   return kKnown;
 }
 
+namespace {
+
+template <typename Mode, std::size_t N>
+Mode parse_choice(const std::string& what, const std::string& value,
+                  const std::array<std::pair<const char*, Mode>, N>& choices) {
+  std::string names;
+  for (const auto& [name, mode] : choices) {
+    if (value == name) return mode;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  TORCH_CHECK_VALUE(false, what, "='", value, "' is not one of ", names, ".");
+}
+
+constexpr std::array<std::pair<const char*, FallbackMode>, 3> kFallbackModes{
+    {{"allow", FallbackMode::kAllow}, {"warn", FallbackMode::kWarn}, {"error", FallbackMode::kError}}};
+constexpr std::array<std::pair<const char*, Wide64Mode>, 2> kWide64Modes{
+    {{"downcast", Wide64Mode::kDowncast}, {"error", Wide64Mode::kError}}};
+constexpr std::array<std::pair<const char*, MatmulMode>, 2> kMatmulModes{
+    {{"fp32", MatmulMode::kFp32}, {"bf16", MatmulMode::kBf16}}};
+
+template <typename Mode, std::size_t N>
+const char* name_of(Mode mode, const std::array<std::pair<const char*, Mode>, N>& choices) {
+  for (const auto& [name, m] : choices) {
+    if (m == mode) return name;
+  }
+  return "?";
+}
+
+}  // namespace
+
+FallbackMode parse_fallback_mode(const std::string& what, const std::string& value) {
+  return parse_choice(what, value, kFallbackModes);
+}
+Wide64Mode parse_wide64_mode(const std::string& what, const std::string& value) {
+  return parse_choice(what, value, kWide64Modes);
+}
+MatmulMode parse_matmul_mode(const std::string& what, const std::string& value) {
+  return parse_choice(what, value, kMatmulModes);
+}
+const char* to_string(FallbackMode mode) { return name_of(mode, kFallbackModes); }
+const char* to_string(Wide64Mode mode) { return name_of(mode, kWide64Modes); }
+const char* to_string(MatmulMode mode) { return name_of(mode, kMatmulModes); }
+
+std::string default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/torch_neuronsim";
+  }
+  const char* home = std::getenv("HOME");
+  return std::string(home != nullptr && *home != '\0' ? home : "/tmp") + "/.cache/torch_neuronsim";
+}
+
 Config parse_config(const std::map<std::string, std::string>& env) {
   Config cfg;
+  cfg.cache_dir = default_cache_dir();
   for (const auto& [name, value] : env) {
     if (!name.starts_with("NEURONSIM_")) continue;
     if (!known_variables().contains(name)) {
@@ -71,6 +135,25 @@ Config parse_config(const std::map<std::string, std::string>& env) {
                       it->second, "' is not a memory size: expected a positive number of bytes, ",
                       "optionally with a KiB/MiB/GiB/TiB suffix (e.g. 17179869184 or 16GiB).");
     cfg.device_memory = bytes;
+  }
+  if (auto it = env.find("NEURONSIM_CACHE_DIR"); it != env.end()) {
+    TORCH_CHECK_VALUE(!it->second.empty(), "NEURONSIM_CACHE_DIR is set but empty: give a ",
+                      "directory, or unset it for the default ", default_cache_dir(), ".");
+    cfg.cache_dir = it->second;
+  }
+  if (auto it = env.find("NEURONSIM_DISABLE_CACHE"); it != env.end()) {
+    TORCH_CHECK_VALUE(it->second == "0" || it->second == "1", "NEURONSIM_DISABLE_CACHE='",
+                      it->second, "' is not 0 or 1.");
+    cfg.cache_disabled = it->second == "1";
+  }
+  if (auto it = env.find("NEURONSIM_FALLBACK"); it != env.end()) {
+    cfg.fallback = parse_fallback_mode("NEURONSIM_FALLBACK", it->second);
+  }
+  if (auto it = env.find("NEURONSIM_64BIT"); it != env.end()) {
+    cfg.wide64 = parse_wide64_mode("NEURONSIM_64BIT", it->second);
+  }
+  if (auto it = env.find("NEURONSIM_MATMUL"); it != env.end()) {
+    cfg.matmul = parse_matmul_mode("NEURONSIM_MATMUL", it->second);
   }
   return cfg;
 }

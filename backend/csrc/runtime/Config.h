@@ -6,11 +6,34 @@
 
 namespace neuronsim {
 
+// What happens to an op outside the native set (NEURONSIM_FALLBACK).
+enum class FallbackMode { kAllow, kWarn, kError };
+// float64 / int64 on the device (NEURONSIM_64BIT): compute in 32 bits, or refuse.
+enum class Wide64Mode { kDowncast, kError };
+// float32 matmuls (NEURONSIM_MATMUL): as written, or bfloat16 inputs with float32 accumulation.
+enum class MatmulMode { kFp32, kBf16 };
+
 // Settings of the emulated device, read from NEURONSIM_* environment variables.
 struct Config {
   int device_count = 2;                          // NEURONSIM_DEVICES
   std::uint64_t device_memory = 16ull << 30;     // NEURONSIM_DEVICE_MEMORY, bytes per device
+  std::string cache_dir;                         // NEURONSIM_CACHE_DIR (default below)
+  bool cache_disabled = false;                   // NEURONSIM_DISABLE_CACHE=1
+  FallbackMode fallback = FallbackMode::kAllow;  // NEURONSIM_FALLBACK=allow|warn|error
+  Wide64Mode wide64 = Wide64Mode::kDowncast;     // NEURONSIM_64BIT=downcast|error
+  MatmulMode matmul = MatmulMode::kFp32;         // NEURONSIM_MATMUL=fp32|bf16
 };
+
+// $XDG_CACHE_HOME/torch_neuronsim, else $HOME/.cache/torch_neuronsim.
+std::string default_cache_dir();
+
+const char* to_string(FallbackMode mode);
+const char* to_string(Wide64Mode mode);
+const char* to_string(MatmulMode mode);
+// Parse a mode by name; throws c10::ValueError naming `what`, the value and the choices.
+FallbackMode parse_fallback_mode(const std::string& what, const std::string& value);
+Wide64Mode parse_wide64_mode(const std::string& what, const std::string& value);
+MatmulMode parse_matmul_mode(const std::string& what, const std::string& value);
 
 // Highest NEURONSIM_DEVICES accepted (c10 caps device indices well above this).
 constexpr int kMaxDevices = 64;

@@ -63,15 +63,14 @@ const at::Generator& default_generator(c10::DeviceIndex device_index) {
   return generators[static_cast<std::size_t>(index)];
 }
 
-void with_engine(const std::optional<at::Generator>& gen, c10::DeviceIndex device,
-                 const std::function<void(const at::Generator&)>& draw) {
+at::Generator engine_of(const std::optional<at::Generator>& gen, c10::DeviceIndex device) {
   const at::Generator& chosen =
       gen.has_value() && gen->defined() ? *gen : default_generator(device);
   TORCH_CHECK(chosen.device().type() == kDeviceType,
               "expected a neuron generator for a neuron tensor, got a generator on ",
               chosen.device());
   auto* impl = at::check_generator<GeneratorImpl>(chosen);
-  draw(impl->engine());
+  return impl->engine();
 }
 
 }  // namespace neuronsim

@@ -3,7 +3,7 @@
 #include <ATen/core/Generator.h>
 #include <c10/core/GeneratorImpl.h>
 
-#include <functional>
+#include <optional>
 
 namespace neuronsim {
 
@@ -37,8 +37,8 @@ class GeneratorImpl final : public c10::GeneratorImpl {
 const at::Generator& default_generator(c10::DeviceIndex device_index = -1);
 at::Generator make_generator(c10::DeviceIndex device_index = -1);
 
-// Runs `draw` with the CPU engine of `gen`, or of the default generator of `device`.
-void with_engine(const std::optional<at::Generator>& gen, c10::DeviceIndex device,
-                 const std::function<void(const at::Generator&)>& draw);
+// The CPU engine that kernels draw from: that of `gen` (a neuron generator), or of the default
+// generator of `device` when `gen` is empty.
+at::Generator engine_of(const std::optional<at::Generator>& gen, c10::DeviceIndex device);
 
 }  // namespace neuronsim

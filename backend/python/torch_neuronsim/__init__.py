@@ -21,6 +21,36 @@ torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
 
 __version__ = "0.1.0"
 
+# The eager engine's introspection API, named as in TorchNeuron (torch_neuronx).
+from ._C import (  # noqa: E402
+    clear_op_tracking,
+    compile_cache_stats,
+    get_64bit_mode,
+    get_executed_ops,
+    get_fallback_mode,
+    get_fallback_ops,
+    get_matmul_mode,
+    native_ops,
+    set_64bit_mode,
+    set_fallback_mode,
+    set_matmul_mode,
+)
+
+__all__ = [
+    "native_ops",
+    "get_executed_ops",
+    "get_fallback_ops",
+    "clear_op_tracking",
+    "compile_cache_stats",
+    "set_fallback_mode",
+    "get_fallback_mode",
+    "set_64bit_mode",
+    "get_64bit_mode",
+    "set_matmul_mode",
+    "get_matmul_mode",
+    "environment_variables",
+]
+
 
 def _autoload() -> None:
     """Entry point of the ``torch.backends`` group: importing this module did the work."""

@@ -1,0 +1,117 @@
+#include "engine/CompileCache.h"
+
+#include "runtime/Config.h"
+
+#include <c10/util/Exception.h>
+#include <c10/util/hash.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+namespace neuronsim::engine {
+
+namespace fs = std::filesystem;
+
+CompileCache& CompileCache::instance() {
+  static CompileCache cache;
+  return cache;
+}
+
+bool CompileCache::disk_enabled() const { return !config().cache_disabled; }
+
+fs::path CompileCache::entry_path(const std::string& key) const {
+  return fs::path(config().cache_dir) / ("v" + std::to_string(Executable::kFormatVersion)) /
+         (c10::sha1(key).str() + ".neff");
+}
+
+std::shared_ptr<const Executable> CompileCache::get_or_compile(
+    const std::string& key, const std::function<Executable()>& compile) {
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = entries_.find(key); it != entries_.end()) {
+      ++stats_.memory_hits;
+      return it->second;
+    }
+  }
+  std::shared_ptr<const Executable> found = disk_enabled() ? load(key) : nullptr;
+  if (found == nullptr) {
+    const auto start = std::chrono::steady_clock::now();
+    auto compiled = std::make_shared<const Executable>(compile());  // may throw: nothing cached
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.compiles;
+      stats_.compile_seconds += took.count();
+    }
+    if (disk_enabled()) store(*compiled);
+    found = compiled;
+  }
+  std::lock_guard lock(mutex_);
+  return entries_.emplace(key, found).first->second;
+}
+
+std::shared_ptr<const Executable> CompileCache::load(const std::string& key) {
+  const fs::path path = entry_path(key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return nullptr;  // not cached yet
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string why;
+  auto parsed = Executable::parse(text.str(), why);
+  if (parsed && parsed->key != key) {
+    parsed.reset();
+    why = "entry belongs to another signature";
+  }
+  std::lock_guard lock(mutex_);
+  if (!parsed) {
+    ++stats_.disk_rejected;
+    TORCH_WARN("torch_neuronsim: ignoring compile-cache entry ", path.string(), " (", why,
+               "); recompiling it");
+    return nullptr;
+  }
+  ++stats_.disk_hits;
+  return std::make_shared<const Executable>(std::move(*parsed));
+}
+
+void CompileCache::store(const Executable& executable) {
+  static std::atomic<std::uint64_t> counter{0};
+  const fs::path path = entry_path(executable.key);
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  // A unique temporary name per process and call, renamed atomically over the entry.
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(::getpid()) + "." +
+                       std::to_string(counter.fetch_add(1));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << executable.serialize();
+    if (!out.flush()) {
+      fs::remove(tmp, ec);
+      TORCH_WARN_ONCE("torch_neuronsim: cannot write the compile cache under ",
+                      path.parent_path().string(), "; continuing with the in-memory cache only");
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+CacheStats CompileCache::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void CompileCache::reset_stats() {
+  std::lock_guard lock(mutex_);
+  stats_ = {};
+}
+
+void CompileCache::clear_memory() {
+  std::lock_guard lock(mutex_);
+  entries_.clear();
+}
+
+}  // namespace neuronsim::engine

@@ -1,0 +1,53 @@
+#pragma once
+
+#include "engine/Executable.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace neuronsim::engine {
+
+struct CacheStats {
+  std::int64_t compiles = 0;       // plans built (misses in memory and on disk)
+  std::int64_t memory_hits = 0;
+  std::int64_t disk_hits = 0;
+  std::int64_t disk_rejected = 0;  // unreadable or corrupt entries, recompiled
+  double compile_seconds = 0.0;    // time spent building plans
+};
+
+// Executables by signature: in memory for the process, and on disk under NEURONSIM_CACHE_DIR
+// (unless NEURONSIM_DISABLE_CACHE=1) so that later processes skip compilation, as
+// TorchNeuron's NEFF cache does. Entries are written to a temporary file and renamed into
+// place, so concurrent processes compiling the same signature never see a partial entry; an
+// entry that fails to parse is reported once and recompiled, never trusted.
+class CompileCache {
+ public:
+  static CompileCache& instance();
+
+  std::shared_ptr<const Executable> get_or_compile(const std::string& key,
+                                                   const std::function<Executable()>& compile);
+  CacheStats stats() const;
+  void reset_stats();
+  // Forget the in-memory entries (the disk cache stays): the next lookups go to disk.
+  void clear_memory();
+
+  // Where the entry for `key` lives on disk (whether or not it exists).
+  std::filesystem::path entry_path(const std::string& key) const;
+  bool disk_enabled() const;
+
+ private:
+  CompileCache() = default;
+  std::shared_ptr<const Executable> load(const std::string& key);
+  void store(const Executable& executable);
+
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<const Executable>> entries_;
+  CacheStats stats_;
+};
+
+}  // namespace neuronsim::engine

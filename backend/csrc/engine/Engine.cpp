@@ -1,0 +1,297 @@
+#include "engine/Engine.h"
+
+#include "aten/CpuView.h"
+#include "engine/CompileCache.h"
+#include "engine/Fallback.h"
+#include "engine/Options.h"
+#include "engine/Rules.h"
+#include "engine/Tracking.h"
+#include "runtime/Device.h"
+#include "runtime/Generator.h"
+
+#include <c10/core/DeviceGuard.h>
+#include <c10/util/Exception.h>
+
+#include <charconv>
+#include <sstream>
+#include <unordered_set>
+
+namespace neuronsim::engine {
+namespace {
+
+bool on_device(const at::Tensor& t) { return t.defined() && t.device().type() == kDeviceType; }
+
+// Calls `fn` on every tensor in an argument: a tensor, or the tensors of a list.
+template <typename Fn>
+void for_each_tensor(const c10::IValue& value, Fn&& fn) {
+  if (value.isTensor()) {
+    fn(value.toTensor());
+  } else if (value.isTensorList()) {
+    for (const at::Tensor& t : value.toTensorList().vec()) fn(t);
+  } else if (value.isList()) {
+    for (const c10::IValue& item : value.toListRef()) {
+      if (item.isTensor()) fn(item.toTensor());
+    }
+  }
+}
+
+void append_int(std::string& out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, end);
+}
+
+void append_tensor(std::string& out, const at::Tensor& t) {
+  if (!t.defined()) {
+    out += "undef";
+    return;
+  }
+  out += c10::toString(t.scalar_type());
+  if (!on_device(t)) out += "@cpu";
+  out += '[';
+  for (auto s : t.sizes()) append_int(out, s), out += ',';
+  out += "]{";
+  for (auto s : t.strides()) append_int(out, s), out += ',';
+  out += '}';
+}
+
+void append_value(std::string& out, const c10::IValue& v) {
+  if (v.isTensor()) {
+    append_tensor(out, v.toTensor());
+  } else if (v.isNone()) {
+    out += '-';
+  } else if (v.isInt()) {
+    append_int(out, v.toInt());
+  } else if (v.isBool()) {
+    out += v.toBool() ? "true" : "false";
+  } else if (v.isGenerator()) {
+    out += "gen";
+  } else if (v.isTensorList() || v.isList()) {
+    out += '(';
+    for (const c10::IValue& item : v.toListRef()) append_value(out, item), out += ',';
+    out += ')';
+  } else {
+    std::ostringstream text;
+    text << v;
+    for (char c : text.str()) out += c == '\n' ? ' ' : c;
+  }
+}
+
+bool is_matmul(const c10::OperatorName& name) {
+  static const std::unordered_set<std::string> kMatmuls{"aten::mm", "aten::bmm", "aten::addmm",
+                                                        "aten::baddbmm", "aten::addbmm",
+                                                        "aten::addmv", "aten::mv", "aten::dot"};
+  return kMatmuls.contains(name.name);
+}
+
+bool is_mutable(const c10::Argument& arg) {
+  return arg.alias_info() != nullptr && arg.alias_info()->isWrite();
+}
+
+// Compiling: validate the signature's dtypes against Trainium's rules and choose the plan.
+Executable lower(const c10::OperatorHandle& op, const std::string& op_name, const std::string& key,
+                 c10::ArrayRef<c10::IValue> args) {
+  check_no_complex(op_name, args);
+  Executable plan;
+  plan.key = key;
+  plan.op = op_name;
+  bool has_f64 = false, has_i64 = false, all_f32 = true;
+  std::string dtypes;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    for_each_tensor(args[i], [&](const at::Tensor& t) {
+      if (!on_device(t)) return;
+      const auto dtype = t.scalar_type();
+      has_f64 |= dtype == at::kDouble;
+      has_i64 |= dtype == at::kLong;
+      all_f32 &= dtype == at::kFloat;
+    });
+    const auto& type = op.schema().arguments()[i].real_type();
+    if (args[i].isInt() && type->kind() == c10::TypeKind::ScalarTypeType) {
+      const auto dtype = static_cast<at::ScalarType>(args[i].toInt());
+      has_f64 |= dtype == at::kDouble;
+      has_i64 |= dtype == at::kLong;
+    }
+  }
+  if ((has_f64 || has_i64) && wide64_mode() == Wide64Mode::kError) {
+    TORCH_CHECK_NOT_IMPLEMENTED(false, op_name, ": ", has_f64 ? "float64" : "int64",
+                                " is not supported on neuron (Trainium computes in 32 bits). "
+                                "Cast to ", has_f64 ? "float32" : "int32",
+                                ", or set NEURONSIM_64BIT=downcast to compute in 32 bits as "
+                                "TorchNeuron does.");
+  }
+  plan.downcast_f64 = has_f64;
+  plan.wrap_i64 = true;  // int64 results are always produced in 32 bits on the device
+  plan.bf16_matmul = all_f32 && matmul_mode() == MatmulMode::kBf16 && is_matmul(op.operator_name());
+  return plan;
+}
+
+// One neuron tensor argument as handed to the CPU kernel.
+struct Binding {
+  at::Tensor device;  // the caller's tensor
+  at::Tensor cpu;     // what the kernel sees: a view of device memory, or a converted copy
+  bool converted = false;
+  bool mutable_arg = false;
+};
+
+at::Tensor to_kernel_input(const at::Tensor& t, const Executable& plan, bool mutable_arg,
+                           bool& converted) {
+  at::Tensor view = cpu_view(t);
+  converted = true;
+  if (plan.downcast_f64 && t.scalar_type() == at::kDouble) return view.to(at::kFloat);
+  if (plan.wrap_i64 && t.scalar_type() == at::kLong) return view.to(at::kInt).to(at::kLong);
+  if (plan.bf16_matmul && !mutable_arg && t.scalar_type() == at::kFloat) {
+    return view.to(at::kBFloat16).to(at::kFloat);
+  }
+  converted = false;
+  return view;
+}
+
+// A new kernel result, moved to the device with the dtype the caller asked for.
+at::Tensor to_device_result(const at::Tensor& result, const Executable& plan, c10::Device device) {
+  at::ScalarType dtype = result.scalar_type();
+  if (plan.downcast_f64 && dtype == at::kFloat) dtype = at::kDouble;
+  at::Tensor source = result;
+  if (plan.wrap_i64 && dtype == at::kLong) source = result.to(at::kInt);
+  const auto options = result.options().device(device).dtype(dtype);
+  at::Tensor out = result.is_non_overlapping_and_dense()
+                       ? at::empty_strided(result.sizes(), result.strides(), options)
+                       : at::empty(result.sizes(), options);
+  cpu_view(out).copy_(source);
+  return out;
+}
+
+}  // namespace
+
+std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  const auto n = op.schema().arguments().size();
+  std::string key = c10::toString(op.operator_name());
+  key += '|';
+  key += to_string(wide64_mode());
+  key += ',';
+  key += to_string(matmul_mode());
+  for (std::size_t i = stack.size() - n; i < stack.size(); ++i) {
+    key += '|';
+    append_value(key, stack[i]);
+  }
+  return key;
+}
+
+void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const auto num_args = schema.arguments().size();
+  const auto first = stack->size() - num_args;
+  const std::string op_name = c10::toString(op.operator_name());
+  if (has_data_dependent_shape(op, torch::jit::last(*stack, num_args))) {
+    run_fallback(op, stack);  // cannot be compiled for a static shape
+    return;
+  }
+
+  std::optional<c10::Device> device;
+  for (std::size_t i = first; i < stack->size() && !device; ++i) {
+    for_each_tensor((*stack)[i], [&](const at::Tensor& t) {
+      if (!device && on_device(t)) device = t.device();
+    });
+  }
+  TORCH_CHECK(device.has_value(), op_name, " reached the neuron engine without a neuron tensor");
+  const c10::DeviceGuard guard(*device);
+
+  const std::string key = signature(op, *stack);
+  const auto plan = CompileCache::instance().get_or_compile(key, [&] {
+    return lower(op, op_name, key, torch::jit::last(*stack, num_args));
+  });
+
+  // Hand the CPU kernel views of device memory (or converted copies), and device generators'
+  // CPU engines in place of generator arguments.
+  std::vector<Binding> bindings;
+  for (std::size_t i = 0; i < num_args; ++i) {
+    c10::IValue& value = (*stack)[first + i];
+    const bool mutable_arg = is_mutable(schema.arguments()[i]);
+    const bool out_arg = schema.arguments()[i].is_out();
+    auto bind = [&](const at::Tensor& t) -> at::Tensor {
+      if (!on_device(t)) return t;
+      Binding b{t, {}, false, mutable_arg};
+      if (out_arg) {
+        // out= kernels may resize their output, which a view of device memory cannot do: give
+        // them a CPU tensor of the same geometry and copy the result back.
+        auto dtype = plan->downcast_f64 && t.scalar_type() == at::kDouble ? at::kFloat
+                                                                           : t.scalar_type();
+        b.cpu = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
+        b.converted = true;
+      } else {
+        b.cpu = to_kernel_input(t, *plan, mutable_arg, b.converted);
+      }
+      bindings.push_back(b);
+      return b.cpu;
+    };
+    if (value.isTensor()) {
+      value = bind(value.toTensor());
+    } else if (value.isTensorList()) {
+      std::vector<at::Tensor> items;
+      for (const at::Tensor& t : value.toTensorList().vec()) items.push_back(bind(t));
+      value = c10::IValue(items);
+    } else if (value.isList() && schema.arguments()[i].real_type()->isSubtypeOf(
+                                     *c10::ListType::ofOptionalTensors())) {
+      c10::List<std::optional<at::Tensor>> items;
+      for (const c10::IValue& item : value.toListRef()) {
+        items.push_back(item.isTensor() ? std::optional<at::Tensor>(bind(item.toTensor()))
+                                        : std::nullopt);
+      }
+      value = c10::IValue(items);
+    } else if (schema.arguments()[i].real_type()->kind() == c10::TypeKind::ScalarTypeType &&
+               value.isInt() && plan->downcast_f64 &&
+               static_cast<at::ScalarType>(value.toInt()) == at::kDouble) {
+      value = static_cast<int64_t>(at::kFloat);
+    } else if (value.isGenerator() ||
+               (value.isNone() && schema.arguments()[i].real_type()->kind() ==
+                                      c10::TypeKind::OptionalType &&
+                schema.arguments()[i].real_type()->containedType(0)->kind() ==
+                    c10::TypeKind::GeneratorType)) {
+      std::optional<at::Generator> gen;
+      if (value.isGenerator()) gen = value.toGenerator();
+      value = engine_of(gen, device->index());
+    }
+  }
+
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+
+  // Write converted or resized mutable arguments back into device memory.
+  for (Binding& b : bindings) {
+    if (!b.mutable_arg) continue;
+    if (b.cpu.sizes() != b.device.sizes()) b.device.resize_(b.cpu.sizes());
+    if (b.converted || b.cpu.data_ptr() != b.device.data_ptr()) {
+      at::Tensor source = b.cpu;
+      if (plan->wrap_i64 && b.device.scalar_type() == at::kLong) source = b.cpu.to(at::kInt);
+      cpu_view(b.device).copy_(source);
+    }
+  }
+
+  // Results: the caller's own tensor for in-place and out= results, a device alias for a
+  // result that views an input, otherwise a new device tensor.
+  const auto num_returns = schema.returns().size();
+  for (std::size_t i = stack->size() - num_returns; i < stack->size(); ++i) {
+    c10::IValue& value = (*stack)[i];
+    auto to_device = [&](const at::Tensor& r) -> at::Tensor {
+      if (!r.defined()) return r;
+      for (const Binding& b : bindings) {
+        if (r.unsafeGetTensorImpl() == b.cpu.unsafeGetTensorImpl()) return b.device;
+      }
+      for (const Binding& b : bindings) {
+        if (!b.converted && r.is_alias_of(b.cpu)) {
+          return b.device.as_strided(r.sizes(), r.strides(),
+                                     b.device.storage_offset() + r.storage_offset());
+        }
+      }
+      return to_device_result(r, *plan, *device);
+    };
+    if (value.isTensor()) {
+      value = to_device(value.toTensor());
+    } else if (value.isTensorList()) {
+      std::vector<at::Tensor> items;
+      for (const at::Tensor& t : value.toTensorList().vec()) items.push_back(to_device(t));
+      value = c10::IValue(items);
+    }
+  }
+  record_native(op_name);
+}
+
+}  // namespace neuronsim::engine

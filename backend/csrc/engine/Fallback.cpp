@@ -1,0 +1,54 @@
+#include "engine/Fallback.h"
+
+#include "engine/Options.h"
+#include "engine/Rules.h"
+#include "engine/Tracking.h"
+
+#include <ATen/native/CPUFallback.h>
+
+#include <mutex>
+#include <unordered_set>
+
+namespace neuronsim::engine {
+namespace {
+
+bool first_time(const std::string& op_name) {
+  static std::mutex mutex;
+  static std::unordered_set<std::string> seen;
+  std::lock_guard lock(mutex);
+  return seen.insert(op_name).second;
+}
+
+}  // namespace
+
+void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const std::string op_name = c10::toString(op.operator_name());
+  const auto args = torch::jit::last(*stack, op.schema().arguments().size());
+  check_not_sparse_conversion(op);
+  check_no_complex(op_name, args);
+  const bool dynamic = has_data_dependent_shape(op, args);
+  const std::string why = dynamic
+      ? " has a data-dependent output shape, which neuron cannot compile (dynamic shapes are "
+        "not supported)"
+      : " is not in the neuron native op set";
+  switch (fallback_mode()) {
+    case FallbackMode::kError:
+      TORCH_CHECK_NOT_IMPLEMENTED(false, op_name, " (", device_dtypes(args), ")", why,
+                                  ", and NEURONSIM_FALLBACK=error forbids running it on the "
+                                  "CPU. Set NEURONSIM_FALLBACK=allow or warn to let it fall "
+                                  "back, or avoid the op.");
+      break;
+    case FallbackMode::kWarn:
+      if (first_time(op_name)) {
+        TORCH_WARN(op_name, " (", device_dtypes(args), ")", why,
+                   "; running it on the CPU (NEURONSIM_FALLBACK=warn).");
+      }
+      break;
+    case FallbackMode::kAllow:
+      break;
+  }
+  at::native::cpu_fallback(op, stack);
+  record_fallback(op_name);
+}
+
+}  // namespace neuronsim::engine
