@@ -8,13 +8,18 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-import torch
+import tempfile
+
+# Keep the compile cache of test runs out of ~/.cache (set before torch loads the backend).
+os.environ.setdefault("NEURONSIM_CACHE_DIR", tempfile.mkdtemp(prefix="neuronsim-test-cache-"))
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Runs `code` in a new interpreter of this venv with extra environment variables."""
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEURONSIM_")}
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("NEURONSIM_") or k == "NEURONSIM_CACHE_DIR"}
     full_env.update(env)
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -27,7 +32,12 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(autouse=True)
 def _restore_current_device():
-    """Each test starts and ends on neuron:0 with the default stream."""
+    """Each test starts and ends on neuron:0 with the default engine modes."""
     torch.neuron.set_device(0)
     yield
     torch.neuron.set_device(0)
+    import torch_neuronsim
+
+    torch_neuronsim.set_fallback_mode("allow")
+    torch_neuronsim.set_64bit_mode("downcast")
+    torch_neuronsim.set_matmul_mode("fp32")

@@ -62,7 +62,8 @@ constexpr const char* kEngineOps[] = {
     "bitwise_or_.Scalar", "bitwise_xor.Tensor", "bitwise_xor.Scalar", "bitwise_xor.Scalar_Tensor",
     "bitwise_xor.Tensor_out", "bitwise_xor.Scalar_out", "bitwise_xor.Scalar_Tensor_out",
     "bitwise_xor_.Tensor", "bitwise_xor_.Scalar", "bitwise_not", "bitwise_not.out",
-    "bitwise_not_", "isnan", "isnan.out", "isinf", "isinf.out",
+    "bitwise_not_", "isnan", "isnan.out", "isinf", "isinf.out", "isneginf", "isneginf.out",
+    "isposinf", "isposinf.out",
     // activations
     "relu", "relu.out", "relu_", "gelu", "gelu.out", "gelu_", "gelu_backward",
     "gelu_backward.grad_input", "silu", "silu.out", "silu_", "silu_backward.grad_input",

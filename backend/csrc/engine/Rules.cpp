@@ -27,10 +27,14 @@ void for_each_device_tensor(c10::ArrayRef<c10::IValue> args, Fn&& fn) {
 
 }  // namespace
 
+std::string dtype_name(at::ScalarType dtype) {
+  return std::string(c10::getDtypeNames(dtype).first);
+}
+
 std::string device_dtypes(c10::ArrayRef<c10::IValue> args) {
   std::string out;
   for_each_device_tensor(args, [&](const at::Tensor& t) {
-    const std::string name = c10::toString(t.scalar_type());
+    const std::string name = dtype_name(t.scalar_type());
     if (out.find(name) == std::string::npos) out += (out.empty() ? "" : ", ") + name;
   });
   return out.empty() ? "no device tensors" : out;
@@ -39,7 +43,7 @@ std::string device_dtypes(c10::ArrayRef<c10::IValue> args) {
 void check_no_complex(const std::string& op_name, c10::ArrayRef<c10::IValue> args) {
   for_each_device_tensor(args, [&](const at::Tensor& t) {
     TORCH_CHECK_NOT_IMPLEMENTED(!c10::isComplexType(t.scalar_type()), op_name, ": ",
-                                t.scalar_type(), " is not supported on neuron: Trainium has no "
+                                dtype_name(t.scalar_type()), " is not supported on neuron: Trainium has no "
                                 "complex arithmetic. Run this op on the CPU (tensor.cpu()).");
   });
 }

@@ -20,6 +20,9 @@ void check_not_sparse_conversion(const c10::OperatorHandle& op);
 // boolean-mask indexing, ...): such ops cannot be compiled for static shapes.
 bool has_data_dependent_shape(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args);
 
+// PyTorch's Python name of a dtype: "float32", "complex64".
+std::string dtype_name(at::ScalarType dtype);
+
 // "float32, int64": the dtypes of the neuron tensor arguments, for messages.
 std::string device_dtypes(c10::ArrayRef<c10::IValue> args);
 

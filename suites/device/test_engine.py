@@ -1,0 +1,227 @@
+"""The eager engine: native op set, tracking, fallback modes, dtype rules, rejections."""
+
+import warnings
+
+import pytest
+import torch
+import torch_neuronsim as ns
+from torch.autograd import forward_ad as fwAD
+
+ERFINV = "aten::erfinv.out"  # outside the native set (torch.erfinv reaches the device as erfinv.out)
+
+
+def test_native_ops_resolve_to_real_overloads():
+    ops = ns.native_ops()
+    assert len(ops) == len(set(ops)) > 300
+    for name in ops:
+        base, _, overload = name[len("aten::"):].partition(".")
+        packet = getattr(torch.ops.aten, base)
+        assert (overload or "default") in packet.overloads(), name
+        # a backend kernel for a CompositeImplicitAutograd op would bypass its autograd formula
+        assert not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd"), name
+        assert torch._C._dispatch_has_kernel_for_dispatch_key(name, "PrivateUse1"), name
+    assert torch._C._dispatch_find_dangling_impls() == []
+    for core in ["aten::add.Tensor", "aten::mm", "aten::bmm", "aten::addmm", "aten::baddbmm",
+                 "aten::_softmax", "aten::_log_softmax", "aten::amax", "aten::argmax", "aten::var.correction",
+                 "aten::cat", "aten::index_select", "aten::gather", "aten::scatter.src", "aten::embedding",
+                 "aten::where.self", "aten::masked_fill.Scalar", "aten::native_layer_norm",
+                 "aten::native_dropout", "aten::cumsum", "aten::triu", "aten::tril", "aten::normal_",
+                 "aten::arange.start_out", "aten::embedding_dense_backward", "aten::native_layer_norm_backward"]:
+        assert core in ops, core
+
+
+def test_tracking_counts_native_and_fallback():
+    ns.clear_op_tracking()
+    x = torch.randn(8, device="neuron")
+    y = x + x
+    y = y + x
+    torch.erfinv(x * 0.1)
+    executed, fallback = ns.get_executed_ops(), ns.get_fallback_ops()
+    assert executed["aten::add.Tensor"] == 2
+    assert executed["aten::normal_"] == 1
+    assert fallback == {ERFINV: 1}
+    assert ERFINV not in executed
+    ns.clear_op_tracking()
+    assert ns.get_executed_ops() == {} and ns.get_fallback_ops() == {}
+
+
+def test_results_match_cpu():
+    torch.manual_seed(0)
+    a, b = torch.randn(5, 6), torch.randn(6, 3)
+    da, db = a.to("neuron"), b.to("neuron")
+    torch.testing.assert_close((da @ db).cpu(), a @ b)
+    torch.testing.assert_close(torch.softmax(da, -1).cpu(), torch.softmax(a, -1))
+    torch.testing.assert_close(da.sum(0).cpu(), a.sum(0))
+    torch.testing.assert_close(torch.cat([da, da], 1).cpu(), torch.cat([a, a], 1))
+    torch.testing.assert_close(da.t().contiguous().mul(2).cpu(), a.t().contiguous().mul(2))
+    out = torch.empty(0, device="neuron")
+    torch.add(da, 1, out=out)  # out= resizes the device tensor
+    torch.testing.assert_close(out.cpu(), a + 1)
+    da.mul_(3)
+    torch.testing.assert_close(da.cpu(), a * 3)
+    values, indices = torch.max(db, dim=1)
+    assert indices.device.type == "neuron" and indices.dtype == torch.int64
+    torch.testing.assert_close(values.cpu(), b.max(1).values)
+    assert torch.equal(torch.arange(5, device="neuron").cpu(), torch.arange(5))
+
+
+def test_fallback_modes():
+    x = torch.rand(4, device="neuron") * 0.5
+    ns.set_fallback_mode("error")
+    with pytest.raises(NotImplementedError) as info:
+        torch.erfinv(x)
+    message = str(info.value)
+    assert "aten::erfinv.out (float32) is not in the neuron native op set" in message
+    assert "NEURONSIM_FALLBACK" in message
+    assert (x + 1).device.type == "neuron"  # native ops still run
+
+    ns.set_fallback_mode("warn")
+    ns.clear_op_tracking()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.erfinv(x)
+        torch.erfinv(x)
+    assert sum(ERFINV in str(w.message) for w in caught) == 1
+    assert ns.get_fallback_ops() == {ERFINV: 2}
+
+    ns.set_fallback_mode("allow")
+    torch.testing.assert_close(torch.erfinv(x).cpu(), torch.erfinv(x.cpu()))
+    with pytest.raises(ValueError, match="'strict' is not one of allow, warn, error"):
+        ns.set_fallback_mode("strict")
+
+
+def test_fallback_mode_from_environment():
+    from conftest import run_python
+
+    result = run_python(
+        """
+        import torch
+        try:
+            torch.erfinv(torch.zeros(2, device="neuron"))
+        except NotImplementedError as e:
+            print("raised:", e)
+        """,
+        NEURONSIM_FALLBACK="error",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "raised: aten::erfinv.out (float32) is not in the neuron native op set" in result.stdout
+
+
+def test_data_dependent_shapes():
+    x = torch.tensor([0.0, 1.0, 0.0, 2.0], device="neuron")
+    ns.set_fallback_mode("error")
+    for call, op in [(lambda: torch.nonzero(x), "aten::nonzero"),
+                     (lambda: x[x > 0], "aten::index.Tensor"),
+                     (lambda: torch.masked_select(x, x > 0), "aten::masked_select"),
+                     (lambda: torch.unique(x), "aten::_unique2")]:
+        with pytest.raises(NotImplementedError, match="data-dependent output shape") as info:
+            call()
+        assert op in str(info.value)
+    ns.set_fallback_mode("allow")
+    ns.clear_op_tracking()
+    assert torch.equal(x[x > 0].cpu(), torch.tensor([1.0, 2.0]))
+    assert torch.equal(torch.nonzero(x).cpu(), torch.tensor([[1], [3]]))
+    fallback = ns.get_fallback_ops()
+    assert fallback["aten::index.Tensor"] == 1 and fallback["aten::nonzero"] == 1
+    assert "aten::index.Tensor" not in ns.get_executed_ops()
+    idx = torch.tensor([3, 1], device="neuron")
+    assert torch.equal(x[idx].cpu(), torch.tensor([2.0, 1.0]))  # integer indexing stays native
+    assert ns.get_executed_ops()["aten::index.Tensor"] == 1
+
+
+def test_float64_downcast_loses_precision_like_the_device():
+    cpu = torch.tensor([1.0 + 1e-10, 3.0], dtype=torch.float64)
+    dev = cpu.to("neuron")
+    result = dev * 1.0
+    assert result.dtype == torch.float64 and result.device.type == "neuron"
+    assert result.cpu()[0].item() == 1.0  # float32 rounding, as on Trainium
+    assert (cpu * 1.0)[0].item() != 1.0
+    assert torch.sum(dev, dtype=torch.float64).dtype == torch.float64
+
+
+def test_int64_wraps_at_32_bits_like_the_device():
+    big = torch.tensor([2**31 - 1, 5], dtype=torch.int64, device="neuron")
+    result = big + 1
+    assert result.dtype == torch.int64
+    assert result.cpu().tolist() == [-(2**31), 6]
+    assert torch.cumsum(torch.full((3,), 2**30, dtype=torch.int64, device="neuron"), 0).cpu().tolist() == [
+        2**30, -(2**31), -(2**30)]
+    in_place = torch.tensor([2**31 - 1], dtype=torch.int64, device="neuron")
+    in_place.add_(1)
+    assert in_place.cpu().tolist() == [-(2**31)]
+
+
+def test_64bit_error_mode():
+    ns.set_64bit_mode("error")
+    with pytest.raises(NotImplementedError, match=r"aten::add.Tensor: float64 is not supported on neuron"):
+        torch.ones(2, dtype=torch.float64).to("neuron") + torch.ones(2, dtype=torch.float64).to("neuron")
+    with pytest.raises(NotImplementedError, match="aten::mul.Tensor: int64 is not supported"):
+        torch.ones(2, dtype=torch.int64).to("neuron") * torch.ones(2, dtype=torch.int64).to("neuron")
+    with pytest.raises(NotImplementedError, match="float64"):
+        torch.ones(2, dtype=torch.float64, device="neuron")  # the fill is an op too
+    assert (torch.ones(2, device="neuron") + 1).dtype == torch.float32
+
+
+def test_matmul_modes():
+    torch.manual_seed(0)
+    a, b = torch.randn(16, 32), torch.randn(32, 8)
+    da, db = a.to("neuron"), b.to("neuron")
+    exact = (da @ db).cpu()
+    torch.testing.assert_close(exact, a @ b)
+    ns.set_matmul_mode("bf16")
+    rounded = (da @ db).cpu()
+    assert rounded.dtype == torch.float32
+    expected = a.bfloat16().float() @ b.bfloat16().float()
+    torch.testing.assert_close(rounded, expected)
+    assert not torch.equal(rounded, exact)
+    torch.testing.assert_close((da + 1).cpu(), a + 1)  # elementwise ops unaffected
+
+
+def test_complex_is_rejected():
+    z = torch.ones(2, dtype=torch.complex64).to("neuron")  # storage and copies are fine
+    assert z.cpu().dtype == torch.complex64
+    with pytest.raises(NotImplementedError, match="aten::add.Tensor: complex64 is not supported on neuron"):
+        z + z
+    with pytest.raises(NotImplementedError, match="complex arithmetic"):
+        torch.angle(z)  # outside the native set: rejected on the fallback path too
+
+
+def test_sparse_is_rejected():
+    dense = torch.eye(3, device="neuron")
+    with pytest.raises(NotImplementedError, match="sparse tensors are not supported on neuron"):
+        dense.to_sparse()
+    indices = torch.tensor([[0, 1], [1, 0]])
+    with pytest.raises(NotImplementedError, match="sparse tensors are not supported on neuron"):
+        torch.sparse_coo_tensor(indices, torch.ones(2), (2, 2), device="neuron")
+
+
+def test_forward_ad_is_rejected():
+    x = torch.randn(3, device="neuron")
+    with fwAD.dual_level():
+        with pytest.raises(NotImplementedError, match="forward-mode AD .* not supported on neuron"):
+            fwAD.make_dual(x, torch.ones_like(x))
+    with fwAD.dual_level():  # CPU forward AD is untouched
+        dual = fwAD.make_dual(torch.ones(2), torch.ones(2))
+        assert fwAD.unpack_dual(dual * 2).tangent.tolist() == [2.0, 2.0]
+
+
+def test_fake_tensor_mode():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    real = torch.randn(4, 8, device="neuron")
+    with FakeTensorMode() as mode:
+        x = torch.empty(4, 8, device="neuron")
+        y = (x @ x.T).softmax(-1)[:, 1:].transpose(0, 1).reshape(-1)
+        assert y.device == torch.device("neuron", 0) and y.shape == (12,)
+        fake = mode.from_tensor(real)
+        z = torch.nn.functional.linear(fake, torch.empty(3, 8, device="neuron"))
+        assert z.device.type == "neuron" and z.shape == (4, 3)
+
+
+def test_meta_module_materialised_on_device():
+    layer = torch.nn.Linear(4, 3, device="meta")
+    layer.to_empty(device="neuron")
+    assert layer.weight.device.type == "neuron"
+    torch.nn.init.zeros_(layer.weight)
+    torch.nn.init.ones_(layer.bias)
+    assert torch.equal(layer(torch.ones(2, 4, device="neuron")).cpu(), torch.ones(2, 3))
