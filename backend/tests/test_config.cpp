@@ -46,3 +46,27 @@ TEST(Config, RejectsUnknownVariables) {
   expect_value_error({{"NEURONSIM_DEVICE", "3"}}, "unknown environment variable NEURONSIM_DEVICE=3");
   expect_value_error({{"NEURONSIM_DEVICE", "3"}}, "NEURONSIM_DEVICE_MEMORY");  // lists the known ones
 }
+
+TEST(Config, EngineModes) {
+  const auto cfg = parse_config({{"NEURONSIM_FALLBACK", "error"},
+                                 {"NEURONSIM_64BIT", "error"},
+                                 {"NEURONSIM_MATMUL", "bf16"},
+                                 {"NEURONSIM_DISABLE_CACHE", "1"},
+                                 {"NEURONSIM_CACHE_DIR", "/x/y"}});
+  EXPECT_EQ(cfg.fallback, neuronsim::FallbackMode::kError);
+  EXPECT_EQ(cfg.wide64, neuronsim::Wide64Mode::kError);
+  EXPECT_EQ(cfg.matmul, neuronsim::MatmulMode::kBf16);
+  EXPECT_TRUE(cfg.cache_disabled);
+  EXPECT_EQ(cfg.cache_dir, "/x/y");
+  const auto defaults = parse_config({});
+  EXPECT_EQ(defaults.fallback, neuronsim::FallbackMode::kAllow);
+  EXPECT_EQ(defaults.wide64, neuronsim::Wide64Mode::kDowncast);
+  EXPECT_EQ(defaults.matmul, neuronsim::MatmulMode::kFp32);
+  EXPECT_FALSE(defaults.cache_disabled);
+  EXPECT_NE(defaults.cache_dir.find("torch_neuronsim"), std::string::npos);
+  expect_value_error({{"NEURONSIM_FALLBACK", "strict"}}, "NEURONSIM_FALLBACK='strict' is not one of allow, warn, error");
+  expect_value_error({{"NEURONSIM_64BIT", "yes"}}, "downcast, error");
+  expect_value_error({{"NEURONSIM_MATMUL", "tf32"}}, "fp32, bf16");
+  expect_value_error({{"NEURONSIM_DISABLE_CACHE", "true"}}, "NEURONSIM_DISABLE_CACHE='true'");
+  expect_value_error({{"NEURONSIM_CACHE_DIR", ""}}, "NEURONSIM_CACHE_DIR is set but empty");
+}
