@@ -4,23 +4,28 @@ Prints, as ratios to the CPU baseline:
   * host-to-device and device-to-host copy throughput of a 64 MiB tensor vs CPU clone()
     (target: at least 0.5);
   * latency of empty + copy + .cpu() on a 16-element tensor vs the same on CPU
-    (target: at most 3x).
+    (target: at most 3x);
+  * eager latency of add, mul, matmul and softmax at 16, 4 Ki and 1 Mi elements on neuron
+    (compile cache warm) vs the same on CPU (targets: at most 3x at 16 elements, at most
+    1.5x from 4 Ki up);
+  * the cost of one compile-cache hit (signature + lookup).
 Exit status 0 even when a target is missed: this is a measurement, not a test.
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
+import math
 import time
 from typing import Callable
 
 import torch
+import torch_neuronsim
 
 
 def best_time(fn: Callable[[], object], repeat: int, inner: int) -> float:
     """Best-of-`repeat` mean seconds per call over `inner` calls (after a warm-up)."""
-    for _ in range(max(1, inner // 10)):
+    for _ in range(max(2, inner // 10)):
         fn()
     samples = []
     for _ in range(repeat):
@@ -31,17 +36,15 @@ def best_time(fn: Callable[[], object], repeat: int, inner: int) -> float:
     return min(samples)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mib", type=int, default=64, help="copy size in MiB (default 64)")
-    parser.add_argument("--repeat", type=int, default=7, help="timed repetitions, best is kept")
-    args = parser.parse_args()
+def inner_for(elements: int) -> int:
+    return max(3, min(2000, 2_000_000 // max(elements, 1)))
 
+
+def copies(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
     nbytes = args.mib << 20
     host = torch.randn(nbytes // 4)
     device_tensor = host.to("neuron")
     gib = nbytes / (1 << 30)
-
     clone = best_time(lambda: host.clone(), args.repeat, 5)
     # clone() pays for fresh pages on every call; the device allocator reuses cached blocks.
     # A copy into a preallocated CPU buffer shows the bare memcpy bandwidth for context.
@@ -52,33 +55,69 @@ def main() -> None:
 
     small = torch.arange(16, dtype=torch.float32)
 
-    def round_trip_device() -> torch.Tensor:
-        t = torch.empty(16, device="neuron")
-        t.copy_(small)
-        return t.cpu()
+    def round_trip(device: str) -> Callable[[], torch.Tensor]:
+        def run() -> torch.Tensor:
+            t = torch.empty(16, device=device)
+            t.copy_(small)
+            return t.cpu() if device != "cpu" else t.clone()
 
-    def round_trip_cpu() -> torch.Tensor:
-        t = torch.empty(16)
-        t.copy_(small)
-        return t.clone()
+        return run
 
-    rt_device = best_time(round_trip_device, args.repeat, 2000)
-    rt_cpu = best_time(round_trip_cpu, args.repeat, 2000)
-
-    rows = [
-        ("cpu clone", f"{gib / clone:8.2f} GiB/s", "1.00", ""),
+    rt_device = best_time(round_trip("neuron"), args.repeat, 2000)
+    rt_cpu = best_time(round_trip("cpu"), args.repeat, 2000)
+    return [
+        (f"cpu clone {args.mib} MiB", f"{gib / clone:8.2f} GiB/s", "1.00", ""),
         ("cpu copy_ (prealloc)", f"{gib / memcpy:8.2f} GiB/s", f"{clone / memcpy:.2f}", ""),
         ("host->device", f"{gib / h2d:8.2f} GiB/s", f"{clone / h2d:.2f}", ">= 0.5"),
         ("device->host", f"{gib / d2h:8.2f} GiB/s", f"{clone / d2h:.2f}", ">= 0.5"),
         ("round trip cpu", f"{rt_cpu * 1e6:8.2f} us", "1.00", ""),
         ("round trip neuron", f"{rt_device * 1e6:8.2f} us", f"{rt_device / rt_cpu:.2f}x", "<= 3x"),
-    ]
-    print(f"torch {torch.__version__}, {args.mib} MiB copies, best of {args.repeat}")
-    print(f"{'measure':<20}{'value':>16}{'ratio':>10}{'target':>10}")
-    for name, value, ratio, target in rows:
-        print(f"{name:<20}{value:>16}{ratio:>10}{target:>10}")
-    ok = clone / h2d >= 0.5 and clone / d2h >= 0.5 and rt_device / rt_cpu <= 3
-    print("targets:", "met" if ok else "MISSED")
+    ], [clone / h2d >= 0.5, clone / d2h >= 0.5, rt_device / rt_cpu <= 3]
+
+
+def eager(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], list[bool]]:
+    rows, met = [], []
+    ops: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+        "add": lambda x: x + x,
+        "mul": lambda x: x * x,
+        "matmul": lambda x: x @ x,
+        "softmax": lambda x: torch.softmax(x, -1),
+    }
+    for elements in (16, 4096, 1 << 20):
+        side = int(math.isqrt(elements))
+        cpu = torch.randn(side, side)
+        dev = cpu.to("neuron")
+        for name, fn in ops.items():
+            inner = inner_for(elements * (side if name == "matmul" else 1))
+            t_cpu = best_time(lambda: fn(cpu), args.repeat, inner)
+            t_dev = best_time(lambda: fn(dev), args.repeat, inner)
+            ratio = t_dev / t_cpu
+            target = 3.0 if elements == 16 else 1.5
+            met.append(ratio <= target)
+            rows.append((f"{name} {elements} el", f"{t_dev * 1e6:8.1f} us", f"{ratio:.2f}x", f"<= {target:g}x"))
+    return rows, met
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mib", type=int, default=64, help="copy size in MiB (default 64)")
+    parser.add_argument("--repeat", type=int, default=7, help="timed repetitions, best is kept")
+    args = parser.parse_args()
+
+    torch.set_num_threads(1)  # the same single-threaded kernels on both sides
+    copy_rows, copy_met = copies(args)
+    eager_rows, eager_met = eager(args)
+    hit = torch_neuronsim._C._time_cache_hit(20000)
+    stats = torch_neuronsim.compile_cache_stats()
+
+    print(f"torch {torch.__version__}, 1 thread, best of {args.repeat}; ratios are neuron / cpu")
+    print(f"{'measure':<24}{'neuron':>16}{'ratio':>10}{'target':>10}")
+    for name, value, ratio, target in copy_rows + eager_rows:
+        print(f"{name:<24}{value:>16}{ratio:>10}{target:>10}")
+    print(f"{'cache hit (sig+lookup)':<24}{hit * 1e6:13.2f} us")
+    print(f"compile cache: {stats['compiles']} compiles, {stats['memory_hits']} memory hits, "
+          f"{stats['disk_hits']} disk hits, {stats['compile_seconds'] * 1e3:.2f} ms compiling")
+    print("targets:", "met" if all(copy_met + eager_met) else "MISSED")
 
 
 if __name__ == "__main__":

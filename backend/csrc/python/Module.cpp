@@ -2,7 +2,10 @@
 // torch_neuronsim/neuron/ builds torch.neuron on these and on torch's generic stream, event
 // and accelerator-memory APIs, which reach the runtime through the guard and allocator.
 #include "aten/NativeOps.h"
+
+#include <ATen/ATen.h>
 #include "engine/CompileCache.h"
+#include "engine/Engine.h"
 #include "engine/Options.h"
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
@@ -13,6 +16,8 @@
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/pybind.h>
+
+#include <chrono>
 
 namespace py = pybind11;
 
@@ -43,6 +48,23 @@ py::dict cache_stats() {
   out["disk_rejected"] = stats.disk_rejected;
   out["compile_seconds"] = stats.compile_seconds;
   return out;
+}
+
+// Mean seconds of one cache hit on the engine's hot path: building the signature of
+// add(x, x) for a 16-element device tensor and finding its executable in memory.
+double time_cache_hit(int iterations) {
+  auto x = at::ones({16}, at::TensorOptions().device(c10::Device("neuron:0")));
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::add", "Tensor");
+  torch::jit::Stack stack{x, x, 1};
+  auto& cache = neuronsim::engine::CompileCache::instance();
+  auto fail = []() -> neuronsim::engine::Executable { TORCH_CHECK(false, "expected a cache hit"); };
+  (void)(x + x);  // compiled once
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) {
+    cache.get_or_compile(neuronsim::engine::signature(op, stack), fail);
+  }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  return took.count() / iterations;
 }
 
 }  // namespace
@@ -76,6 +98,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("compile_cache_stats", &cache_stats);
   m.def("_reset_compile_cache_stats", [] { engine::CompileCache::instance().reset_stats(); });
   m.def("_clear_compile_cache_memory", [] { engine::CompileCache::instance().clear_memory(); });
+  m.def("_time_cache_hit", torch::wrap_pybind_function(&time_cache_hit));
   m.def("_compile_cache_dir", [] {
     return engine::CompileCache::instance().disk_enabled() ? neuronsim::config().cache_dir : std::string();
   });
