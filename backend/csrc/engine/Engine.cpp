@@ -7,6 +7,7 @@
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
 #include "runtime/Device.h"
+#include "runtime/DeviceAllocator.h"
 #include "runtime/Generator.h"
 
 #include <c10/core/DeviceGuard.h>
@@ -146,17 +147,31 @@ at::Tensor to_kernel_input(const at::Tensor& t, const Executable& plan, bool mut
   return view;
 }
 
-// A new kernel result, moved to the device with the dtype the caller asked for.
-at::Tensor to_device_result(const at::Tensor& result, const Executable& plan, c10::Device device) {
+// A new kernel result, moved to the device with the dtype the caller asked for. A result that
+// alone owns its host buffer becomes device memory as it is (no copy); others are copied.
+at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Device device) {
   at::ScalarType dtype = result.scalar_type();
   if (plan.downcast_f64 && dtype == at::kFloat) dtype = at::kDouble;
-  at::Tensor source = result;
-  if (plan.wrap_i64 && dtype == at::kLong) source = result.to(at::kInt);
+  if (plan.wrap_i64 && dtype == at::kLong) result.copy_(result.to(at::kInt));  // 32-bit wrap
+  c10::StorageImpl* storage = result.storage().unsafeGetStorageImpl();
+  if (dtype == result.scalar_type() && result.storage().use_count() == 1 &&
+      storage->nbytes() > 0 && storage->data_ptr().device().is_cpu()) {
+    const std::size_t nbytes = storage->nbytes();
+    c10::DataPtr adopted =
+        DeviceAllocator::instance().adopt(storage->set_data_ptr(c10::DataPtr()), nbytes, device.index());
+    c10::Storage owned(c10::Storage::use_byte_size_t(), nbytes, std::move(adopted),
+                       &DeviceAllocator::instance(), /*resizable=*/true);
+    auto out = at::detail::make_tensor<c10::TensorImpl>(
+        std::move(owned), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), result.dtype());
+    out.unsafeGetTensorImpl()->set_sizes_and_strides(result.sizes(), result.strides(),
+                                                     result.storage_offset());
+    return out;
+  }
   const auto options = result.options().device(device).dtype(dtype);
   at::Tensor out = result.is_non_overlapping_and_dense()
                        ? at::empty_strided(result.sizes(), result.strides(), options)
                        : at::empty(result.sizes(), options);
-  cpu_view(out).copy_(source);
+  cpu_view(out).copy_(result);
   return out;
 }
 

@@ -48,6 +48,45 @@ DeviceAllocator::Pool& DeviceAllocator::pool(c10::DeviceIndex device) {
   return *pools_[static_cast<std::size_t>(device)];
 }
 
+void DeviceAllocator::reserve_locked(c10::DeviceIndex device, Pool& p,
+                                     std::unique_lock<std::mutex>& lock, std::size_t size,
+                                     std::size_t requested) {
+  auto& stats = p.stats;
+  const std::uint64_t capacity = config().device_memory;
+  auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
+  if (reserved + size > capacity && !p.cached.empty()) {
+    // Like the CUDA caching allocator: give back cached blocks, then retry once.
+    ++stats.num_alloc_retries;
+    release_cached_locked(device, p);
+    reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
+  }
+  if (reserved + size <= capacity) {
+    stats.reserved_bytes[kAll].increase(size);
+    stats.segment[kAll].increase(1);
+    ++stats.num_device_alloc;
+    return;
+  }
+  ++stats.num_ooms;
+  const auto in_use = static_cast<std::uint64_t>(stats.allocated_bytes[kAll].current);
+  lock.unlock();
+  TORCH_CHECK_WITH(OutOfMemoryError, false, "neuron:", static_cast<int>(device),
+                   " out of memory: tried to allocate ", format_bytes(requested), " (", requested,
+                   " bytes); ", format_bytes(in_use), " is in use by tensors, ",
+                   format_bytes(reserved), " reserved, device capacity ", format_bytes(capacity),
+                   " (NEURONSIM_DEVICE_MEMORY=", capacity,
+                   "). Free tensors you no longer need, call torch.neuron.empty_cache(), "
+                   "or raise NEURONSIM_DEVICE_MEMORY.");
+}
+
+void DeviceAllocator::count_live_locked(Pool& p, std::size_t size, std::size_t requested) {
+  auto& stats = p.stats;
+  stats.allocation[kAll].increase(1);
+  stats.active[kAll].increase(1);
+  stats.allocated_bytes[kAll].increase(size);
+  stats.active_bytes[kAll].increase(size);
+  stats.requested_bytes[kAll].increase(requested);
+}
+
 c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
   ensure_initialized();
   const c10::DeviceIndex device = current_device();
@@ -56,50 +95,63 @@ c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
 
   Pool& p = pool(device);
   const std::size_t size = round_size(nbytes);
-  const std::uint64_t capacity = config().device_memory;
   std::unique_lock lock(p.mutex);
-  auto& stats = p.stats;
 
   HostBuffer buffer;
   if (auto it = p.cached.find(size); it != p.cached.end()) {
     buffer = std::move(it->second);
     p.cached.erase(it);
   } else {
-    auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-    if (reserved + size > capacity && !p.cached.empty()) {
-      // Like the CUDA caching allocator: give back cached blocks, then retry once.
-      ++stats.num_alloc_retries;
-      release_cached_locked(device, p);
-      reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-    }
-    void* raw = reserved + size <= capacity ? std::aligned_alloc(kAlignment, size) : nullptr;
-    if (raw == nullptr) {
-      ++stats.num_ooms;
-      const auto in_use = static_cast<std::uint64_t>(stats.allocated_bytes[kAll].current);
+    reserve_locked(device, p, lock, size, nbytes);
+    buffer.reset(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
+    if (buffer == nullptr) {
+      p.stats.reserved_bytes[kAll].decrease(size);
+      p.stats.segment[kAll].decrease(1);
       lock.unlock();
       TORCH_CHECK_WITH(OutOfMemoryError, false, "neuron:", static_cast<int>(device),
-                       " out of memory: tried to allocate ", format_bytes(nbytes), " (", nbytes,
-                       " bytes); ", format_bytes(in_use), " is in use by tensors, ",
-                       format_bytes(reserved), " reserved, device capacity ",
-                       format_bytes(capacity), " (NEURONSIM_DEVICE_MEMORY=", capacity,
-                       "). Free tensors you no longer need, call torch.neuron.empty_cache(), "
-                       "or raise NEURONSIM_DEVICE_MEMORY.");
+                       " out of memory: the host could not back an allocation of ",
+                       format_bytes(nbytes));
     }
-    buffer.reset(static_cast<std::byte*>(raw));
-    stats.reserved_bytes[kAll].increase(size);
-    stats.segment[kAll].increase(1);
-    ++stats.num_device_alloc;
-    register_range(raw, size, device);
+    register_range(buffer.get(), size, device);
   }
 
   void* data = buffer.get();
   p.live.emplace(data, Block{std::move(buffer), size, nbytes});
-  stats.allocation[kAll].increase(1);
-  stats.active[kAll].increase(1);
-  stats.allocated_bytes[kAll].increase(size);
-  stats.active_bytes[kAll].increase(size);
-  stats.requested_bytes[kAll].increase(nbytes);
+  count_live_locked(p, size, nbytes);
   return {data, data, &delete_block, where};
+}
+
+c10::DataPtr DeviceAllocator::adopt(c10::DataPtr host, std::size_t nbytes,
+                                    c10::DeviceIndex device) {
+  ensure_initialized();
+  Pool& p = pool(device);
+  const std::size_t size = round_size(nbytes);
+  void* data = host.get();
+  {
+    std::unique_lock lock(p.mutex);
+    reserve_locked(device, p, lock, size, nbytes);
+    count_live_locked(p, size, nbytes);
+  }
+  register_range(data, nbytes, device);  // the real extent: the host block is not rounded
+  auto owned = std::make_unique<Adopted>(Adopted{std::move(host), size, nbytes, device});
+  return {data, owned.release(), &delete_adopted, c10::Device(kDeviceType, device)};
+}
+
+void DeviceAllocator::delete_adopted(void* ctx) noexcept {
+  std::unique_ptr<Adopted> owned(static_cast<Adopted*>(ctx));  // frees the host buffer
+  auto& self = instance();
+  self.unregister_range(owned->host.get());
+  Pool& p = *self.pools_[static_cast<std::size_t>(owned->device)];
+  std::lock_guard lock(p.mutex);
+  auto& stats = p.stats;
+  stats.allocation[kAll].decrease(1);
+  stats.active[kAll].decrease(1);
+  stats.allocated_bytes[kAll].decrease(owned->size);
+  stats.active_bytes[kAll].decrease(owned->size);
+  stats.requested_bytes[kAll].decrease(owned->requested);
+  stats.reserved_bytes[kAll].decrease(owned->size);
+  stats.segment[kAll].decrease(1);
+  ++stats.num_device_free;
 }
 
 void DeviceAllocator::delete_block(void* ptr) noexcept { instance().release(ptr); }

@@ -45,6 +45,12 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   // (free, total) bytes of the device's capacity.
   std::pair<std::size_t, std::size_t> getMemoryInfo(c10::DeviceIndex device) override;
 
+  // Takes over a host buffer that a CPU kernel allocated as device memory of `device`, so that
+  // kernel results need no copy. The block counts in the pool's statistics and capacity like
+  // any other (raising c10::OutOfMemoryError when it does not fit); when freed it goes back to
+  // its original allocator instead of the cache.
+  c10::DataPtr adopt(c10::DataPtr host, std::size_t nbytes, c10::DeviceIndex device);
+
   // The device owning the block that contains `ptr`, if it is device memory.
   std::optional<c10::DeviceIndex> device_of(const void* ptr) const;
 
@@ -65,8 +71,21 @@ class DeviceAllocator final : public c10::DeviceAllocator {
 
   DeviceAllocator() = default;
   Pool& pool(c10::DeviceIndex device);
+  struct Adopted {
+    c10::DataPtr host;
+    std::size_t size = 0;
+    std::size_t requested = 0;
+    c10::DeviceIndex device = 0;
+  };
+
   void release(void* ptr) noexcept;
   static void delete_block(void* ptr) noexcept;
+  static void delete_adopted(void* ctx) noexcept;
+  // Reserves `size` bytes of capacity, releasing the cache if needed; caller holds pool.mutex.
+  // Throws c10::OutOfMemoryError (after unlocking) when the device is full.
+  void reserve_locked(c10::DeviceIndex device, Pool& pool, std::unique_lock<std::mutex>& lock,
+                      std::size_t size, std::size_t requested);
+  void count_live_locked(Pool& pool, std::size_t size, std::size_t requested);
   // Frees every cached block of `pool`; caller holds pool.mutex.
   void release_cached_locked(c10::DeviceIndex device, Pool& pool);
   void register_range(void* ptr, std::size_t size, c10::DeviceIndex device);
