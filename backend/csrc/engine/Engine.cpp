@@ -57,7 +57,11 @@ void append_tensor(std::string& out, const at::Tensor& t) {
 }
 
 void append_value(std::string& out, const c10::IValue& v) {
-  if (v.isTensor()) {
+  if (v.isDouble()) {
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v.toDouble());
+    out.append(buf, end);
+  } else if (v.isTensor()) {
     append_tensor(out, v.toTensor());
   } else if (v.isNone()) {
     out += '-';
@@ -177,9 +181,20 @@ at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Devi
 
 }  // namespace
 
+std::string overload_name(const c10::OperatorHandle& op) {
+  // c10::toString(OperatorName) goes through an ostringstream: too slow for every op call.
+  const auto& name = op.operator_name();
+  std::string text;
+  text.reserve(name.name.size() + name.overload_name.size() + 1);
+  text += name.name;
+  if (!name.overload_name.empty()) text += '.', text += name.overload_name;
+  return text;
+}
+
 std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
   const auto n = op.schema().arguments().size();
-  std::string key = c10::toString(op.operator_name());
+  std::string key = overload_name(op);
+  key.reserve(128);
   key += '|';
   key += to_string(wide64_mode());
   key += ',';
@@ -195,7 +210,7 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
   const auto first = stack->size() - num_args;
-  const std::string op_name = c10::toString(op.operator_name());
+  const std::string op_name = overload_name(op);
   if (has_data_dependent_shape(op, torch::jit::last(*stack, num_args))) {
     run_fallback(op, stack);  // cannot be compiled for a static shape
     return;

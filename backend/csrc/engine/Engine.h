@@ -12,6 +12,9 @@ namespace neuronsim::engine {
 // of device memory, and records the op as executed natively.
 void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// "aten::add.Tensor": an op's overload name, as tracking and messages use it.
+std::string overload_name(const c10::OperatorHandle& op);
+
 // The signature `run_native` compiles for, exposed for tests.
 std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack);
 

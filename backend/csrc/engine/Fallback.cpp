@@ -1,5 +1,6 @@
 #include "engine/Fallback.h"
 
+#include "engine/Engine.h"
 #include "engine/Options.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
@@ -22,7 +23,7 @@ bool first_time(const std::string& op_name) {
 }  // namespace
 
 void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  const std::string op_name = c10::toString(op.operator_name());
+  const std::string op_name = overload_name(op);
   const auto args = torch::jit::last(*stack, op.schema().arguments().size());
   check_not_sparse_conversion(op);
   check_no_complex(op_name, args);
