@@ -13,6 +13,7 @@
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 #include <unordered_set>
@@ -179,6 +180,110 @@ at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Devi
   return out;
 }
 
+// Replaces every tensor in `value` (a tensor, a tensor list or an optional-tensor list) by
+// fn(tensor), keeping the list kinds.
+template <typename Fn>
+void map_tensors(c10::IValue& value, Fn&& fn) {
+  if (value.isTensor()) {
+    value = fn(value.toTensor());
+  } else if (value.isTensorList()) {
+    std::vector<at::Tensor> items;
+    for (const at::Tensor& t : value.toTensorList().vec()) items.push_back(fn(t));
+    value = c10::IValue(items);
+  } else if (value.isList() && !value.toListRef().empty() &&
+             std::any_of(value.toListRef().begin(), value.toListRef().end(),
+                         [](const c10::IValue& v) { return v.isTensor(); })) {
+    c10::List<std::optional<at::Tensor>> items;
+    for (const c10::IValue& item : value.toListRef()) {
+      items.push_back(item.isTensor() ? std::optional<at::Tensor>(fn(item.toTensor())) : std::nullopt);
+    }
+    value = c10::IValue(items);
+  }
+}
+
+bool is_generator_argument(const c10::Argument& arg) {
+  const auto& type = arg.real_type();
+  return type->kind() == c10::TypeKind::GeneratorType ||
+         (type->kind() == c10::TypeKind::OptionalType &&
+          type->containedType(0)->kind() == c10::TypeKind::GeneratorType);
+}
+
+// Rewrites the op's arguments on the stack for the CPU kernel: views of device memory (or
+// converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
+// plan downcasts, and the device generator's CPU engine for a generator argument.
+std::vector<Binding> bind_arguments(const c10::FunctionSchema& schema, const Executable& plan,
+                                    c10::Device device, torch::jit::Stack& stack) {
+  std::vector<Binding> bindings;
+  const auto num_args = schema.arguments().size();
+  const auto first = stack.size() - num_args;
+  for (std::size_t i = 0; i < num_args; ++i) {
+    const c10::Argument& arg = schema.arguments()[i];
+    c10::IValue& value = stack[first + i];
+    const bool mutable_arg = is_mutable(arg);
+    map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
+      if (!on_device(t)) return t;
+      Binding b{t, {}, false, mutable_arg};
+      if (arg.is_out()) {
+        // out= kernels may resize their output, which a view of device memory cannot do: give
+        // them a CPU tensor of the same geometry and copy the result back.
+        const auto dtype = plan.downcast_f64 && t.scalar_type() == at::kDouble ? at::kFloat
+                                                                                : t.scalar_type();
+        b.cpu = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
+        b.converted = true;
+      } else {
+        b.cpu = to_kernel_input(t, plan, mutable_arg, b.converted);
+      }
+      bindings.push_back(b);
+      return b.cpu;
+    });
+    if (arg.real_type()->kind() == c10::TypeKind::ScalarTypeType && value.isInt() &&
+        plan.downcast_f64 && static_cast<at::ScalarType>(value.toInt()) == at::kDouble) {
+      value = static_cast<int64_t>(at::kFloat);
+    } else if (is_generator_argument(arg) && (value.isGenerator() || value.isNone())) {
+      std::optional<at::Generator> gen;
+      if (value.isGenerator()) gen = value.toGenerator();
+      value = engine_of(gen, device.index());
+    }
+  }
+  return bindings;
+}
+
+// Writes converted or resized mutable arguments back into device memory.
+void write_back(const std::vector<Binding>& bindings, const Executable& plan) {
+  for (const Binding& b : bindings) {
+    if (!b.mutable_arg) continue;
+    at::Tensor device = b.device;
+    if (b.cpu.sizes() != device.sizes()) device.resize_(b.cpu.sizes());
+    if (b.converted || b.cpu.data_ptr() != device.data_ptr()) {
+      at::Tensor source = b.cpu;
+      if (plan.wrap_i64 && device.scalar_type() == at::kLong) source = b.cpu.to(at::kInt);
+      cpu_view(device).copy_(source);
+    }
+  }
+}
+
+// Replaces the kernel's results on the stack: the caller's own tensor for in-place and out=
+// results, a device alias for a result that views an input, otherwise a new device tensor.
+void map_results(const c10::FunctionSchema& schema, const std::vector<Binding>& bindings,
+                 const Executable& plan, c10::Device device, torch::jit::Stack& stack) {
+  const auto num_returns = schema.returns().size();
+  for (std::size_t i = stack.size() - num_returns; i < stack.size(); ++i) {
+    map_tensors(stack[i], [&](const at::Tensor& r) -> at::Tensor {
+      if (!r.defined()) return r;
+      for (const Binding& b : bindings) {
+        if (r.unsafeGetTensorImpl() == b.cpu.unsafeGetTensorImpl()) return b.device;
+      }
+      for (const Binding& b : bindings) {
+        if (!b.converted && r.is_alias_of(b.cpu)) {
+          return b.device.as_strided(r.sizes(), r.strides(),
+                                     b.device.storage_offset() + r.storage_offset());
+        }
+      }
+      return to_device_result(r, plan, device);
+    });
+  }
+}
+
 }  // namespace
 
 std::string overload_name(const c10::OperatorHandle& op) {
@@ -209,16 +314,16 @@ std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& st
 void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
-  const auto first = stack->size() - num_args;
   const std::string op_name = overload_name(op);
-  if (has_data_dependent_shape(op, torch::jit::last(*stack, num_args))) {
+  const auto args = torch::jit::last(*stack, num_args);
+  if (has_data_dependent_shape(op, args)) {
     run_fallback(op, stack);  // cannot be compiled for a static shape
     return;
   }
 
   std::optional<c10::Device> device;
-  for (std::size_t i = first; i < stack->size() && !device; ++i) {
-    for_each_tensor((*stack)[i], [&](const at::Tensor& t) {
+  for (const c10::IValue& arg : args) {
+    for_each_tensor(arg, [&](const at::Tensor& t) {
       if (!device && on_device(t)) device = t.device();
     });
   }
@@ -226,101 +331,13 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const c10::DeviceGuard guard(*device);
 
   const std::string key = signature(op, *stack);
-  const auto plan = CompileCache::instance().get_or_compile(key, [&] {
-    return lower(op, op_name, key, torch::jit::last(*stack, num_args));
-  });
+  const auto plan = CompileCache::instance().get_or_compile(
+      key, [&] { return lower(op, op_name, key, torch::jit::last(*stack, num_args)); });
 
-  // Hand the CPU kernel views of device memory (or converted copies), and device generators'
-  // CPU engines in place of generator arguments.
-  std::vector<Binding> bindings;
-  for (std::size_t i = 0; i < num_args; ++i) {
-    c10::IValue& value = (*stack)[first + i];
-    const bool mutable_arg = is_mutable(schema.arguments()[i]);
-    const bool out_arg = schema.arguments()[i].is_out();
-    auto bind = [&](const at::Tensor& t) -> at::Tensor {
-      if (!on_device(t)) return t;
-      Binding b{t, {}, false, mutable_arg};
-      if (out_arg) {
-        // out= kernels may resize their output, which a view of device memory cannot do: give
-        // them a CPU tensor of the same geometry and copy the result back.
-        auto dtype = plan->downcast_f64 && t.scalar_type() == at::kDouble ? at::kFloat
-                                                                           : t.scalar_type();
-        b.cpu = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
-        b.converted = true;
-      } else {
-        b.cpu = to_kernel_input(t, *plan, mutable_arg, b.converted);
-      }
-      bindings.push_back(b);
-      return b.cpu;
-    };
-    if (value.isTensor()) {
-      value = bind(value.toTensor());
-    } else if (value.isTensorList()) {
-      std::vector<at::Tensor> items;
-      for (const at::Tensor& t : value.toTensorList().vec()) items.push_back(bind(t));
-      value = c10::IValue(items);
-    } else if (value.isList() && schema.arguments()[i].real_type()->isSubtypeOf(
-                                     *c10::ListType::ofOptionalTensors())) {
-      c10::List<std::optional<at::Tensor>> items;
-      for (const c10::IValue& item : value.toListRef()) {
-        items.push_back(item.isTensor() ? std::optional<at::Tensor>(bind(item.toTensor()))
-                                        : std::nullopt);
-      }
-      value = c10::IValue(items);
-    } else if (schema.arguments()[i].real_type()->kind() == c10::TypeKind::ScalarTypeType &&
-               value.isInt() && plan->downcast_f64 &&
-               static_cast<at::ScalarType>(value.toInt()) == at::kDouble) {
-      value = static_cast<int64_t>(at::kFloat);
-    } else if (value.isGenerator() ||
-               (value.isNone() && schema.arguments()[i].real_type()->kind() ==
-                                      c10::TypeKind::OptionalType &&
-                schema.arguments()[i].real_type()->containedType(0)->kind() ==
-                    c10::TypeKind::GeneratorType)) {
-      std::optional<at::Generator> gen;
-      if (value.isGenerator()) gen = value.toGenerator();
-      value = engine_of(gen, device->index());
-    }
-  }
-
+  const std::vector<Binding> bindings = bind_arguments(schema, *plan, *device, *stack);
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
-
-  // Write converted or resized mutable arguments back into device memory.
-  for (Binding& b : bindings) {
-    if (!b.mutable_arg) continue;
-    if (b.cpu.sizes() != b.device.sizes()) b.device.resize_(b.cpu.sizes());
-    if (b.converted || b.cpu.data_ptr() != b.device.data_ptr()) {
-      at::Tensor source = b.cpu;
-      if (plan->wrap_i64 && b.device.scalar_type() == at::kLong) source = b.cpu.to(at::kInt);
-      cpu_view(b.device).copy_(source);
-    }
-  }
-
-  // Results: the caller's own tensor for in-place and out= results, a device alias for a
-  // result that views an input, otherwise a new device tensor.
-  const auto num_returns = schema.returns().size();
-  for (std::size_t i = stack->size() - num_returns; i < stack->size(); ++i) {
-    c10::IValue& value = (*stack)[i];
-    auto to_device = [&](const at::Tensor& r) -> at::Tensor {
-      if (!r.defined()) return r;
-      for (const Binding& b : bindings) {
-        if (r.unsafeGetTensorImpl() == b.cpu.unsafeGetTensorImpl()) return b.device;
-      }
-      for (const Binding& b : bindings) {
-        if (!b.converted && r.is_alias_of(b.cpu)) {
-          return b.device.as_strided(r.sizes(), r.strides(),
-                                     b.device.storage_offset() + r.storage_offset());
-        }
-      }
-      return to_device_result(r, *plan, *device);
-    };
-    if (value.isTensor()) {
-      value = to_device(value.toTensor());
-    } else if (value.isTensorList()) {
-      std::vector<at::Tensor> items;
-      for (const at::Tensor& t : value.toTensorList().vec()) items.push_back(to_device(t));
-      value = c10::IValue(items);
-    }
-  }
+  write_back(bindings, *plan);
+  map_results(schema, bindings, *plan, *device, *stack);
   record_native(op_name);
 }
 

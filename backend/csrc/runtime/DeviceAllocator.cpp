@@ -210,30 +210,32 @@ DeviceStats DeviceAllocator::getDeviceStats(c10::DeviceIndex device) {
   return p.stats;
 }
 
-void DeviceAllocator::resetAccumulatedStats(c10::DeviceIndex device) {
-  Pool& p = pool(device);
-  std::lock_guard lock(p.mutex);
-  auto& s = p.stats;
+namespace {
+// Applies `fn` to every Stat of the pool's StatArrays.
+template <typename Fn>
+void for_each_stat(DeviceStats& s, Fn fn) {
   for (auto* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
                       &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes,
                       &s.requested_bytes}) {
-    for (auto& stat : *array) stat.reset_accumulated();
+    for (auto& stat : *array) fn(stat);
   }
-  s.num_alloc_retries = 0;
-  s.num_ooms = 0;
-  s.num_device_alloc = 0;
-  s.num_device_free = 0;
+}
+}  // namespace
+
+void DeviceAllocator::resetAccumulatedStats(c10::DeviceIndex device) {
+  Pool& p = pool(device);
+  std::lock_guard lock(p.mutex);
+  for_each_stat(p.stats, [](c10::CachingAllocator::Stat& stat) { stat.reset_accumulated(); });
+  p.stats.num_alloc_retries = 0;
+  p.stats.num_ooms = 0;
+  p.stats.num_device_alloc = 0;
+  p.stats.num_device_free = 0;
 }
 
 void DeviceAllocator::resetPeakStats(c10::DeviceIndex device) {
   Pool& p = pool(device);
   std::lock_guard lock(p.mutex);
-  auto& s = p.stats;
-  for (auto* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-                      &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes,
-                      &s.requested_bytes}) {
-    for (auto& stat : *array) stat.reset_peak();
-  }
+  for_each_stat(p.stats, [](c10::CachingAllocator::Stat& stat) { stat.reset_peak(); });
 }
 
 std::pair<std::size_t, std::size_t> DeviceAllocator::getMemoryInfo(c10::DeviceIndex device) {
