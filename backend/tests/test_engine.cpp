@@ -52,15 +52,20 @@ TEST(Executable, RejectsDamage) {
 TEST(CompileCache, CompilesOncePerKey) {
   auto& cache = CompileCache::instance();
   cache.reset_stats();
-  int compiled = 0;
-  auto compile = [&] {
+  int compiled = 0, signed_ = 0;
+  auto signature = [&] {
+    ++signed_;
+    return std::string("test-key-compiles-once");
+  };
+  auto compile = [&](const std::string& key) {
     ++compiled;
     Executable e = sample_plan();
-    e.key = "test-key-compiles-once";
+    e.key = key;
     return e;
   };
-  auto a = cache.get_or_compile("test-key-compiles-once", compile);
-  auto b = cache.get_or_compile("test-key-compiles-once", compile);
+  auto a = cache.get_or_compile("memory-key-compiles-once", signature, compile);
+  auto b = cache.get_or_compile("memory-key-compiles-once", signature, compile);
+  EXPECT_EQ(signed_, 1);  // the readable signature is built on the miss only
   EXPECT_EQ(a.get(), b.get());
   const auto stats = cache.stats();
   EXPECT_EQ(stats.compiles + stats.disk_hits, 1);
@@ -71,12 +76,13 @@ TEST(CompileCache, CompilesOncePerKey) {
 TEST(CompileCache, FailedCompileCachesNothing) {
   auto& cache = CompileCache::instance();
   int attempts = 0;
-  auto failing = [&]() -> Executable {
+  auto failing = [&](const std::string&) -> Executable {
     ++attempts;
     throw std::runtime_error("rejected");
   };
-  EXPECT_THROW(cache.get_or_compile("test-key-rejected", failing), std::runtime_error);
-  EXPECT_THROW(cache.get_or_compile("test-key-rejected", failing), std::runtime_error);
+  auto signature = [] { return std::string("test-key-rejected"); };
+  EXPECT_THROW(cache.get_or_compile("memory-key-rejected", signature, failing), std::runtime_error);
+  EXPECT_THROW(cache.get_or_compile("memory-key-rejected", signature, failing), std::runtime_error);
   EXPECT_EQ(attempts, 2);
 }
 
@@ -84,7 +90,7 @@ TEST(CompileCache, EntryPathIsVersionedAndStable) {
   const auto p = CompileCache::instance().entry_path("some key");
   EXPECT_EQ(p, CompileCache::instance().entry_path("some key"));
   EXPECT_NE(p, CompileCache::instance().entry_path("some other key"));
-  EXPECT_EQ(p.parent_path().filename(), "v1");
+  EXPECT_EQ(p.parent_path().filename(), "v2");
   EXPECT_EQ(p.extension(), ".neff");
 }
 
@@ -104,5 +110,23 @@ TEST(Tracking, CountsPerOverload) {
   auto y = x + x;
   (void)at::erfinv(y);
   EXPECT_EQ(neuronsim::engine::executed_ops().at("aten::add.Tensor"), 1);
+  EXPECT_EQ(neuronsim::engine::executed_ops().count("aten::erfinv.out"), 0u);
   EXPECT_EQ(neuronsim::engine::fallback_ops().at("aten::erfinv.out"), 1);
+}
+
+TEST(MemoryKey, DistinguishesEverySignatureField) {
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::add", "Tensor");
+  const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
+  auto x = at::ones({2, 3}, opts);
+  auto key = [&](const at::Tensor& a, double alpha) {
+    torch::jit::Stack stack{a, a, alpha};
+    return neuronsim::engine::memory_key(op, stack);
+  };
+  const std::string base = key(x, 1.0);
+  EXPECT_EQ(base, key(at::zeros({2, 3}, opts), 1.0));               // values do not matter
+  EXPECT_NE(base, key(at::ones({3, 2}, opts), 1.0));                // shape
+  EXPECT_NE(base, key(x.t().contiguous().t(), 1.0));                // strides
+  EXPECT_NE(base, key(x.to(at::kBFloat16), 1.0));                   // dtype
+  EXPECT_NE(base, key(x, 2.0));                                     // non-tensor argument
+  EXPECT_NE(base, key(x.cpu(), 1.0));                               // device
 }

@@ -147,7 +147,8 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
     mask = at::ones_like(input, input.options().dtype(at::kBool));
     output = input.clone();
   }
-  engine::record_native("aten::native_dropout");
+  static const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::native_dropout", "");
+  engine::record_native(op);
   return {output, mask};
 }
 

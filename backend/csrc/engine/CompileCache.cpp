@@ -29,18 +29,20 @@ fs::path CompileCache::entry_path(const std::string& key) const {
 }
 
 std::shared_ptr<const Executable> CompileCache::get_or_compile(
-    const std::string& key, const std::function<Executable()>& compile) {
+    const std::string& memory_key, const std::function<std::string()>& signature,
+    const std::function<Executable(const std::string&)>& compile) {
   {
     std::lock_guard lock(mutex_);
-    if (auto it = entries_.find(key); it != entries_.end()) {
+    if (auto it = entries_.find(memory_key); it != entries_.end()) {
       ++stats_.memory_hits;
       return it->second;
     }
   }
+  const std::string key = signature();
   std::shared_ptr<const Executable> found = disk_enabled() ? load(key) : nullptr;
   if (found == nullptr) {
     const auto start = std::chrono::steady_clock::now();
-    auto compiled = std::make_shared<const Executable>(compile());  // may throw: nothing cached
+    auto compiled = std::make_shared<const Executable>(compile(key));  // may throw: nothing cached
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     {
       std::lock_guard lock(mutex_);
@@ -51,7 +53,7 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile(
     found = compiled;
   }
   std::lock_guard lock(mutex_);
-  return entries_.emplace(key, found).first->second;
+  return entries_.emplace(memory_key, found).first->second;
 }
 
 std::shared_ptr<const Executable> CompileCache::load(const std::string& key) {

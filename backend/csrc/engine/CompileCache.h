@@ -29,8 +29,12 @@ class CompileCache {
  public:
   static CompileCache& instance();
 
-  std::shared_ptr<const Executable> get_or_compile(const std::string& key,
-                                                   const std::function<Executable()>& compile);
+  // `memory_key` identifies the signature within this process (cheap to build); `signature`
+  // builds the readable, process-independent key used on disk, only on a memory miss;
+  // `compile` builds the plan for it, only when the disk has none either.
+  std::shared_ptr<const Executable> get_or_compile(
+      const std::string& memory_key, const std::function<std::string()>& signature,
+      const std::function<Executable(const std::string&)>& compile);
   CacheStats stats() const;
   void reset_stats();
   // Forget the in-memory entries (the disk cache stays): the next lookups go to disk.

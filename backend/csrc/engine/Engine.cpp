@@ -12,6 +12,7 @@
 
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
+#include <c10/util/SmallVector.h>
 
 #include <algorithm>
 #include <charconv>
@@ -83,6 +84,63 @@ void append_value(std::string& out, const c10::IValue& v) {
   }
 }
 
+template <typename T>
+void append_raw(std::string& out, const T& value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+}
+
+// The in-memory cache key: raw bytes of the operator's identity, the modes and every
+// argument. Much cheaper than the readable signature, which is built only on a miss.
+void append_raw_value(std::string& out, const c10::IValue& v) {
+  if (v.isTensor()) {
+    const at::Tensor& t = v.toTensor();
+    if (!t.defined()) {
+      out += 'u';
+      return;
+    }
+    out += on_device(t) ? 'T' : 'C';
+    out += static_cast<char>(t.scalar_type());
+    out += static_cast<char>(t.dim());
+    for (auto s : t.sizes()) append_raw(out, s);
+    for (auto s : t.strides()) append_raw(out, s);
+  } else if (v.isInt()) {
+    out += 'i';
+    append_raw(out, v.toInt());
+  } else if (v.isDouble()) {
+    out += 'd';
+    append_raw(out, v.toDouble());
+  } else if (v.isBool()) {
+    out += v.toBool() ? 'B' : 'b';
+  } else if (v.isNone()) {
+    out += 'n';
+  } else if (v.isGenerator()) {
+    out += 'g';
+  } else if (v.isTensorList() || v.isList()) {
+    out += 'L';
+    append_raw(out, v.toListRef().size());
+    for (const c10::IValue& item : v.toListRef()) append_raw_value(out, item);
+  } else {
+    out += 's';
+    append_value(out, v);
+    out += '\0';
+  }
+}
+
+}  // namespace
+
+std::string memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  const auto n = op.schema().arguments().size();
+  std::string key;
+  key.reserve(160);
+  append_raw(key, &op.schema());
+  key += static_cast<char>(wide64_mode());
+  key += static_cast<char>(matmul_mode());
+  for (std::size_t i = stack.size() - n; i < stack.size(); ++i) append_raw_value(key, stack[i]);
+  return key;
+}
+
+namespace {
+
 bool is_matmul(const c10::OperatorName& name) {
   static const std::unordered_set<std::string> kMatmuls{"aten::mm", "aten::bmm", "aten::addmm",
                                                         "aten::baddbmm", "aten::addbmm",
@@ -95,12 +153,17 @@ bool is_mutable(const c10::Argument& arg) {
 }
 
 // Compiling: validate the signature's dtypes against Trainium's rules and choose the plan.
-Executable lower(const c10::OperatorHandle& op, const std::string& op_name, const std::string& key,
+Executable lower(const c10::OperatorHandle& op, const std::string& key,
                  c10::ArrayRef<c10::IValue> args) {
-  check_no_complex(op_name, args);
+  const std::string op_name = overload_name(op);
   Executable plan;
   plan.key = key;
   plan.op = op_name;
+  if (has_data_dependent_shape(op, args)) {
+    plan.cpu_fallback = true;  // no static shape to compile for
+    return plan;
+  }
+  check_no_complex(op_name, args);
   bool has_f64 = false, has_i64 = false, all_f32 = true;
   std::string dtypes;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -138,6 +201,9 @@ struct Binding {
   bool converted = false;
   bool mutable_arg = false;
 };
+
+// Most ops have at most four tensor arguments: no heap allocation for them.
+using Bindings = c10::SmallVector<Binding, 4>;
 
 at::Tensor to_kernel_input(const at::Tensor& t, const Executable& plan, bool mutable_arg,
                            bool& converted) {
@@ -211,9 +277,9 @@ bool is_generator_argument(const c10::Argument& arg) {
 // Rewrites the op's arguments on the stack for the CPU kernel: views of device memory (or
 // converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
 // plan downcasts, and the device generator's CPU engine for a generator argument.
-std::vector<Binding> bind_arguments(const c10::FunctionSchema& schema, const Executable& plan,
+Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& plan,
                                     c10::Device device, torch::jit::Stack& stack) {
-  std::vector<Binding> bindings;
+  Bindings bindings;
   const auto num_args = schema.arguments().size();
   const auto first = stack.size() - num_args;
   for (std::size_t i = 0; i < num_args; ++i) {
@@ -231,10 +297,19 @@ std::vector<Binding> bind_arguments(const c10::FunctionSchema& schema, const Exe
         b.cpu = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
         b.converted = true;
       } else {
+        if (!mutable_arg) {
+          // The same tensor twice (x * x, x + x): one view serves both.
+          for (const Binding& other : bindings) {
+            if (!other.mutable_arg && !other.converted &&
+                other.device.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) {
+              return other.cpu;
+            }
+          }
+        }
         b.cpu = to_kernel_input(t, plan, mutable_arg, b.converted);
       }
       bindings.push_back(b);
-      return b.cpu;
+      return bindings.back().cpu;
     });
     if (arg.real_type()->kind() == c10::TypeKind::ScalarTypeType && value.isInt() &&
         plan.downcast_f64 && static_cast<at::ScalarType>(value.toInt()) == at::kDouble) {
@@ -249,7 +324,7 @@ std::vector<Binding> bind_arguments(const c10::FunctionSchema& schema, const Exe
 }
 
 // Writes converted or resized mutable arguments back into device memory.
-void write_back(const std::vector<Binding>& bindings, const Executable& plan) {
+void write_back(const Bindings& bindings, const Executable& plan) {
   for (const Binding& b : bindings) {
     if (!b.mutable_arg) continue;
     at::Tensor device = b.device;
@@ -264,7 +339,7 @@ void write_back(const std::vector<Binding>& bindings, const Executable& plan) {
 
 // Replaces the kernel's results on the stack: the caller's own tensor for in-place and out=
 // results, a device alias for a result that views an input, otherwise a new device tensor.
-void map_results(const c10::FunctionSchema& schema, const std::vector<Binding>& bindings,
+void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
                  const Executable& plan, c10::Device device, torch::jit::Stack& stack) {
   const auto num_returns = schema.returns().size();
   for (std::size_t i = stack.size() - num_returns; i < stack.size(); ++i) {
@@ -314,12 +389,7 @@ std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& st
 void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
-  const std::string op_name = overload_name(op);
   const auto args = torch::jit::last(*stack, num_args);
-  if (has_data_dependent_shape(op, args)) {
-    run_fallback(op, stack);  // cannot be compiled for a static shape
-    return;
-  }
 
   std::optional<c10::Device> device;
   for (const c10::IValue& arg : args) {
@@ -327,18 +397,22 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       if (!device && on_device(t)) device = t.device();
     });
   }
-  TORCH_CHECK(device.has_value(), op_name, " reached the neuron engine without a neuron tensor");
+  TORCH_CHECK(device.has_value(), overload_name(op), " reached the neuron engine without a neuron tensor");
   const c10::DeviceGuard guard(*device);
 
-  const std::string key = signature(op, *stack);
   const auto plan = CompileCache::instance().get_or_compile(
-      key, [&] { return lower(op, op_name, key, torch::jit::last(*stack, num_args)); });
+      memory_key(op, *stack), [&] { return signature(op, *stack); },
+      [&](const std::string& key) { return lower(op, key, torch::jit::last(*stack, num_args)); });
+  if (plan->cpu_fallback) {
+    run_fallback(op, stack);
+    return;
+  }
 
-  const std::vector<Binding> bindings = bind_arguments(schema, *plan, *device, *stack);
+  const Bindings bindings = bind_arguments(schema, *plan, *device, *stack);
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
   write_back(bindings, *plan);
   map_results(schema, bindings, *plan, *device, *stack);
-  record_native(op_name);
+  record_native(op);
 }
 
 }  // namespace neuronsim::engine

@@ -15,7 +15,10 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 // "aten::add.Tensor": an op's overload name, as tracking and messages use it.
 std::string overload_name(const c10::OperatorHandle& op);
 
-// The signature `run_native` compiles for, exposed for tests.
+// The in-memory cache key of a call (raw bytes; process-specific).
+std::string memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack);
+
+// The readable signature a call compiles for, also the disk cache's key.
 std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack);
 
 }  // namespace neuronsim::engine

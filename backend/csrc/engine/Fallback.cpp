@@ -49,7 +49,7 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       break;
   }
   at::native::cpu_fallback(op, stack);
-  record_fallback(op_name);
+  record_fallback(op);
 }
 
 }  // namespace neuronsim::engine

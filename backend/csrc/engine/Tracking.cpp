@@ -1,52 +1,76 @@
 #include "engine/Tracking.h"
 
+#include "engine/Engine.h"
+
+#include <atomic>
+#include <memory>
 #include <mutex>
 #include <unordered_map>
 
 namespace neuronsim::engine {
 namespace {
 
-struct Counters {
-  std::mutex mutex;
-  std::unordered_map<std::string, std::int64_t> native;
-  std::unordered_map<std::string, std::int64_t> fallback;
+// One counter per operator and route, created once and never freed, so the hot path is a
+// thread-local lookup and an atomic increment; clearing resets the counts to zero.
+struct Counter {
+  explicit Counter(const c10::OperatorHandle& handle) : op(handle) {}
+  c10::OperatorHandle op;
+  std::atomic<std::int64_t> calls{0};
 };
 
-Counters& counters() {
-  static Counters c;
-  return c;
+struct Registry {
+  std::mutex mutex;
+  std::unordered_map<const c10::FunctionSchema*, std::unique_ptr<Counter>> counters;
+};
+
+Registry& native_registry() {
+  static Registry r;
+  return r;
+}
+Registry& fallback_registry() {
+  static Registry r;
+  return r;
 }
 
-std::map<std::string, std::int64_t> sorted(const std::unordered_map<std::string, std::int64_t>& m) {
-  return {m.begin(), m.end()};
+Counter& counter(Registry& registry, const c10::OperatorHandle& op) {
+  std::lock_guard lock(registry.mutex);
+  auto& slot = registry.counters[&op.schema()];
+  if (!slot) slot = std::make_unique<Counter>(op);
+  return *slot;
+}
+
+void record(Registry& registry, const c10::OperatorHandle& op) {
+  thread_local std::unordered_map<const Registry*, std::unordered_map<const c10::FunctionSchema*, Counter*>> cache;
+  auto& mine = cache[&registry];
+  auto it = mine.find(&op.schema());
+  if (it == mine.end()) it = mine.emplace(&op.schema(), &counter(registry, op)).first;
+  it->second->calls.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::map<std::string, std::int64_t> named(Registry& registry) {
+  std::lock_guard lock(registry.mutex);
+  std::map<std::string, std::int64_t> out;
+  for (const auto& [schema, counter] : registry.counters) {
+    if (const auto calls = counter->calls.load(); calls > 0) out[overload_name(counter->op)] += calls;
+  }
+  return out;
+}
+
+void reset(Registry& registry) {
+  std::lock_guard lock(registry.mutex);
+  for (auto& [schema, counter] : registry.counters) counter->calls.store(0);
 }
 
 }  // namespace
 
-void record_native(const std::string& op) {
-  std::lock_guard lock(counters().mutex);
-  ++counters().native[op];
-}
-
-void record_fallback(const std::string& op) {
-  std::lock_guard lock(counters().mutex);
-  ++counters().fallback[op];
-}
-
-std::map<std::string, std::int64_t> executed_ops() {
-  std::lock_guard lock(counters().mutex);
-  return sorted(counters().native);
-}
-
-std::map<std::string, std::int64_t> fallback_ops() {
-  std::lock_guard lock(counters().mutex);
-  return sorted(counters().fallback);
-}
+void record_native(const c10::OperatorHandle& op) { record(native_registry(), op); }
+void record_fallback(const c10::OperatorHandle& op) { record(fallback_registry(), op); }
+std::map<std::string, std::int64_t> executed_ops() { return named(native_registry()); }
+std::map<std::string, std::int64_t> fallback_ops() { return named(fallback_registry()); }
 
 void clear_op_tracking() {
-  std::lock_guard lock(counters().mutex);
-  counters().native.clear();
-  counters().fallback.clear();
+  reset(native_registry());
+  reset(fallback_registry());
 }
 
 }  // namespace neuronsim::engine

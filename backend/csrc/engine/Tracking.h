@@ -1,5 +1,7 @@
 #pragma once
 
+#include <ATen/core/dispatch/Dispatcher.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -7,10 +9,11 @@
 namespace neuronsim::engine {
 
 // Which aten ops ran on the device, as TorchNeuron reports them: natively (executed by the
-// engine, or by the runtime for copies) or through the CPU fallback. Keys are overload names
-// such as "aten::add.Tensor"; values are call counts since the last clear.
-void record_native(const std::string& op);
-void record_fallback(const std::string& op);
+// engine) or through the CPU fallback. Counted per operator on the hot path (no string is
+// built per call); read as overload names such as "aten::add.Tensor" with call counts since
+// the last clear.
+void record_native(const c10::OperatorHandle& op);
+void record_fallback(const c10::OperatorHandle& op);
 std::map<std::string, std::int64_t> executed_ops();
 std::map<std::string, std::int64_t> fallback_ops();
 void clear_op_tracking();

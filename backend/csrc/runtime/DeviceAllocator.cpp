@@ -132,24 +132,32 @@ c10::DataPtr DeviceAllocator::adopt(c10::DataPtr host, std::size_t nbytes,
     reserve_locked(device, p, lock, size, nbytes);
     count_live_locked(p, size, nbytes);
   }
-  register_range(data, nbytes, device);  // the real extent: the host block is not rounded
-  auto owned = std::make_unique<Adopted>(Adopted{std::move(host), size, nbytes, device});
-  return {data, owned.release(), &delete_adopted, c10::Device(kDeviceType, device)};
+  {
+    std::lock_guard lock(adopted_mutex_);
+    adopted_[data] = Adopted{std::move(host), size, nbytes, device};
+  }
+  return {data, data, &delete_adopted, c10::Device(kDeviceType, device)};
 }
 
-void DeviceAllocator::delete_adopted(void* ctx) noexcept {
-  std::unique_ptr<Adopted> owned(static_cast<Adopted*>(ctx));  // frees the host buffer
+void DeviceAllocator::delete_adopted(void* data) noexcept {
   auto& self = instance();
-  self.unregister_range(owned->host.get());
-  Pool& p = *self.pools_[static_cast<std::size_t>(owned->device)];
+  Adopted owned;  // frees the host buffer when it goes out of scope
+  {
+    std::lock_guard lock(self.adopted_mutex_);
+    auto it = self.adopted_.find(data);
+    if (it == self.adopted_.end()) return;
+    owned = std::move(it->second);
+    self.adopted_.erase(it);
+  }
+  Pool& p = *self.pools_[static_cast<std::size_t>(owned.device)];
   std::lock_guard lock(p.mutex);
   auto& stats = p.stats;
   stats.allocation[kAll].decrease(1);
   stats.active[kAll].decrease(1);
-  stats.allocated_bytes[kAll].decrease(owned->size);
-  stats.active_bytes[kAll].decrease(owned->size);
-  stats.requested_bytes[kAll].decrease(owned->requested);
-  stats.reserved_bytes[kAll].decrease(owned->size);
+  stats.allocated_bytes[kAll].decrease(owned.size);
+  stats.active_bytes[kAll].decrease(owned.size);
+  stats.requested_bytes[kAll].decrease(owned.requested);
+  stats.reserved_bytes[kAll].decrease(owned.size);
   stats.segment[kAll].decrease(1);
   ++stats.num_device_free;
 }
@@ -259,12 +267,21 @@ void DeviceAllocator::unregister_range(void* ptr) {
 
 std::optional<c10::DeviceIndex> DeviceAllocator::device_of(const void* ptr) const {
   const auto address = reinterpret_cast<std::uintptr_t>(ptr);
-  std::lock_guard lock(ranges_mutex_);
-  auto it = ranges_.upper_bound(address);
-  if (it == ranges_.begin()) return std::nullopt;
-  --it;
-  if (address >= it->second.first) return std::nullopt;
-  return it->second.second;
+  {
+    std::lock_guard lock(ranges_mutex_);
+    auto it = ranges_.upper_bound(address);
+    if (it != ranges_.begin() && address < std::prev(it)->second.first) {
+      return std::prev(it)->second.second;
+    }
+  }
+  // Adopted blocks are not in the ordered index (too costly per op call): scan them. Only
+  // getDeviceFromPtr asks about them, rarely.
+  std::lock_guard lock(adopted_mutex_);
+  for (const auto& [data, block] : adopted_) {
+    const auto start = reinterpret_cast<std::uintptr_t>(data);
+    if (address >= start && address < start + block.requested) return block.device;
+  }
+  return std::nullopt;
 }
 
 // c10::GetAllocator(PrivateUse1) and c10::getDeviceAllocator return this allocator.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <c10/core/CachingDeviceAllocator.h>
+#include <c10/util/flat_hash_map.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -73,14 +74,14 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   Pool& pool(c10::DeviceIndex device);
   struct Adopted {
     c10::DataPtr host;
-    std::size_t size = 0;
-    std::size_t requested = 0;
+    std::size_t size = 0;       // rounded, as counted
+    std::size_t requested = 0;  // the host block's real size
     c10::DeviceIndex device = 0;
   };
 
   void release(void* ptr) noexcept;
   static void delete_block(void* ptr) noexcept;
-  static void delete_adopted(void* ctx) noexcept;
+  static void delete_adopted(void* data) noexcept;
   // Reserves `size` bytes of capacity, releasing the cache if needed; caller holds pool.mutex.
   // Throws c10::OutOfMemoryError (after unlocking) when the device is full.
   void reserve_locked(c10::DeviceIndex device, Pool& pool, std::unique_lock<std::mutex>& lock,
@@ -95,6 +96,9 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   std::vector<std::unique_ptr<Pool>> pools_;
   mutable std::mutex ranges_mutex_;
   std::map<std::uintptr_t, std::pair<std::uintptr_t, c10::DeviceIndex>> ranges_;  // start -> (end, device)
+  // Adopted kernel results by data pointer. A flat map: one is added and removed per op call.
+  mutable std::mutex adopted_mutex_;
+  ska::flat_hash_map<void*, Adopted> adopted_;
 };
 
 }  // namespace neuronsim
