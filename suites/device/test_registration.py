@@ -17,6 +17,18 @@ def test_plain_import_torch_autoloads_the_backend():
     assert result.stdout.split() == ["neuron:0", "2", "module"]
 
 
+def test_importing_the_package_first_works():
+    result = run_python(
+        """
+        import torch_neuronsim
+        import torch
+        print(torch.ones(1, device="neuron").device, torch_neuronsim.__version__)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["neuron:0", "0.1.0"]
+
+
 def test_autoload_can_be_turned_off():
     result = run_python(
         """

@@ -6,9 +6,18 @@ package installed, ``import torch`` does this by itself through the ``torch.back
 point (set ``TORCH_DEVICE_BACKEND_AUTOLOAD=0`` to turn that off).
 """
 
-import torch
 
-from . import _C
+def _autoload() -> None:
+    """Entry point of the ``torch.backends`` group: importing this module did the work.
+
+    Defined before ``import torch``: when this package is imported first, torch's autoload
+    imports it again while it is still initialising, and must find this function.
+    """
+
+
+import torch  # noqa: E402
+
+from . import _C  # noqa: E402
 
 # A malformed NEURONSIM_* variable is reported here, at import, naming the variable.
 _C._validate_environment()
@@ -50,10 +59,6 @@ __all__ = [
     "get_matmul_mode",
     "environment_variables",
 ]
-
-
-def _autoload() -> None:
-    """Entry point of the ``torch.backends`` group: importing this module did the work."""
 
 
 def environment_variables() -> dict[str, str]:

@@ -1,0 +1,163 @@
+"""The worker side of neuron-conform: one process that runs cases and streams results.
+
+The C++ orchestrator (build/neuron-conform) starts workers, hands each one case at a time and
+reads one JSON line back per case. It owns planning, scheduling, timeouts and crash isolation;
+a worker only imports the backend, then PyTorch's test machinery, and runs what it is given.
+
+Modes:
+  --list            print every case of the suite as a JSON line, then {"done": N}
+  --serve           read {"case": ID} lines on stdin, answer one result line each
+  --repro CASE_ID   run one case verbosely (full traceback) and print its result
+
+The protocol uses the process's original stdout; anything else written to stdout (by tests
+or C code) is redirected to stderr so it cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import ModuleType
+from typing import Any, TextIO
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def protocol_stream() -> TextIO:
+    """A private copy of stdout for the protocol; fd 1 then points at stderr."""
+    sys.stdout.flush()
+    stream = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    return stream
+
+
+def load_suite(name: str) -> ModuleType:
+    path = REPO / "suites" / name / "suite.py"
+    if not path.is_file():
+        raise SystemExit(f"unknown suite '{name}': no {path}")
+    spec = importlib.util.spec_from_file_location(f"neuron_conform_suite_{name}", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class Context:
+    """What a suite needs to run a case against the backend under test."""
+
+    def __init__(self, backend: ModuleType, device: str, seed: int) -> None:
+        self.backend = backend
+        self.device = device
+        self.seed = seed
+        self.tracking = all(
+            hasattr(backend, name) for name in ("get_executed_ops", "get_fallback_ops", "clear_op_tracking")
+        )
+
+    def clear_tracking(self) -> None:
+        if self.tracking:
+            self.backend.clear_op_tracking()
+
+    def tracked_ops(self) -> tuple[dict[str, int], dict[str, int]]:
+        if not self.tracking:
+            return {}, {}
+        return dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
+
+
+def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:
+    start = time.perf_counter()
+    ctx.clear_tracking()
+    try:
+        outcome, evidence = suite.run_case(case_id, ctx)
+    except Exception as exc:  # a bug in the suite itself, not in the backend
+        if verbose:
+            traceback.print_exc()
+        outcome = "error"
+        evidence = {
+            "exception_type": type(exc).__name__,
+            "message": str(exc)[:2000],
+            "where": "harness",
+            "traceback": traceback.format_exc()[-4000:],
+        }
+    native, fallback = ctx.tracked_ops()
+    if outcome == "pass" and fallback:
+        outcome = "fallback"  # matched, but not every op ran on the device
+    if not ctx.tracking:
+        evidence["tracking"] = "unavailable"
+    return {
+        "case": case_id,
+        "outcome": outcome,
+        "duration": time.perf_counter() - start,
+        "evidence": evidence,
+        "native_ops": native,
+        "fallback_ops": fallback,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--suite", default="ops")
+    parser.add_argument("--backend-module", default="torch_neuronsim")
+    parser.add_argument("--device", default="neuron")
+    parser.add_argument("--seed", type=int, default=0)
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--list", action="store_true")
+    mode.add_argument("--serve", action="store_true")
+    mode.add_argument("--repro", metavar="CASE_ID")
+    args = parser.parse_args()
+
+    out = protocol_stream()
+    started = time.perf_counter()
+    # The backend must be imported before torch.testing._internal (device-type machinery).
+    import torch
+
+    try:
+        backend = importlib.import_module(args.backend_module)
+    except Exception as exc:
+        out.write(json.dumps({"fatal": f"cannot import backend module '{args.backend_module}': "
+                                       f"{type(exc).__name__}: {exc}"
+                                       + (f" (caused by {type(exc.__cause__).__name__}: {exc.__cause__})"
+                                          if exc.__cause__ else "")}) + "\n")
+        sys.exit(3)
+
+    suite = load_suite(args.suite)
+    ctx = Context(backend, args.device, args.seed)
+    hello = {
+        "ready": True,
+        "pid": os.getpid(),
+        "torch": torch.__version__,
+        "backend_module": args.backend_module,
+        "backend_version": str(getattr(backend, "__version__", "unknown")),
+        "startup_seconds": time.perf_counter() - started,
+        "tracking": ctx.tracking,
+    }
+    out.write(json.dumps(hello) + "\n")
+
+    if args.list:
+        count = 0
+        for case in suite.list_cases():
+            out.write(json.dumps(case) + "\n")
+            count += 1
+        out.write(json.dumps({"done": count}) + "\n")
+        return
+    if args.repro:
+        result = run_one(suite, ctx, args.repro, verbose=True)
+        out.write(json.dumps(result, indent=2) + "\n")
+        sys.exit(0 if result["outcome"] in ("pass", "fallback") else 1)
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        request = json.loads(line)
+        out.write(json.dumps(run_one(suite, ctx, request["case"])) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""The operator suite: every OpInfo of the installed torch's op_db, at every dtype the op
+supports on the CPU, checked on the device against the CPU.
+
+Case ids: ops/<subject>/<dtype>/<check>, subject = OpInfo name plus ".variant_test_name".
+Checks:
+  forward     each sample input run on the device and on the CPU, results compared
+  out         the out= variant (OpInfos with supports_out)
+  inplace     the in-place variant (OpInfos that have one)
+  backward    gradients of every input compared (OpInfos that support autograd, at dtypes
+              with backward support)
+  forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
+Tolerances: torch.testing's per-dtype defaults, the OpInfo's own toleranceOverride /
+precisionOverride decorators that apply to every test or to TestCommon.test_compare_cpu, then
+suites/ops/tolerances.json. The tolerance used and its source are part of the evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import torch
+import torch.utils._pytree as pytree
+from torch.autograd import forward_ad as fwAD
+from torch.testing._comparison import default_tolerances
+from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.opinfo.core import DecorateInfo
+
+CHECKS = ("forward", "out", "inplace", "backward", "forward_ad")
+OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
+
+
+def subject_of(op) -> str:
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+OPS = {subject_of(op): op for op in op_db}
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def checks_for(op, dtype: torch.dtype) -> list[str]:
+    checks = ["forward"]
+    if op.supports_out:
+        checks.append("out")
+    if op.inplace_variant is not None:
+        checks.append("inplace")
+    grad_dtypes = op.supported_backward_dtypes("cpu") if op.supports_autograd else set()
+    if dtype in grad_dtypes:
+        checks.append("backward")
+        if op.supports_forward_ad:
+            checks.append("forward_ad")
+    return checks
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for subject, op in sorted(OPS.items()):
+        for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name):
+            for check in checks_for(op, dtype):
+                name = dtype_name(dtype)
+                yield {"id": f"ops/{subject}/{name}/{check}", "suite": "ops", "subject": subject,
+                       "dtype": name, "check": check}
+
+
+# --- tolerances ---------------------------------------------------------------------------
+
+def _project_overrides() -> dict[str, Any]:
+    if not OVERRIDES_FILE.is_file():
+        return {}
+    data = json.loads(OVERRIDES_FILE.read_text())
+    return data.get("overrides", {})
+
+
+PROJECT_OVERRIDES = _project_overrides()
+
+
+def tolerance(op, dtype: torch.dtype) -> tuple[float, float, str]:
+    """(rtol, atol, source) for comparing this op's device results at dtype."""
+    rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
+    source = "torch.testing default"
+    for info in op.decorators:
+        if isinstance(info, DecorateInfo):
+            if info.cls_name not in (None, "TestCommon") or info.test_name not in (None, "test_compare_cpu"):
+                continue
+            if info.device_type is not None or (info.dtypes is not None and dtype not in info.dtypes):
+                continue
+            if not info.active_if:
+                continue
+            decorators = info.decorators
+        else:
+            decorators = [info]  # a bare decorator applies to every test of the OpInfo
+        for decorator in decorators:
+            if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
+                atol, rtol = decorator.d[dtype].atol, decorator.d[dtype].rtol
+                source = "OpInfo toleranceOverride"
+            elif isinstance(decorator, precisionOverride) and dtype in decorator.d:
+                atol = decorator.d[dtype]
+                source = "OpInfo precisionOverride"
+    project = PROJECT_OVERRIDES.get(subject_of(op), {}).get(dtype_name(dtype))
+    if project:
+        rtol, atol = project.get("rtol", rtol), project.get("atol", atol)
+        source = "suites/ops/tolerances.json"
+    return rtol, atol, source
+
+
+# --- comparison ---------------------------------------------------------------------------
+
+class Mismatch(Exception):
+    def __init__(self, message: str, max_abs: float, max_rel: float) -> None:
+        super().__init__(message)
+        self.max_abs, self.max_rel = max_abs, max_rel
+
+
+def errors(actual: torch.Tensor, expected: torch.Tensor) -> tuple[float, float]:
+    if actual.shape != expected.shape or actual.numel() == 0:
+        return 0.0, 0.0
+    a, e = actual.detach().cpu(), expected.detach()
+    if a.is_complex() or e.is_complex():
+        a, e = torch.view_as_real(a.resolve_conj()), torch.view_as_real(e.resolve_conj())
+    a, e = a.to(torch.float64), e.to(torch.float64)
+    finite = torch.isfinite(a) & torch.isfinite(e)
+    if not finite.any():
+        return 0.0, 0.0
+    diff = (a - e).abs()[finite]
+    rel = diff / e.abs()[finite].clamp_min(torch.finfo(torch.float64).tiny)
+    return float(diff.max()), float(rel.max())
+
+
+def compare(actual: Any, expected: Any, rtol: float, atol: float) -> tuple[float, float]:
+    """Raises Mismatch when `actual` (device) differs from `expected` (CPU); returns errors."""
+    a_leaves, a_spec = pytree.tree_flatten(actual)
+    e_leaves, e_spec = pytree.tree_flatten(expected)
+    if a_spec != e_spec:
+        raise Mismatch(f"output structure differs: {a_spec} vs {e_spec}", math.inf, math.inf)
+    max_abs = max_rel = 0.0
+    for a, e in zip(a_leaves, e_leaves):
+        if isinstance(e, torch.Tensor):
+            if not isinstance(a, torch.Tensor):
+                raise Mismatch(f"expected a tensor, got {type(a).__name__}", math.inf, math.inf)
+            abs_err, rel_err = errors(a, e)
+            max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
+            try:
+                torch.testing.assert_close(a.detach().cpu(), e.detach(), rtol=rtol, atol=atol, equal_nan=True,
+                                           check_device=False, check_stride=False, check_layout=False)
+            except AssertionError as exc:
+                raise Mismatch(str(exc), abs_err, rel_err) from None
+        elif a != e and not (isinstance(e, float) and math.isnan(e) and isinstance(a, float) and math.isnan(a)):
+            raise Mismatch(f"non-tensor output {a!r} != {e!r}", math.inf, math.inf)
+    return max_abs, max_rel
+
+
+# --- running ------------------------------------------------------------------------------
+
+def to_device(sample, device: str):
+    def move(t):
+        if isinstance(t, torch.Tensor):
+            moved = t.detach().to(device)
+            return moved.requires_grad_(t.requires_grad)
+        return t
+
+    return sample.transform(move)
+
+
+def describe(sample) -> str:
+    def shape(t):
+        return f"{dtype_name(t.dtype)}{list(t.shape)}" if isinstance(t, torch.Tensor) else repr(t)[:40]
+
+    args = ", ".join(shape(a) for a in [sample.input, *sample.args])
+    kwargs = ", ".join(f"{k}={shape(v)}" for k, v in sample.kwargs.items())
+    return f"({args}{', ' if kwargs else ''}{kwargs})"
+
+
+def _forward(op, sample):
+    return sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
+
+
+def _out(op, sample, device: str | None):
+    expected_shape = _forward(op, sample)
+    out = pytree.tree_map(lambda t: torch.empty_like(t) if isinstance(t, torch.Tensor) else t, expected_shape)
+    result = op(sample.input, *sample.args, **sample.kwargs, out=out)
+    return out if result is None else result
+
+
+def _inplace(op, sample):
+    target = sample.input.clone()
+    op.inplace_variant(target, *sample.args, **sample.kwargs)
+    return target
+
+
+def _differentiable(tensors) -> list[torch.Tensor]:
+    return [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+def _backward(op, sample):
+    inputs = _differentiable(pytree.tree_leaves([sample.input, sample.args, sample.kwargs]))
+    outputs = _differentiable(pytree.tree_leaves(_forward(op, sample)))
+    if not inputs or not outputs:
+        raise LookupError("no differentiable inputs or outputs")
+    loss = sum(o.to(torch.float32).sum() if not o.is_complex() else o.abs().sum() for o in outputs)
+    return torch.autograd.grad(loss, inputs, allow_unused=True)
+
+
+def _forward_ad(op, sample):
+    with fwAD.dual_level():
+        def dual(t):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                return fwAD.make_dual(t.detach(), torch.ones_like(t))
+            return t
+
+        s = sample.transform(dual)
+        outputs = pytree.tree_leaves(op(s.input, *s.args, **s.kwargs))
+        return [fwAD.unpack_dual(o).tangent for o in outputs if isinstance(o, torch.Tensor)]
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype_str, check = case_id.split("/")
+    if suite != "ops" or subject not in OPS or check not in CHECKS:
+        raise KeyError(f"unknown case {case_id}")
+    op = OPS[subject]
+    dtype = getattr(torch, dtype_str)
+    rtol, atol, source = tolerance(op, dtype)
+    evidence: dict[str, Any] = {"rtol": rtol, "atol": atol, "tolerance_source": source}
+
+    run: Callable[[Any], Any] = {
+        "forward": lambda s: _forward(op, s),
+        "out": lambda s: _out(op, s, None),
+        "inplace": lambda s: _inplace(op, s),
+        "backward": lambda s: _backward(op, s),
+        "forward_ad": lambda s: _forward_ad(op, s),
+    }[check]
+    needs_grad = check in ("backward", "forward_ad")
+    torch.manual_seed(ctx.seed)
+    samples = list(op.sample_inputs("cpu", dtype, requires_grad=needs_grad))
+    compared = skipped = 0
+    max_abs = max_rel = 0.0
+    for index, sample in enumerate(samples):
+        try:
+            torch.manual_seed(ctx.seed)
+            expected = run(sample)
+        except Exception:
+            skipped += 1  # no CPU reference for this sample: nothing to compare against
+            continue
+        device_sample = to_device(sample, ctx.device)
+        try:
+            torch.manual_seed(ctx.seed)
+            actual = run(device_sample)
+        except Exception as exc:
+            evidence.update({
+                "exception_type": type(exc).__name__,
+                "message": str(exc)[:2000],
+                "unsupported": isinstance(exc, NotImplementedError),
+                "sample_index": index,
+                "sample": describe(sample),
+            })
+            return "error", evidence
+        try:
+            abs_err, rel_err = compare(actual, expected, rtol, atol)
+        except Mismatch as mismatch:
+            evidence.update({
+                "max_abs_error": mismatch.max_abs,
+                "max_rel_error": mismatch.max_rel,
+                "first_failing_sample": index,
+                "sample": describe(sample),
+                "message": str(mismatch)[:2000],
+                "samples_compared": compared,
+            })
+            return "fail", evidence
+        compared += 1
+        max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
+    evidence.update({"samples_compared": compared, "samples_without_reference": skipped,
+                     "max_abs_error": max_abs, "max_rel_error": max_rel})
+    if compared == 0:
+        evidence.update({"exception_type": "NoReference",
+                         "message": "no sample input produced a CPU reference result", "where": "harness"})
+        return "error", evidence
+    return "pass", evidence
