@@ -1,0 +1,49 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace conform {
+
+struct RunOptions {
+  std::string suite = "ops";
+  std::string ops_regex;
+  std::vector<std::string> dtypes;
+  std::vector<std::string> checks;
+  int jobs = 0;  // 0: number of cores
+  std::optional<std::string> shard;
+  double timeout_seconds = 300;
+  std::string db = "out/results.db";
+  std::string backend_module = "torch_neuronsim";
+  std::string device = "neuron";
+  std::optional<std::string> resume;
+  std::int64_t seed = 0;
+  std::optional<std::string> label;
+  std::string command_line;
+};
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string run = "latest";
+  std::optional<std::string> label;
+};
+
+struct ReproOptions {
+  std::string case_id;
+  std::string db = "out/results.db";
+  std::optional<std::string> run;
+  std::optional<std::string> backend_module;
+  std::optional<std::string> device;
+  bool print_only = false;
+};
+
+// Each returns the process exit code; a problem with the input throws std::exception whose
+// message is the one line printed to stderr.
+int run_command(const RunOptions& options);
+int merge_command(const MergeOptions& options);
+int repro_command(const ReproOptions& options);
+
+}  // namespace conform

@@ -1,0 +1,57 @@
+// `neuron-conform repro`: prints, then runs, a standalone command reproducing one case.
+#include "commands/Commands.h"
+#include "commands/Environment.h"
+#include "common/CaseId.h"
+#include "record/Store.h"
+
+#include <boost/process.hpp>
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace conform {
+
+int repro_command(const ReproOptions& o) {
+  const CaseId id = CaseId::parse(o.case_id);
+  std::string backend = "torch_neuronsim", device = "neuron";
+  std::int64_t seed = 0;
+  if (std::filesystem::exists(o.db)) {
+    Store store(o.db, /*create=*/false);
+    std::optional<std::string> run_id;
+    if (o.run) {
+      run_id = store.resolve_run(*o.run);
+    } else {
+      auto st = store.db().prepare(
+          "SELECT r.run_id FROM results r JOIN runs u ON u.id = r.run_id WHERE r.case_id = ?1 "
+          "ORDER BY u.started_at DESC LIMIT 1");
+      st.bind(1, id.str());
+      if (st.step()) run_id = st.text(0);
+    }
+    if (run_id) {
+      const RunInfo run = *store.run(*run_id);
+      backend = run.backend_module;
+      device = run.device;
+      seed = run.seed;
+    }
+  } else if (o.run) {
+    throw std::invalid_argument(fmt::format("--run {} given but {} does not exist", *o.run, o.db));
+  }
+  if (o.backend_module) backend = *o.backend_module;
+  if (o.device) device = *o.device;
+
+  WorkerCommand command = worker_command(id.suite, backend, device, seed);
+  std::vector<std::string> argv{command.python, command.script};
+  argv.insert(argv.end(), command.args.begin(), command.args.end());
+  argv.push_back("--repro");
+  argv.push_back(id.str());
+  std::string line;
+  for (const auto& word : argv) line += (line.empty() ? "" : " ") + shell_quote(word);
+  fmt::print("{}\n", line);
+  std::fflush(stdout);
+  if (o.print_only) return 0;
+  return boost::process::system(boost::process::exe = argv.front(),
+                                boost::process::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
+                                boost::process::limit_handles);
+}
+
+}  // namespace conform

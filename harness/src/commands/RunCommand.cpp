@@ -1,0 +1,124 @@
+// `neuron-conform run`: plan (list the suite, select, shard), schedule the cases on workers,
+// record every result, summarise.
+#include "commands/Commands.h"
+#include "commands/Environment.h"
+#include "plan/Listing.h"
+#include "plan/Planner.h"
+#include "plan/Shard.h"
+#include "record/Store.h"
+#include "report/Progress.h"
+#include "report/Summary.h"
+#include "schedule/Scheduler.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+namespace conform {
+
+namespace {
+
+std::string hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return name;
+}
+
+// Longest (by recorded duration) first, so the slow cases do not finish the run alone.
+void order_for_scheduling(std::vector<std::string>& cases, const std::map<std::string, double>& durations) {
+  std::stable_sort(cases.begin(), cases.end(), [&](const std::string& a, const std::string& b) {
+    auto da = durations.find(a), db = durations.find(b);
+    const double ta = da == durations.end() ? 0.0 : da->second;
+    const double tb = db == durations.end() ? 0.0 : db->second;
+    return ta > tb;
+  });
+}
+
+}  // namespace
+
+int run_command(const RunOptions& o) {
+  if (o.jobs < 0) throw std::invalid_argument(fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
+  if (o.timeout_seconds <= 0) throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
+  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  const std::optional<ShardSpec> shard = o.shard ? std::optional(ShardSpec::parse(*o.shard)) : std::nullopt;
+
+  ensure_parent_dir(o.db);
+  Store store(o.db);
+
+  RunInfo run;
+  std::vector<std::string> cases;
+  if (o.resume) {
+    run = *store.run(store.resolve_run(*o.resume));
+    cases = store.unrecorded(run.id);
+    fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", run.id, cases.size(),
+               store.planned(run.id).size());
+  } else {
+    const std::string scratch = run_dir(o.db, "listing");
+    std::filesystem::create_directories(scratch);
+    fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
+    const Listing listing = list_suite(worker_command(o.suite, o.backend_module, o.device, o.seed),
+                                       scratch + "/list-worker.log");
+    Selection selection{o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
+    std::vector<CaseId> selected = select_cases(listing.cases, selection);
+    std::vector<std::string> ids;
+    for (const auto& c : selected) ids.push_back(c.str());
+    if (shard) {
+      ids = shard_cases(ids, *shard, store.last_durations());
+      std::vector<CaseId> kept;
+      for (const auto& id : ids) kept.push_back(CaseId::parse(id));
+      selected = std::move(kept);
+    }
+    run.id = Store::new_run_id();
+    run.suite = o.suite;
+    run.started_at = Store::now_utc();
+    run.label = o.label;
+    run.seed = o.seed;
+    run.host = hostname();
+    run.torch_version = listing.hello.value("torch", "unknown");
+    run.backend_module = o.backend_module;
+    run.backend_version = listing.hello.value("backend_version", "unknown");
+    run.harness_version = harness_version();
+    run.device = o.device;
+    run.shard = shard ? std::optional(shard->str()) : std::nullopt;
+    run.command = o.command_line;
+    store.create_run(run);
+    store.record_plan(run.id, selected);
+    cases = std::move(ids);
+    fmt::print(stderr, "run {}: {} cases{} on {} worker(s), results in {}\n", run.id, cases.size(),
+               shard ? " (shard " + shard->str() + ")" : "", std::min<std::size_t>(jobs, cases.size()), o.db);
+  }
+
+  order_for_scheduling(cases, store.last_durations());
+  const std::string logs = run_dir(o.db, run.id) + "/logs";
+  std::filesystem::create_directories(logs);
+  ScheduleOptions schedule;
+  schedule.jobs = jobs;
+  schedule.case_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
+  schedule.worker = worker_command(run.suite, run.backend_module, run.device, run.seed);
+  schedule.log_dir = logs;
+
+  Progress progress(cases.size(), isatty(STDERR_FILENO) != 0);
+  const auto start = std::chrono::steady_clock::now();
+  Scheduler scheduler(schedule, [&](const CaseResult& result) {
+    store.record_result(run.id, result);
+    progress.add(result);
+  });
+  const ScheduleStats stats = scheduler.run(cases);
+  progress.finish();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  store.finish_run(run.id, store.unrecorded(run.id).empty() ? "complete" : "interrupted");
+
+  fmt::print("{}", run_summary(store, run.id, wall, std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())))));
+  if (stats.workers_started > 0) {
+    fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n", stats.workers_started,
+               stats.startup_seconds_total / stats.workers_started, stats.crashes, stats.timeouts);
+  }
+  return 0;
+}
+
+}  // namespace conform

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace conform {
+
+// One case = one check of one subject at one dtype: "suite/subject/dtype/check", with "-"
+// where a field does not apply (CONVENTIONS.md). Subjects may contain dots, never slashes.
+struct CaseId {
+  std::string suite;
+  std::string subject;
+  std::string dtype;
+  std::string check;
+
+  // Throws std::invalid_argument naming the text and what is wrong with it.
+  static CaseId parse(std::string_view text);
+  std::string str() const;
+  bool operator==(const CaseId&) const = default;
+};
+
+}  // namespace conform

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <boost/process.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace conform {
+
+// How to start a worker: `python script args... <mode>`, stderr appended to `log_path`.
+struct WorkerCommand {
+  std::string python;
+  std::string script;
+  std::vector<std::string> args;
+  std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
+};
+
+// How a worker process ended.
+struct ExitStatus {
+  std::optional<int> exit_code;  // when it exited
+  std::optional<int> signal;     // when a signal killed it
+  std::string describe() const;
+};
+
+// One worker process and its line protocol. A reader thread turns its stdout into lines, so
+// that reading can time out; killing the process ends the reader with an end of file.
+class Worker {
+ public:
+  enum class Read { kLine, kEof, kTimeout };
+
+  Worker(const WorkerCommand& command, const std::string& mode, const std::string& log_path);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  Read read_line(std::chrono::milliseconds timeout, std::string& line);
+  void send(const std::string& line);
+  void close_input();
+  void kill();
+  // Waits for the process to end (after end of file or kill()).
+  ExitStatus wait();
+  int pid() const { return pid_; }
+  const std::string& log_path() const { return log_path_; }
+  // The last `bytes` of what the worker wrote to stderr.
+  std::string stderr_tail(std::size_t bytes = 2000) const;
+
+ private:
+  void read_loop();
+
+  std::string log_path_;
+  boost::process::opstream in_;
+  boost::process::ipstream out_;
+  boost::process::child child_;
+  int pid_ = -1;
+  std::thread reader_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::string> lines_;
+  bool eof_ = false;
+  std::optional<ExitStatus> status_;
+};
+
+}  // namespace conform

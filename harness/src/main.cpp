@@ -1,0 +1,71 @@
+// neuron-conform: conformance runs of PyTorch device backends of the TorchNeuron kind.
+#include "commands/Commands.h"
+#include "commands/Environment.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <thread>
+
+int main(int argc, char** argv) {
+  CLI::App app{"neuron-conform: runs PyTorch's operator suite (and more) against a device backend,\n"
+               "records every case in SQLite, and reports what runs natively, falls back or fails."};
+  app.set_version_flag("--version", conform::harness_version());
+  app.require_subcommand(1);
+
+  std::string command_line;
+  for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + conform::shell_quote(argv[i]);
+
+  conform::RunOptions run;
+  run.command_line = command_line;
+  auto* run_cmd = app.add_subcommand("run", "Run a suite against a backend and record the results");
+  run_cmd->add_option("--suite", run.suite, "Suite to run (ops)")->capture_default_str();
+  run_cmd->add_option("--ops", run.ops_regex,
+                      "Regular expression searched in the case subject (OpInfo name[.variant]); "
+                      "'^(add|mul)$' selects exactly those two");
+  run_cmd->add_option("--dtypes", run.dtypes, "Comma-separated dtypes (default: each op's CPU dtypes)")->delimiter(',');
+  run_cmd->add_option("--checks", run.checks, "Comma-separated checks: forward,out,inplace,backward,forward_ad")
+      ->delimiter(',');
+  run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
+  run_cmd->add_option("--shard", run.shard, "Run shard K of N (K/N, 1-based), balanced by recorded durations");
+  run_cmd->add_option("--timeout", run.timeout_seconds, "Per-case time limit in seconds")->capture_default_str();
+  run_cmd->add_option("--db", run.db, "Results database")->capture_default_str();
+  run_cmd->add_option("--backend-module", run.backend_module, "Python module of the backend under test")
+      ->capture_default_str();
+  run_cmd->add_option("--device", run.device, "Device string of the backend")->capture_default_str();
+  run_cmd->add_option("--resume", run.resume, "Run only what this run (id, latest, previous) has not recorded");
+  run_cmd->add_option("--seed", run.seed, "Random seed for sample inputs")->capture_default_str();
+  run_cmd->add_option("--label", run.label, "Free text stored with the run (e.g. nightly, PR number)");
+
+  conform::MergeOptions merge;
+  auto* merge_cmd = app.add_subcommand("merge", "Combine the shard DBs of one sharded run into one run");
+  merge_cmd->add_option("inputs", merge.inputs, "Shard databases")->required();
+  merge_cmd->add_option("-o,--output", merge.output, "Output database")->required();
+  merge_cmd->add_option("--run", merge.run, "Run to take from each input (id, latest, previous)")->capture_default_str();
+  merge_cmd->add_option("--label", merge.label, "Label of the merged run (default: the first input's)");
+
+  conform::ReproOptions repro;
+  auto* repro_cmd = app.add_subcommand("repro", "Print and run a standalone command reproducing one case");
+  repro_cmd->add_option("case_id", repro.case_id, "Case id, e.g. ops/add/float32/forward")->required();
+  repro_cmd->add_option("--db", repro.db, "Results database (backend and device are taken from its runs)")
+      ->capture_default_str();
+  repro_cmd->add_option("--run", repro.run, "Run whose settings to use (id, latest, previous)");
+  repro_cmd->add_option("--backend-module", repro.backend_module, "Override the backend module");
+  repro_cmd->add_option("--device", repro.device, "Override the device string");
+  repro_cmd->add_flag("--print-only", repro.print_only, "Only print the command");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (*run_cmd) return conform::run_command(run);
+    if (*merge_cmd) return conform::merge_command(merge);
+    if (*repro_cmd) return conform::repro_command(repro);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "neuron-conform: error: {}\n", e.what());
+    return 2;
+  }
+  return 0;
+}

@@ -1,0 +1,294 @@
+#include "record/Store.h"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <random>
+
+namespace conform {
+namespace {
+
+// Schema migrations: kMigrations[v] takes a DB from user_version v to v + 1.
+constexpr const char* kMigrations[] = {
+    R"sql(
+CREATE TABLE runs (
+  id TEXT PRIMARY KEY,
+  suite TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'complete', 'interrupted')),
+  started_at TEXT NOT NULL,
+  ended_at TEXT,
+  label TEXT,
+  seed INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  torch_version TEXT NOT NULL,
+  backend_module TEXT NOT NULL,
+  backend_version TEXT NOT NULL,
+  harness_version TEXT NOT NULL,
+  device TEXT NOT NULL,
+  shard TEXT,
+  command TEXT NOT NULL
+);
+CREATE TABLE cases (
+  id TEXT PRIMARY KEY,
+  suite TEXT NOT NULL,
+  subject TEXT NOT NULL,
+  dtype TEXT NOT NULL,
+  check_name TEXT NOT NULL
+);
+CREATE TABLE planned (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL REFERENCES cases(id),
+  position INTEGER NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+CREATE TABLE results (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL REFERENCES cases(id),
+  outcome TEXT NOT NULL CHECK (outcome IN
+    ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', 'xfail', 'xpass')),
+  duration REAL NOT NULL,
+  evidence TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+CREATE INDEX results_by_case ON results(case_id);
+CREATE TABLE op_events (
+  run_id TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  op TEXT NOT NULL,
+  route TEXT NOT NULL CHECK (route IN ('native', 'fallback')),
+  calls INTEGER NOT NULL,
+  PRIMARY KEY (run_id, case_id, op, route),
+  FOREIGN KEY (run_id, case_id) REFERENCES results(run_id, case_id)
+);
+)sql",
+};
+constexpr int kLatest = static_cast<int>(std::size(kMigrations));
+static_assert(kLatest == Store::kSchemaVersion);
+
+}  // namespace
+
+Store::Store(const std::string& path, bool create) : db_(path, create) {
+  try {
+    db_.exec("PRAGMA busy_timeout = 60000");
+    schema_version();  // the first read: fails here on a file that is not a database
+    db_.exec("PRAGMA journal_mode = WAL");
+    db_.exec("PRAGMA synchronous = NORMAL");
+    db_.exec("PRAGMA foreign_keys = ON");
+  } catch (const StoreError& e) {
+    throw StoreError(fmt::format("{} is not a usable results database: {}", path, e.what()));
+  }
+  migrate();
+}
+
+int Store::schema_version() {
+  auto st = db_.prepare("PRAGMA user_version");
+  st.step();
+  return static_cast<int>(st.integer(0));
+}
+
+void Store::migrate() {
+  const int version = schema_version();
+  if (version > kLatest) {
+    throw StoreError(fmt::format(
+        "{} has results schema version {}, newer than this harness understands ({}); use a "
+        "newer neuron-conform",
+        db_.path(), version, kLatest));
+  }
+  if (version == kLatest) return;
+  try {
+    Transaction tx(db_);
+    for (int v = version; v < kLatest; ++v) db_.exec(kMigrations[v]);
+    db_.exec(fmt::format("PRAGMA user_version = {}", kLatest));
+    tx.commit();
+  } catch (const StoreError& e) {
+    throw StoreError(fmt::format("cannot write the results database {}: {}", db_.path(), e.what()));
+  }
+}
+
+std::string Store::now_utc() {
+  const auto now = std::chrono::system_clock::now();
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)),
+                     static_cast<int>(ms.count()));
+}
+
+std::string Store::new_run_id() {
+  std::random_device rd;
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  return fmt::format("{:%Y%m%d-%H%M%S}-{:04x}", fmt::gmtime(now), rd() & 0xffff);
+}
+
+void Store::create_run(const RunInfo& r) {
+  Transaction tx(db_);
+  db_.prepare(
+         "INSERT INTO runs (id, suite, status, started_at, ended_at, label, seed, host, "
+         "torch_version, backend_module, backend_version, harness_version, device, shard, command) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")
+      .bind(1, r.id).bind(2, r.suite).bind(3, r.status).bind(4, r.started_at).bind(5, r.ended_at)
+      .bind(6, r.label).bind(7, r.seed).bind(8, r.host).bind(9, r.torch_version)
+      .bind(10, r.backend_module).bind(11, r.backend_version).bind(12, r.harness_version)
+      .bind(13, r.device).bind(14, r.shard).bind(15, r.command)
+      .run();
+  tx.commit();
+}
+
+void Store::finish_run(const std::string& run_id, const std::string& status) {
+  db_.prepare("UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3")
+      .bind(1, status).bind(2, now_utc()).bind(3, run_id)
+      .run();
+}
+
+std::optional<RunInfo> Store::run(const std::string& id) {
+  auto st = db_.prepare(
+      "SELECT id, suite, status, started_at, ended_at, label, seed, host, torch_version, "
+      "backend_module, backend_version, harness_version, device, shard, command FROM runs WHERE id = ?1");
+  st.bind(1, id);
+  if (!st.step()) return std::nullopt;
+  RunInfo r;
+  r.id = st.text(0);
+  r.suite = st.text(1);
+  r.status = st.text(2);
+  r.started_at = st.text(3);
+  r.ended_at = st.optional_text(4);
+  r.label = st.optional_text(5);
+  r.seed = st.integer(6);
+  r.host = st.text(7);
+  r.torch_version = st.text(8);
+  r.backend_module = st.text(9);
+  r.backend_version = st.text(10);
+  r.harness_version = st.text(11);
+  r.device = st.text(12);
+  r.shard = st.optional_text(13);
+  r.command = st.text(14);
+  return r;
+}
+
+std::string Store::resolve_run(const std::string& ref) {
+  if (ref == "latest" || ref == "previous") {
+    auto st = db_.prepare("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1 OFFSET ?1");
+    st.bind(1, ref == "latest" ? 0 : 1);
+    if (!st.step()) {
+      throw StoreError(fmt::format("{} has no {} run", db_.path(),
+                                   ref == "latest" ? "runs: no 'latest'" : "second run: no 'previous'"));
+    }
+    return st.text(0);
+  }
+  if (!run(ref)) throw StoreError(fmt::format("no run '{}' in {}", ref, db_.path()));
+  return ref;
+}
+
+void Store::record_plan(const std::string& run_id, const std::vector<CaseId>& cases) {
+  Transaction tx(db_);
+  auto add_case = db_.prepare(
+      "INSERT OR IGNORE INTO cases (id, suite, subject, dtype, check_name) VALUES (?1, ?2, ?3, ?4, ?5)");
+  auto add_plan = db_.prepare("INSERT INTO planned (run_id, case_id, position) VALUES (?1, ?2, ?3)");
+  std::int64_t position = 0;
+  for (const CaseId& c : cases) {
+    const std::string id = c.str();
+    add_case.bind(1, id).bind(2, c.suite).bind(3, c.subject).bind(4, c.dtype).bind(5, c.check).run();
+    add_plan.bind(1, run_id).bind(2, id).bind(3, position++).run();
+  }
+  tx.commit();
+}
+
+std::vector<std::string> Store::planned(const std::string& run_id) {
+  std::vector<std::string> out;
+  auto st = db_.prepare("SELECT case_id FROM planned WHERE run_id = ?1 ORDER BY position");
+  st.bind(1, run_id);
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+std::vector<std::string> Store::unrecorded(const std::string& run_id) {
+  std::vector<std::string> out;
+  auto st = db_.prepare(
+      "SELECT p.case_id FROM planned p LEFT JOIN results r ON r.run_id = p.run_id AND r.case_id = p.case_id "
+      "WHERE p.run_id = ?1 AND r.case_id IS NULL ORDER BY p.position");
+  st.bind(1, run_id);
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+void Store::record_result(const std::string& run_id, const CaseResult& r) {
+  Transaction tx(db_);
+  db_.prepare(
+         "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+      .bind(1, run_id).bind(2, r.case_id).bind(3, r.outcome).bind(4, r.duration)
+      .bind(5, r.evidence.dump()).bind(6, now_utc())
+      .run();
+  auto event = db_.prepare(
+      "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, ?5)");
+  for (const auto& [op, calls] : r.native_ops) {
+    event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "native").bind(5, calls).run();
+  }
+  for (const auto& [op, calls] : r.fallback_ops) {
+    event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "fallback").bind(5, calls).run();
+  }
+  tx.commit();
+}
+
+std::vector<CaseResult> Store::results(const std::string& run_id) {
+  std::vector<CaseResult> out;
+  std::map<std::string, std::size_t> index;
+  auto st = db_.prepare(
+      "SELECT r.case_id, r.outcome, r.duration, r.evidence FROM results r "
+      "LEFT JOIN planned p ON p.run_id = r.run_id AND p.case_id = r.case_id "
+      "WHERE r.run_id = ?1 ORDER BY p.position, r.case_id");
+  st.bind(1, run_id);
+  while (st.step()) {
+    index[st.text(0)] = out.size();
+    out.push_back(CaseResult{st.text(0), st.text(1), st.real(2), nlohmann::json::parse(st.text(3)), {}, {}});
+  }
+  auto events = db_.prepare("SELECT case_id, op, route, calls FROM op_events WHERE run_id = ?1");
+  events.bind(1, run_id);
+  while (events.step()) {
+    CaseResult& r = out[index.at(events.text(0))];
+    (events.text(2) == "native" ? r.native_ops : r.fallback_ops)[events.text(1)] = events.integer(3);
+  }
+  return out;
+}
+
+std::map<std::string, double> Store::last_durations() {
+  std::map<std::string, double> out;
+  auto st = db_.prepare("SELECT case_id, duration FROM results ORDER BY recorded_at");
+  while (st.step()) out[st.text(0)] = st.real(1);
+  return out;
+}
+
+std::map<std::string, std::int64_t> Store::outcome_counts(const std::string& run_id) {
+  std::map<std::string, std::int64_t> out;
+  auto st = db_.prepare("SELECT outcome, COUNT(*) FROM results WHERE run_id = ?1 GROUP BY outcome");
+  st.bind(1, run_id);
+  while (st.step()) out[st.text(0)] = st.integer(1);
+  return out;
+}
+
+std::int64_t Store::recorded_count(const std::string& run_id) {
+  auto st = db_.prepare("SELECT COUNT(*) FROM results WHERE run_id = ?1");
+  st.bind(1, run_id);
+  st.step();
+  return st.integer(0);
+}
+
+std::vector<std::pair<std::string, double>> Store::slowest(const std::string& run_id, int n) {
+  std::vector<std::pair<std::string, double>> out;
+  auto st = db_.prepare("SELECT case_id, duration FROM results WHERE run_id = ?1 ORDER BY duration DESC LIMIT ?2");
+  st.bind(1, run_id).bind(2, n);
+  while (st.step()) out.emplace_back(st.text(0), st.real(1));
+  return out;
+}
+
+std::vector<std::pair<std::string, nlohmann::json>> Store::worst_failures(const std::string& run_id, int n) {
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  auto st = db_.prepare(
+      "SELECT case_id, evidence FROM results WHERE run_id = ?1 AND outcome = 'fail' "
+      "ORDER BY CAST(json_extract(evidence, '$.max_rel_error') AS REAL) DESC, case_id LIMIT ?2");
+  st.bind(1, run_id).bind(2, n);
+  while (st.step()) out.emplace_back(st.text(0), nlohmann::json::parse(st.text(1), nullptr, false));
+  return out;
+}
+
+}  // namespace conform

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "common/CaseId.h"
+#include "common/Result.h"
+#include "record/Sqlite.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace conform {
+
+// One run of a suite against a backend.
+struct RunInfo {
+  std::string id;
+  std::string suite;
+  std::string status = "running";  // running | complete | interrupted
+  std::string started_at;
+  std::optional<std::string> ended_at;
+  std::optional<std::string> label;
+  std::int64_t seed = 0;
+  std::string host;
+  std::string torch_version;
+  std::string backend_module;
+  std::string backend_version;
+  std::string harness_version;
+  std::string device;
+  std::optional<std::string> shard;
+  std::string command;
+};
+
+// The results store: SQLite in WAL mode with a busy timeout, so several runs can share one
+// file; every result is committed on its own, so a killed run loses at most the cases in
+// flight. The schema is versioned (PRAGMA user_version) and migrated forward on open;
+// docs/results-db.md documents it.
+class Store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+
+  // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
+  // the problem (not a database, newer schema, unwritable, ...), before changing anything.
+  explicit Store(const std::string& path, bool create = true);
+
+  Database& db() { return db_; }
+  int schema_version();
+
+  static std::string new_run_id();
+  static std::string now_utc();
+
+  void create_run(const RunInfo& run);
+  void finish_run(const std::string& run_id, const std::string& status);
+  std::optional<RunInfo> run(const std::string& id);
+  // A run id, "latest" or "previous" -> the run id. Throws StoreError naming the reference.
+  std::string resolve_run(const std::string& ref);
+
+  void record_plan(const std::string& run_id, const std::vector<CaseId>& cases);
+  std::vector<std::string> planned(const std::string& run_id);
+  std::vector<std::string> unrecorded(const std::string& run_id);
+  // Commits one result (and its op events) in its own transaction. Recording a case twice
+  // for one run is an error: results are never silently replaced.
+  void record_result(const std::string& run_id, const CaseResult& result);
+
+  // Every result of a run, with its op events, in planned order.
+  std::vector<CaseResult> results(const std::string& run_id);
+
+  // The most recent recorded duration of each case, over all runs (for shard balancing).
+  std::map<std::string, double> last_durations();
+  std::map<std::string, std::int64_t> outcome_counts(const std::string& run_id);
+  std::vector<std::pair<std::string, double>> slowest(const std::string& run_id, int n);
+  // Failing cases with the largest relative error first.
+  std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id, int n);
+  std::int64_t recorded_count(const std::string& run_id);
+
+ private:
+  void migrate();
+  Database db_;
+};
+
+}  // namespace conform

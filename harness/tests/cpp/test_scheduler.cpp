@@ -1,0 +1,84 @@
+// The scheduler against a stand-in worker (fake_worker.py): crash, timeout and protocol
+// errors are recorded, a fresh worker replaces a dead one, and every case gets one result.
+#include "schedule/Scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+using conform::CaseResult;
+using conform::Scheduler;
+using conform::ScheduleOptions;
+
+namespace {
+
+std::map<std::string, CaseResult> run_cases(const std::vector<std::string>& cases, int jobs,
+                                            std::chrono::milliseconds timeout, conform::ScheduleStats* stats = nullptr) {
+  ScheduleOptions options;
+  options.jobs = jobs;
+  options.case_timeout = timeout;
+  options.worker.python = TEST_PYTHON;
+  options.worker.script = FAKE_WORKER;
+  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
+  std::filesystem::create_directories(options.log_dir);
+  std::map<std::string, CaseResult> results;
+  Scheduler scheduler(options, [&](const CaseResult& r) {
+    EXPECT_FALSE(results.contains(r.case_id)) << "recorded twice: " << r.case_id;
+    results[r.case_id] = r;
+  });
+  const auto s = scheduler.run(cases);
+  if (stats) *stats = s;
+  return results;
+}
+
+}  // namespace
+
+TEST(Scheduler, RunsEveryCaseOnce) {
+  std::vector<std::string> cases;
+  for (int i = 0; i < 20; ++i) cases.push_back("t/ok/" + std::to_string(i) + "/-");
+  const auto results = run_cases(cases, 3, std::chrono::seconds(30));
+  ASSERT_EQ(results.size(), 20u);
+  for (const auto& [id, r] : results) EXPECT_EQ(r.outcome, "pass") << id;
+}
+
+TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
+  const std::vector<std::string> cases{"t/ok/1/-",   "t/crash/-/-", "t/ok/2/-",      "t/hang/-/-", "t/ok/3/-",
+                                       "t/abort/-/-", "t/exit/-/-", "t/garbage/-/-", "t/wrongid/-/-", "t/fail/-/-",
+                                       "t/ok/4/-"};
+  conform::ScheduleStats stats;
+  const auto results = run_cases(cases, 2, std::chrono::milliseconds(1500), &stats);
+  ASSERT_EQ(results.size(), cases.size());
+  EXPECT_EQ(results.at("t/crash/-/-").outcome, "crash");
+  EXPECT_EQ(results.at("t/crash/-/-").evidence.at("signal"), 11);
+  EXPECT_EQ(results.at("t/crash/-/-").evidence.at("signal_name"), "SIGSEGV");
+  EXPECT_EQ(results.at("t/abort/-/-").evidence.at("signal_name"), "SIGABRT");
+  EXPECT_NE(results.at("t/abort/-/-").evidence.at("stderr_tail").get<std::string>().find("about to abort"),
+            std::string::npos);
+  EXPECT_EQ(results.at("t/exit/-/-").outcome, "crash");
+  EXPECT_EQ(results.at("t/exit/-/-").evidence.at("exit_code"), 7);
+  EXPECT_EQ(results.at("t/hang/-/-").outcome, "timeout");
+  EXPECT_DOUBLE_EQ(results.at("t/hang/-/-").evidence.at("timeout_seconds").get<double>(), 1.5);
+  EXPECT_EQ(results.at("t/garbage/-/-").outcome, "error");
+  EXPECT_EQ(results.at("t/garbage/-/-").evidence.at("exception_type"), "ProtocolError");
+  EXPECT_EQ(results.at("t/wrongid/-/-").outcome, "error");
+  EXPECT_EQ(results.at("t/fail/-/-").outcome, "fail");
+  for (const char* ok : {"t/ok/1/-", "t/ok/2/-", "t/ok/3/-", "t/ok/4/-"}) EXPECT_EQ(results.at(ok).outcome, "pass");
+  EXPECT_EQ(stats.crashes, 3);
+  EXPECT_EQ(stats.timeouts, 1);
+  EXPECT_GE(stats.workers_started, 6);  // every dead or killed worker was replaced
+}
+
+TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {
+  ScheduleOptions options;
+  options.jobs = 1;
+  options.worker.python = TEST_PYTHON;
+  options.worker.script = "/nonexistent/worker.py";
+  options.log_dir = std::filesystem::temp_directory_path().string();
+  std::vector<CaseResult> results;
+  Scheduler scheduler(options, [&](const CaseResult& r) { results.push_back(r); });
+  scheduler.run({"t/ok/1/-"});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].outcome, "crash");
+  EXPECT_EQ(results[0].evidence.at("reason"), "worker failed to start");
+}

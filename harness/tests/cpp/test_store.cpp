@@ -1,0 +1,140 @@
+#include "record/Store.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using conform::CaseId;
+using conform::CaseResult;
+using conform::RunInfo;
+using conform::Store;
+using conform::StoreError;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string temp_db(const char* name) {
+  const fs::path dir = fs::temp_directory_path() / ("conform-store-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path path = dir / name;
+  fs::remove(path);
+  fs::remove(path.string() + "-wal");
+  fs::remove(path.string() + "-shm");
+  return path.string();
+}
+
+RunInfo make_run(const std::string& id, const std::string& started) {
+  RunInfo r;
+  r.id = id;
+  r.suite = "ops";
+  r.started_at = started;
+  r.host = "h";
+  r.torch_version = "2.13.0";
+  r.backend_module = "torch_neuronsim";
+  r.backend_version = "0.1.0";
+  r.harness_version = "0.1.0";
+  r.device = "neuron";
+  r.command = "test";
+  return r;
+}
+
+std::vector<CaseId> plan() {
+  return {{"ops", "add", "float32", "forward"}, {"ops", "mul", "float32", "forward"},
+          {"ops", "sub", "float32", "forward"}};
+}
+
+}  // namespace
+
+TEST(Store, CreatesVersionedSchema) {
+  Store store(temp_db("schema.db"));
+  EXPECT_EQ(store.schema_version(), Store::kSchemaVersion);
+  auto st = store.db().prepare("PRAGMA journal_mode");
+  st.step();
+  EXPECT_EQ(st.text(0), "wal");
+}
+
+TEST(Store, RecordsResultsAndTracksWhatIsLeft) {
+  const auto path = temp_db("record.db");
+  {
+    Store store(path);
+    store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
+    store.record_plan("r1", plan());
+    CaseResult r{"ops/add/float32/forward", "fallback", 0.25, {{"max_abs_error", 0.0}},
+                 {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}}};
+    store.record_result("r1", r);
+    EXPECT_EQ(store.unrecorded("r1"), (std::vector<std::string>{"ops/mul/float32/forward", "ops/sub/float32/forward"}));
+    // A case is never recorded twice for one run.
+    EXPECT_THROW(store.record_result("r1", r), StoreError);
+  }
+  Store reopened(path);  // survives reopening
+  const auto results = reopened.results("r1");
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].outcome, "fallback");
+  EXPECT_EQ(results[0].native_ops.at("aten::add.Tensor"), 3);
+  EXPECT_EQ(results[0].fallback_ops.at("aten::erfinv.out"), 1);
+  EXPECT_EQ(reopened.outcome_counts("r1").at("fallback"), 1);
+  EXPECT_DOUBLE_EQ(reopened.last_durations().at("ops/add/float32/forward"), 0.25);
+}
+
+TEST(Store, ResolvesLatestAndPrevious) {
+  Store store(temp_db("resolve.db"));
+  EXPECT_THROW(store.resolve_run("latest"), StoreError);
+  store.create_run(make_run("old", "2026-01-01T00:00:00.000Z"));
+  store.create_run(make_run("new", "2026-01-02T00:00:00.000Z"));
+  EXPECT_EQ(store.resolve_run("latest"), "new");
+  EXPECT_EQ(store.resolve_run("previous"), "old");
+  EXPECT_EQ(store.resolve_run("old"), "old");
+  try {
+    store.resolve_run("nope");
+    FAIL();
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("no run 'nope'"), std::string::npos);
+  }
+}
+
+TEST(Store, RejectsUnknownOutcomeAtTheSchemaLevel) {
+  Store store(temp_db("outcome.db"));
+  store.create_run(make_run("r", "2026-01-01T00:00:00.000Z"));
+  store.record_plan("r", plan());
+  EXPECT_THROW(store.record_result("r", CaseResult{"ops/add/float32/forward", "great", 0, {}, {}, {}}), StoreError);
+  EXPECT_TRUE(store.results("r").empty());  // the failed transaction left nothing behind
+}
+
+TEST(Store, CorruptFileIsRefusedUntouched) {
+  const auto path = temp_db("corrupt.db");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << std::string(4096, 'x');
+  }
+  try {
+    Store store(path);
+    FAIL();
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a usable results database"), std::string::npos) << e.what();
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string content((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(content, std::string(4096, 'x'));
+}
+
+TEST(Store, NewerSchemaIsRefused) {
+  const auto path = temp_db("newer.db");
+  {
+    Store store(path);
+    store.db().exec("PRAGMA user_version = 99");
+  }
+  try {
+    Store store(path);
+    FAIL();
+  } catch (const StoreError& e) {
+    EXPECT_NE(std::string(e.what()).find("schema version 99, newer"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Store, MissingFileIsNotCreatedWhenAskedNotTo) {
+  const auto path = temp_db("absent.db");
+  EXPECT_THROW(Store(path, false), StoreError);
+  EXPECT_FALSE(fs::exists(path));
+}
