@@ -17,14 +17,15 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend format clean help
+.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops format clean help
 all: build
 
 help:
 	@echo "make run            set up, build and run the default run against the bundled backend"
 	@echo "make test           set up, build and run every test (ctest and pytest)"
 	@echo "make build          set up and build only"
-	@echo "make bench-backend  backend benchmark (copy throughput and round-trip latency vs CPU)"
+	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
+	@echo "make bench-ops      full forward sweep of the operator suite with -j 2 (ci/bench-ops.sh)"
 	@echo "make format         clang-format the C++ sources"
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -72,8 +73,11 @@ build: cmake-build
 	@$(MAKE) --no-print-directory $(STAMPS)/backend-installed
 
 # --- Commands --------------------------------------------------------------------------------
+# The default conformance run: the operator suite, forward check, float32 and bfloat16,
+# against the bundled backend, recorded in out/results.db.
 run: build
 	$(PY) backend/examples/seed_example.py
+	$(BUILD)/neuron-conform run --suite ops --checks forward --dtypes float32,bfloat16 --db out/results.db
 
 test: test-cpp test-python
 
@@ -81,10 +85,13 @@ test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-python: build
-	$(PY) -m pytest -q suites/device
+	$(PY) -m pytest -q suites/device harness/tests
 
 bench-backend: build
 	$(PY) backend/bench/bench_backend.py
+
+bench-ops: build
+	ci/bench-ops.sh
 
 format:
 	clang-format -i $$(find backend/csrc backend/tests -name '*.cpp' -o -name '*.h')

@@ -50,8 +50,7 @@ int repro_command(const ReproOptions& o) {
   std::fflush(stdout);
   if (o.print_only) return 0;
   return boost::process::system(boost::process::exe = argv.front(),
-                                boost::process::args = std::vector<std::string>(argv.begin() + 1, argv.end()),
-                                boost::process::limit_handles);
+                                boost::process::args = std::vector<std::string>(argv.begin() + 1, argv.end()));
 }
 
 }  // namespace conform

@@ -99,7 +99,9 @@ void Store::migrate() {
   if (version == kLatest) return;
   try {
     Transaction tx(db_);
-    for (int v = version; v < kLatest; ++v) db_.exec(kMigrations[v]);
+    // Another process may have migrated while we waited for the write lock: read again.
+    const int locked_version = schema_version();
+    for (int v = locked_version; v < kLatest; ++v) db_.exec(kMigrations[v]);
     db_.exec(fmt::format("PRAGMA user_version = {}", kLatest));
     tx.commit();
   } catch (const StoreError& e) {
