@@ -118,3 +118,16 @@ def test_item_every_dtype(dtype):
     t = torch.tensor([value], dtype=dtype).to("neuron")
     assert t.item() == torch.tensor([value], dtype=dtype).item()
     assert t.view(()).item() == t.item()
+
+
+def test_lazy_conjugate_and_negative_views_copy_correctly():
+    # Regression: copying a conj view off the device recursed until the stack overflowed.
+    z = torch.tensor([1 + 2j, -3 - 4j], dtype=torch.complex64)
+    conj = torch.conj(z.to("neuron"))
+    assert conj.is_conj()
+    assert torch.equal(conj.cpu(), torch.conj(z).resolve_conj())
+    neg = torch._neg_view(z.to("neuron"))
+    assert torch.equal(neg.cpu(), -z)
+    back = torch.empty(2, dtype=torch.complex64, device="neuron")
+    back.copy_(torch.conj(z))
+    assert torch.equal(back.cpu(), torch.conj(z).resolve_conj())

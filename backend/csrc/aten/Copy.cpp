@@ -32,3 +32,16 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
 }
 
 }  // namespace neuronsim
+
+// The copies above read conj/neg bits through cpu_view and let ATen's CPU copy resolve them.
+// Without these fall-throughs, the Conjugate/Negative fallbacks would materialise the source
+// with clone(), which copies through _copy_from again: endless recursion, then a crash.
+TORCH_LIBRARY_IMPL(aten, Conjugate, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}
+
+TORCH_LIBRARY_IMPL(aten, Negative, m) {
+  m.impl("_copy_from", torch::CppFunction::makeFallthrough());
+  m.impl("_copy_from_and_resize", torch::CppFunction::makeFallthrough());
+}

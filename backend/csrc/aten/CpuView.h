@@ -17,7 +17,11 @@ inline at::Tensor cpu_view(const at::Tensor& t) {
                        c10::DataPtr(t.data_ptr(), c10::Device(c10::kCPU)), nullptr, false);
   auto view = at::detail::make_tensor<c10::TensorImpl>(
       std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
-  view.unsafeGetTensorImpl()->set_sizes_and_strides(t.sizes(), t.strides());
+  auto* impl = view.unsafeGetTensorImpl();
+  impl->set_sizes_and_strides(t.sizes(), t.strides());
+  // Lazy conjugation and negation are properties of the view, not of the memory.
+  impl->_set_conj(t.is_conj());
+  impl->_set_neg(t.is_neg());
   return view;
 }
 
