@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
   conform::MergeOptions merge;
   auto* merge_cmd = app.add_subcommand("merge", "Combine the shard DBs of one sharded run into one run");
   merge_cmd->add_option("inputs", merge.inputs, "Shard databases")->required();
-  merge_cmd->add_option("-o,--output", merge.output, "Output database")->required();
+  merge_cmd->add_option("-o,--output,--db", merge.output, "Output database")->required();
   merge_cmd->add_option("--run", merge.run, "Run to take from each input (id, latest, previous)")->capture_default_str();
   merge_cmd->add_option("--label", merge.label, "Label of the merged run (default: the first input's)");
 

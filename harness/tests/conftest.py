@@ -1,38 +1,8 @@
-"""Helpers for the harness's integration tests: run the real CLI on small slices."""
+"""Fixtures of the harness's integration tests (helpers live in conform_cli.py)."""
 
-from __future__ import annotations
-
-import os
-import sqlite3
-import subprocess
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
-CLI = REPO / "build" / "neuron-conform"
-HERE = Path(__file__).resolve().parent
-
-
-def cli(*args: str, check: bool = True, timeout: float = 600, **popen) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = f"{HERE}{os.pathsep}{env.get('PYTHONPATH', '')}"
-    result = subprocess.run([str(CLI), *args], capture_output=True, text=True, timeout=timeout, env=env, **popen)
-    if check and result.returncode != 0:
-        raise AssertionError(f"neuron-conform {' '.join(args)} exited {result.returncode}:\n{result.stderr}")
-    return result
-
-
-def outcomes(db: Path, run: str | None = None) -> dict[str, str]:
-    with sqlite3.connect(db) as con:
-        if run is None:
-            run = con.execute("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1").fetchone()[0]
-        return dict(con.execute("SELECT case_id, outcome FROM results WHERE run_id = ?", (run,)).fetchall())
-
-
-def query(db: Path, sql: str, *params):
-    with sqlite3.connect(db) as con:
-        return con.execute(sql, params).fetchall()
 
 
 @pytest.fixture

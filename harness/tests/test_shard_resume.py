@@ -5,7 +5,7 @@ import signal
 import subprocess
 import time
 
-from conftest import CLI, HERE, cli, outcomes, query
+from conform_cli import CLI, HERE, cli, outcomes, query
 
 SLICE = ["--ops", "^(add|mul|sub|div|abs|neg)$", "--dtypes", "float32,bfloat16", "--checks", "forward,out"]
 

@@ -19,6 +19,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
 import os
 import sys
 import time
@@ -37,6 +38,21 @@ def protocol_stream() -> TextIO:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return stream
+
+
+def strict_json(value: Any) -> Any:
+    """JSON has no inf or nan: non-finite floats travel as the strings "inf", "-inf", "nan"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {key: strict_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [strict_json(item) for item in value]
+    return value
+
+
+def emit(stream: TextIO, message: dict[str, Any], **dump_options: Any) -> None:
+    stream.write(json.dumps(strict_json(message), allow_nan=False, **dump_options) + "\n")
 
 
 def load_suite(name: str) -> ModuleType:
@@ -121,10 +137,10 @@ def main() -> None:
     try:
         backend = importlib.import_module(args.backend_module)
     except Exception as exc:
-        out.write(json.dumps({"fatal": f"cannot import backend module '{args.backend_module}': "
+        emit(out, {"fatal": f"cannot import backend module '{args.backend_module}': "
                                        f"{type(exc).__name__}: {exc}"
                                        + (f" (caused by {type(exc.__cause__).__name__}: {exc.__cause__})"
-                                          if exc.__cause__ else "")}) + "\n")
+                                          if exc.__cause__ else "")})
         sys.exit(3)
 
     suite = load_suite(args.suite)
@@ -138,25 +154,25 @@ def main() -> None:
         "startup_seconds": time.perf_counter() - started,
         "tracking": ctx.tracking,
     }
-    out.write(json.dumps(hello) + "\n")
+    emit(out, hello)
 
     if args.list:
         count = 0
         for case in suite.list_cases():
-            out.write(json.dumps(case) + "\n")
+            emit(out, case)
             count += 1
-        out.write(json.dumps({"done": count}) + "\n")
+        emit(out, {"done": count})
         return
     if args.repro:
         result = run_one(suite, ctx, args.repro, verbose=True)
-        out.write(json.dumps(result, indent=2) + "\n")
+        emit(out, result, indent=2)
         sys.exit(0 if result["outcome"] in ("pass", "fallback") else 1)
     for line in sys.stdin:
         line = line.strip()
         if not line:
             continue
         request = json.loads(line)
-        out.write(json.dumps(run_one(suite, ctx, request["case"])) + "\n")
+        emit(out, run_one(suite, ctx, request["case"]))
 
 
 if __name__ == "__main__":

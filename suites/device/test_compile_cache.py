@@ -7,7 +7,7 @@ import sys
 import torch
 import torch_neuronsim as ns
 
-from conftest import run_python
+from device_helpers import run_python
 
 WORKLOAD = """
 import json, torch, torch_neuronsim as ns

@@ -91,7 +91,7 @@ def test_fallback_modes():
 
 
 def test_fallback_mode_from_environment():
-    from conftest import run_python
+    from device_helpers import run_python
 
     result = run_python(
         """

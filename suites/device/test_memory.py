@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from conftest import run_python
+from device_helpers import run_python
 
 BLOCK = 512  # allocator rounding (DeviceAllocator::kBlockRounding)
 

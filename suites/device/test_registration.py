@@ -2,7 +2,7 @@
 
 import torch
 
-from conftest import run_python
+from device_helpers import run_python
 
 
 def test_plain_import_torch_autoloads_the_backend():

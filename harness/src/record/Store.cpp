@@ -287,7 +287,8 @@ std::vector<std::pair<std::string, nlohmann::json>> Store::worst_failures(const 
   std::vector<std::pair<std::string, nlohmann::json>> out;
   auto st = db_.prepare(
       "SELECT case_id, evidence FROM results WHERE run_id = ?1 AND outcome = 'fail' "
-      "ORDER BY CAST(json_extract(evidence, '$.max_rel_error') AS REAL) DESC, case_id LIMIT ?2");
+      "ORDER BY CASE WHEN json_type(evidence, '$.max_rel_error') = 'text' THEN 1e308 "
+      "ELSE json_extract(evidence, '$.max_rel_error') END DESC, case_id LIMIT ?2");
   st.bind(1, run_id).bind(2, n);
   while (st.step()) out.emplace_back(st.text(0), nlohmann::json::parse(st.text(1), nullptr, false));
   return out;

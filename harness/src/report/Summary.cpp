@@ -34,8 +34,10 @@ std::string run_summary(Store& store, const std::string& run_id, double wall_sec
     out += "  worst failures:\n";
     for (const auto& [id, evidence] : worst) {
       auto number = [&](const char* key) {
-        return evidence.contains(key) && evidence[key].is_number() ? fmt::format("{:.3g}", evidence[key].get<double>())
-                                                                    : std::string("inf");
+        if (!evidence.contains(key)) return std::string("?");
+        const auto& value = evidence[key];
+        return value.is_number() ? fmt::format("{:.3g}", value.get<double>())
+                                 : value.is_string() ? value.get<std::string>() : std::string("?");
       };
       out += fmt::format("    {}  max rel {}  max abs {}\n", id, number("max_rel_error"), number("max_abs_error"));
     }
