@@ -87,6 +87,15 @@ void DeviceAllocator::count_live_locked(Pool& p, std::size_t size, std::size_t r
   stats.requested_bytes[kAll].increase(requested);
 }
 
+void DeviceAllocator::uncount_live_locked(Pool& p, std::size_t size, std::size_t requested) {
+  auto& stats = p.stats;
+  stats.allocation[kAll].decrease(1);
+  stats.active[kAll].decrease(1);
+  stats.allocated_bytes[kAll].decrease(size);
+  stats.active_bytes[kAll].decrease(size);
+  stats.requested_bytes[kAll].decrease(requested);
+}
+
 c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
   ensure_initialized();
   const c10::DeviceIndex device = current_device();
@@ -151,15 +160,10 @@ void DeviceAllocator::delete_adopted(void* data) noexcept {
   }
   Pool& p = *self.pools_[static_cast<std::size_t>(owned.device)];
   std::lock_guard lock(p.mutex);
-  auto& stats = p.stats;
-  stats.allocation[kAll].decrease(1);
-  stats.active[kAll].decrease(1);
-  stats.allocated_bytes[kAll].decrease(owned.size);
-  stats.active_bytes[kAll].decrease(owned.size);
-  stats.requested_bytes[kAll].decrease(owned.requested);
-  stats.reserved_bytes[kAll].decrease(owned.size);
-  stats.segment[kAll].decrease(1);
-  ++stats.num_device_free;
+  self.uncount_live_locked(p, owned.size, owned.requested);
+  p.stats.reserved_bytes[kAll].decrease(owned.size);
+  p.stats.segment[kAll].decrease(1);
+  ++p.stats.num_device_free;
 }
 
 void DeviceAllocator::delete_block(void* ptr) noexcept { instance().release(ptr); }
@@ -176,12 +180,7 @@ void DeviceAllocator::release(void* ptr) noexcept {
   if (it == p.live.end()) return;
   Block block = std::move(it->second);
   p.live.erase(it);
-  auto& stats = p.stats;
-  stats.allocation[kAll].decrease(1);
-  stats.active[kAll].decrease(1);
-  stats.allocated_bytes[kAll].decrease(block.size);
-  stats.active_bytes[kAll].decrease(block.size);
-  stats.requested_bytes[kAll].decrease(block.requested);
+  uncount_live_locked(p, block.size, block.requested);
   p.cached.emplace(block.size, std::move(block.buffer));
 }
 

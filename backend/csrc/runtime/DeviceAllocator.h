@@ -87,6 +87,7 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   void reserve_locked(c10::DeviceIndex device, Pool& pool, std::unique_lock<std::mutex>& lock,
                       std::size_t size, std::size_t requested);
   void count_live_locked(Pool& pool, std::size_t size, std::size_t requested);
+  void uncount_live_locked(Pool& pool, std::size_t size, std::size_t requested);
   // Frees every cached block of `pool`; caller holds pool.mutex.
   void release_cached_locked(c10::DeviceIndex device, Pool& pool);
   void register_range(void* ptr, std::size_t size, c10::DeviceIndex device);
