@@ -36,6 +36,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--resume", run.resume, "Run only what this run (id, latest, previous) has not recorded");
   run_cmd->add_option("--seed", run.seed, "Random seed for sample inputs")->capture_default_str();
   run_cmd->add_option("--label", run.label, "Free text stored with the run (e.g. nightly, PR number)");
+  run_cmd->add_option("--skiplists", run.skiplists, "Skip-list files or directories (default: skiplists/)");
+  run_cmd->add_flag("--no-skiplists", run.no_skiplists, "Use no skip lists: run and report every case as observed");
+  run_cmd->add_flag("--strict", run.strict,
+                    "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "
+                    "differently from its entry's 'expect'");
 
   conform::MergeOptions merge;
   auto* merge_cmd = app.add_subcommand("merge", "Combine the shard DBs of one sharded run into one run");

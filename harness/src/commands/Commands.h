@@ -21,6 +21,9 @@ struct RunOptions {
   std::optional<std::string> resume;
   std::int64_t seed = 0;
   std::optional<std::string> label;
+  std::vector<std::string> skiplists;  // files or directories; empty: <source>/skiplists
+  bool no_skiplists = false;
+  bool strict = false;
   std::string command_line;
 };
 

@@ -2,6 +2,7 @@
 // record every result, summarise.
 #include "commands/Commands.h"
 #include "commands/Environment.h"
+#include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "plan/Planner.h"
 #include "plan/Shard.h"
@@ -93,6 +94,35 @@ int run_command(const RunOptions& o) {
                shard ? " (shard " + shard->str() + ")" : "", std::min<std::size_t>(jobs, cases.size()), o.db);
   }
 
+  // Expectations: resolve every case before scheduling; skipped cases are recorded, never run.
+  std::vector<std::string> paths = o.skiplists;
+  if (paths.empty()) paths.push_back(source_dir() + "/skiplists");
+  const Skiplists lists = o.no_skiplists ? Skiplists{} : load_skiplists(paths, run.torch_version);
+  if (!lists.problems.empty()) {
+    std::string all;
+    for (const auto& p : lists.problems) all += "\n  " + p.str();
+    throw std::invalid_argument(fmt::format("{} problem(s) in the skip lists; nothing was run:{}",
+                                            lists.problems.size(), all));
+  }
+  const Expectations expectations(lists.entries);
+  std::map<std::string, const Entry*> expected;
+  std::vector<std::string> to_run;
+  std::size_t skipped = 0;
+  for (const auto& id : cases) {
+    const Entry* entry = expectations.decide(CaseId::parse(id));
+    if (entry && entry->mode == "skip") {
+      store.record_result(run.id, skipped_result(*entry, id));
+      ++skipped;
+    } else {
+      if (entry) expected[id] = entry;
+      to_run.push_back(id);
+    }
+  }
+  if (!o.no_skiplists) {
+    fmt::print(stderr, "skip lists: {} active entries; {} case(s) skipped, {} expected to fail\n",
+               lists.entries.size(), skipped, expected.size());
+  }
+  cases = std::move(to_run);
   order_for_scheduling(cases, store.last_durations());
   const std::string logs = run_dir(o.db, run.id) + "/logs";
   std::filesystem::create_directories(logs);
@@ -104,7 +134,17 @@ int run_command(const RunOptions& o) {
 
   Progress progress(cases.size(), isatty(STDERR_FILENO) != 0);
   const auto start = std::chrono::steady_clock::now();
-  Scheduler scheduler(schedule, [&](const CaseResult& result) {
+  std::vector<std::string> news;  // xpass and unexpected failures: what --strict refuses
+  Scheduler scheduler(schedule, [&](const CaseResult& observed) {
+    CaseResult result = observed;
+    if (auto it = expected.find(observed.case_id); it != expected.end()) {
+      result = apply_expectation(*it->second, observed);
+      if (result.outcome == "xpass" || is_expectation_mismatch(result)) {
+        news.push_back(fmt::format("{} {} (entry {})", result.case_id,
+                                   result.outcome == "xpass" ? "passed unexpectedly" : "failed differently: " + result.outcome,
+                                   it->second->where.str()));
+      }
+    }
     store.record_result(run.id, result);
     progress.add(result);
   });
@@ -117,6 +157,14 @@ int run_command(const RunOptions& o) {
   if (stats.workers_started > 0) {
     fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n", stats.workers_started,
                stats.startup_seconds_total / stats.workers_started, stats.crashes, stats.timeouts);
+  }
+  if (!news.empty()) {
+    fmt::print("  skip lists out of date ({}):\n", news.size());
+    for (const auto& line : news) fmt::print("    {}\n", line);
+    if (o.strict) {
+      fmt::print(stderr, "neuron-conform: --strict: {} case(s) disagree with the skip lists\n", news.size());
+      return 1;
+    }
   }
   return 0;
 }

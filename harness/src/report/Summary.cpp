@@ -23,6 +23,11 @@ std::string run_summary(Store& store, const std::string& run_id, double wall_sec
     first = false;
   }
   out += "\n";
+  if (const auto by_category = store.category_counts(run_id); !by_category.empty()) {
+    out += "  by skip-list category:";
+    for (const auto& [key, n] : by_category) out += fmt::format("  {} {}", key, n);
+    out += "\n";
+  }
   const auto slowest = store.slowest(run_id, 5);
   if (!slowest.empty()) {
     out += "  slowest:";

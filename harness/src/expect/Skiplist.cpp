@@ -1,0 +1,404 @@
+#include "expect/Skiplist.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+namespace conform {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string Location::str() const { return line > 0 ? fmt::format("{}:{}:{}", file, line, column) : file; }
+
+namespace {
+
+Location location_at(const std::string& file, const std::string& text, std::size_t offset) {
+  Location where{file, 1, 1};
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++where.line;
+      where.column = 1;
+    } else {
+      ++where.column;
+    }
+  }
+  return where;
+}
+
+// Counts the characters the parser has consumed, so SAX events can be given a position.
+struct CountingIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+  const char* p;
+  std::size_t* consumed;
+  reference operator*() const { return *p; }
+  CountingIterator& operator++() {
+    ++p;
+    ++*consumed;
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    auto copy = *this;
+    ++*this;
+    return copy;
+  }
+  bool operator==(const CountingIterator& o) const { return p == o.p; }
+  bool operator!=(const CountingIterator& o) const { return p != o.p; }
+};
+
+// Builds the document (through nlohmann's DOM builder) and records where each object starts.
+class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
+ public:
+  LocatingSax(json& root, const std::size_t* consumed) : json_sax_dom_parser(root, false), consumed_(consumed) {}
+  bool start_object(std::size_t n) {
+    if (depth_ == 2) entry_offsets.push_back(*consumed_ - 1);  // the entries array's objects
+    ++depth_;
+    return json_sax_dom_parser::start_object(n);
+  }
+  bool end_object() {
+    --depth_;
+    return json_sax_dom_parser::end_object();
+  }
+  bool start_array(std::size_t n) {
+    ++depth_;
+    return json_sax_dom_parser::start_array(n);
+  }
+  bool end_array() {
+    --depth_;
+    return json_sax_dom_parser::end_array();
+  }
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) {
+    error_position = position;
+    error_message = e.what();
+    (void)token;
+    return false;
+  }
+  std::vector<std::size_t> entry_offsets;
+  std::optional<std::size_t> error_position;
+  std::string error_message;
+
+ private:
+  const std::size_t* consumed_;
+  int depth_ = 0;
+};
+
+const std::set<std::string> kEntryFields{"suite", "subject", "dtype",  "check", "mode",  "category",
+                                         "reason", "issue",  "torch", "expect"};
+const std::set<std::string> kFailingOutcomes{"fail", "error", "crash", "timeout", "fallback"};
+
+bool version_in_range(const std::string& version, const std::string& range, std::string& error) {
+  std::stringstream parts(range);
+  std::string part;
+  bool ok = true;
+  while (std::getline(parts, part, ',')) {
+    part.erase(0, part.find_first_not_of(' '));
+    part.erase(part.find_last_not_of(' ') + 1);
+    std::string op;
+    for (const char* candidate : {">=", "<=", "==", ">", "<"}) {
+      if (part.rfind(candidate, 0) == 0) {
+        op = candidate;
+        break;
+      }
+    }
+    const std::string bound = part.substr(op.size());
+    if (op.empty() || bound.empty() || bound.find_first_not_of("0123456789.") != std::string::npos) {
+      error = fmt::format("torch range '{}': '{}' is not a comparison like >=2.13 or <2.15", range, part);
+      return false;
+    }
+    const int c = compare_versions(version, bound);
+    ok = ok && ((op == ">=" && c >= 0) || (op == "<=" && c <= 0) || (op == "==" && c == 0) ||
+                (op == ">" && c > 0) || (op == "<" && c < 0));
+  }
+  return ok;
+}
+
+// A match field: a string or a non-empty list of strings; "*" only as a whole value.
+bool read_field(const json& entry, const char* name, std::vector<std::string>& out, std::string& error) {
+  if (!entry.contains(name)) {
+    out = {"*"};
+    return true;
+  }
+  const json& value = entry[name];
+  std::vector<std::string> values;
+  if (value.is_string()) {
+    values.push_back(value.get<std::string>());
+  } else if (value.is_array() && !value.empty() && std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); })) {
+    values = value.get<std::vector<std::string>>();
+  } else {
+    error = fmt::format("'{}' must be a string or a non-empty list of strings", name);
+    return false;
+  }
+  for (const auto& v : values) {
+    if (v.empty()) {
+      error = fmt::format("'{}' has an empty string", name);
+      return false;
+    }
+    if (v != "*" && v.find('*') != std::string::npos) {
+      error = fmt::format("'{}': '{}' uses '*' inside a name; entries match exact names, '*' alone matches any",
+                          name, v);
+      return false;
+    }
+  }
+  out = values;
+  return true;
+}
+
+bool field_covers(const std::vector<std::string>& wide, const std::vector<std::string>& narrow) {
+  if (std::find(wide.begin(), wide.end(), "*") != wide.end()) return true;
+  if (std::find(narrow.begin(), narrow.end(), "*") != narrow.end()) return false;
+  return std::all_of(narrow.begin(), narrow.end(),
+                     [&](const std::string& v) { return std::find(wide.begin(), wide.end(), v) != wide.end(); });
+}
+
+bool field_matches(const std::vector<std::string>& values, const std::string& v) {
+  for (const auto& candidate : values) {
+    if (candidate == "*" || candidate == v) return true;
+  }
+  return false;
+}
+
+void load_file(const fs::path& path, const std::string& torch_version, Skiplists& out,
+               std::vector<Entry>& all_entries) {
+  const std::string file = path.string();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    out.problems.push_back({{file}, "cannot read the file"});
+    return;
+  }
+  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  json root;
+  std::size_t consumed = 0;
+  LocatingSax sax(root, &consumed);
+  CountingIterator first{text.data(), &consumed}, last{text.data() + text.size(), &consumed};
+  if (!json::sax_parse(first, last, &sax) || sax.error_position) {
+    out.problems.push_back({location_at(file, text, sax.error_position.value_or(consumed)),
+                            "not valid JSON: " + sax.error_message});
+    return;
+  }
+  if (!root.is_object()) {
+    out.problems.push_back({location_at(file, text, 0), "the file must be a JSON object with \"entries\""});
+    return;
+  }
+  for (const auto& [key, _] : root.items()) {
+    if (key != "entries" && key != "description" && key != "version") {
+      out.problems.push_back({location_at(file, text, 0), fmt::format("unknown top-level field '{}'", key)});
+    }
+  }
+  if (!root.contains("entries") || !root["entries"].is_array()) {
+    out.problems.push_back({location_at(file, text, 0), "missing \"entries\": a list of entries"});
+    return;
+  }
+  const json& entries = root["entries"];
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const json& e = entries[i];
+    const Location where = location_at(file, text, i < sax.entry_offsets.size() ? sax.entry_offsets[i] : 0);
+    auto problem = [&](const std::string& message) { out.problems.push_back({where, message}); };
+    if (!e.is_object()) {
+      problem("an entry must be an object");
+      continue;
+    }
+    Entry entry;
+    entry.where = where;
+    bool valid = true;
+    for (const auto& [key, _] : e.items()) {
+      if (!kEntryFields.contains(key)) {
+        problem(fmt::format("unknown field '{}' (known: suite, subject, dtype, check, mode, category, reason, "
+                            "issue, torch, expect)", key));
+        valid = false;
+      }
+    }
+    std::string error;
+    for (auto [name, field] : {std::pair{"suite", &entry.suite}, std::pair{"subject", &entry.subject},
+                               std::pair{"dtype", &entry.dtype}, std::pair{"check", &entry.check}}) {
+      if (!read_field(e, name, *field, error)) problem(error), valid = false;
+    }
+    entry.mode = e.value("mode", "");
+    entry.category = e.value("category", "");
+    entry.reason = e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
+    if (entry.mode != "skip" && entry.mode != "xfail") problem("'mode' must be \"skip\" or \"xfail\""), valid = false;
+    if (std::find(std::begin(kCategories), std::end(kCategories), entry.category) == std::end(kCategories)) {
+      problem(fmt::format("unknown category '{}' (known: unsupported_op, dynamic_shape, sparse, forward_ad, dtype, "
+                          "precision, flaky, crash)", entry.category));
+      valid = false;
+    }
+    if (entry.category == "crash" && entry.mode != "skip") {
+      problem("a 'crash' entry must have mode \"skip\": crashing cases are never run"), valid = false;
+    }
+    if (entry.reason.find_first_not_of(" \t\n") == std::string::npos) {
+      problem("missing 'reason': say why, in words a user understands"), valid = false;
+    }
+    if (e.contains("issue")) {
+      if (!e["issue"].is_string()) problem("'issue' must be a string (a link)"), valid = false;
+      else entry.issue = e["issue"].get<std::string>();
+    }
+    bool active = true;
+    if (e.contains("torch")) {
+      if (!e["torch"].is_string()) {
+        problem("'torch' must be a version range string, e.g. \">=2.13,<2.15\""), valid = false;
+      } else {
+        entry.torch = e["torch"].get<std::string>();
+        active = version_in_range(torch_version, *entry.torch, error);
+        if (!error.empty()) problem(error), valid = false;
+      }
+    }
+    if (e.contains("expect")) {
+      const json& x = e["expect"];
+      if (entry.mode == "skip") problem("'expect' applies to xfail entries only: skipped cases never run"), valid = false;
+      if (x.is_string()) {
+        entry.expect_outcome = x.get<std::string>();
+      } else if (x.is_object()) {
+        if (x.contains("outcome")) entry.expect_outcome = x.value("outcome", "");
+        if (x.contains("message")) entry.expect_message = x.value("message", "");
+      } else {
+        problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}"), valid = false;
+      }
+      if (entry.expect_outcome && !kFailingOutcomes.contains(*entry.expect_outcome)) {
+        problem(fmt::format("'expect' outcome '{}' is not a failing outcome (fail, error, crash, timeout, fallback)",
+                            *entry.expect_outcome));
+        valid = false;
+      }
+    }
+    if (!valid) continue;
+    // An entry that an earlier one already covers can never decide a case.
+    for (const Entry& earlier : all_entries) {
+      if (field_covers(earlier.suite, entry.suite) && field_covers(earlier.subject, entry.subject) &&
+          field_covers(earlier.dtype, entry.dtype) && field_covers(earlier.check, entry.check) &&
+          earlier.torch == entry.torch) {
+        const bool same = earlier.suite == entry.suite && earlier.subject == entry.subject &&
+                          earlier.dtype == entry.dtype && earlier.check == entry.check;
+        problem(fmt::format("{} the entry at {}: it can never decide a case",
+                            same ? "duplicates" : "is shadowed by", earlier.where.str()));
+        valid = false;
+        break;
+      }
+    }
+    if (!valid) continue;
+    all_entries.push_back(entry);
+    if (active) out.entries.push_back(entry);
+  }
+}
+
+}  // namespace
+
+bool Entry::matches(const CaseId& id) const {
+  return field_matches(suite, id.suite) && field_matches(subject, id.subject) && field_matches(dtype, id.dtype) &&
+         field_matches(check, id.check);
+}
+
+int compare_versions(const std::string& a, const std::string& b) {
+  auto parts = [](const std::string& v) {
+    std::vector<long> out;
+    std::stringstream s(v.substr(0, v.find_first_of("+-abrc")));
+    std::string item;
+    while (std::getline(s, item, '.')) out.push_back(item.empty() ? 0 : std::stol(item));
+    return out;
+  };
+  auto pa = parts(a), pb = parts(b);
+  const auto n = std::max(pa.size(), pb.size());
+  pa.resize(n), pb.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (pa[i] != pb[i]) return pa[i] < pb[i] ? -1 : 1;
+  }
+  return 0;
+}
+
+Skiplists load_skiplists(const std::vector<std::string>& paths, const std::string& torch_version) {
+  Skiplists out;
+  std::vector<fs::path> files;
+  for (const auto& p : paths) {
+    if (fs::is_directory(p)) {
+      std::vector<fs::path> found;
+      for (const auto& f : fs::directory_iterator(p)) {
+        if (f.path().extension() == ".json" && f.path().filename() != "schema.json") found.push_back(f.path());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p)) {
+      files.emplace_back(p);
+    } else {
+      out.problems.push_back({{p}, "no such skip-list file or directory"});
+    }
+  }
+  std::vector<Entry> all;
+  for (const auto& f : files) load_file(f, torch_version, out, all);
+  return out;
+}
+
+Expectations::Expectations(std::vector<Entry> entries) : entries_(std::move(entries)) {
+  for (std::size_t i = 0; i < entries_.size(); ++i) {
+    const auto& subjects = entries_[i].subject;
+    if (std::find(subjects.begin(), subjects.end(), "*") != subjects.end()) {
+      any_subject_.push_back(i);
+    } else {
+      for (const auto& s : subjects) by_subject_[s].push_back(i);
+    }
+  }
+}
+
+const Entry* Expectations::decide(const CaseId& id) const {
+  std::optional<std::size_t> best;
+  if (auto it = by_subject_.find(id.subject); it != by_subject_.end()) {
+    for (std::size_t i : it->second) {
+      if (entries_[i].matches(id)) {
+        best = i;
+        break;
+      }
+    }
+  }
+  for (std::size_t i : any_subject_) {
+    if (best && i > *best) break;
+    if (entries_[i].matches(id)) {
+      best = i;
+      break;
+    }
+  }
+  return best ? &entries_[*best] : nullptr;
+}
+
+namespace {
+json entry_evidence(const Entry& e) {
+  json out{{"entry", e.where.str()}, {"mode", e.mode}, {"category", e.category}, {"reason", e.reason}};
+  if (e.issue) out["issue"] = *e.issue;
+  return out;
+}
+}  // namespace
+
+CaseResult skipped_result(const Entry& entry, const std::string& case_id) {
+  return CaseResult{case_id, "skip", 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {}};
+}
+
+CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
+  observed.evidence["skiplist"] = entry_evidence(entry);
+  observed.evidence["observed_outcome"] = observed.outcome;
+  if (observed.outcome == "pass") {
+    observed.outcome = "xpass";
+    return observed;
+  }
+  const std::string message = observed.evidence.value("message", "");
+  const bool outcome_ok = !entry.expect_outcome || *entry.expect_outcome == observed.outcome;
+  const bool message_ok = !entry.expect_message || message.find(*entry.expect_message) != std::string::npos;
+  if (outcome_ok && message_ok && (observed.outcome != "fallback" || entry.expect_outcome == "fallback")) {
+    observed.outcome = "xfail";
+  } else if (observed.outcome == "fallback" && !entry.expect_outcome) {
+    observed.outcome = "xpass";  // it ran correctly (through the fallback): the failure it expected is gone
+  } else {
+    observed.evidence["expectation_mismatch"] = {
+        {"expected_outcome", entry.expect_outcome.value_or("any failure")},
+        {"expected_message", entry.expect_message.value_or("")}};
+  }
+  return observed;
+}
+
+bool is_expectation_mismatch(const CaseResult& r) { return r.evidence.contains("expectation_mismatch"); }
+
+}  // namespace conform

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "common/CaseId.h"
+#include "common/Result.h"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace conform {
+
+// Where something is in a skip-list file.
+struct Location {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string str() const;
+};
+
+// The skip-list categories of CONVENTIONS.md.
+inline constexpr const char* kCategories[] = {"unsupported_op", "dynamic_shape", "sparse", "forward_ad",
+                                              "dtype",          "precision",     "flaky",  "crash"};
+
+// One expectation: which cases it matches (exact strings; "*" alone matches anything; a list
+// matches any of its strings), what to do with them, and why.
+struct Entry {
+  Location where;
+  std::vector<std::string> suite, subject, dtype, check;
+  std::string mode;  // "skip": never run; "xfail": run, expected to fail
+  std::string category;
+  std::string reason;
+  std::optional<std::string> issue;
+  std::optional<std::string> torch;           // version range, e.g. ">=2.13,<2.15"
+  std::optional<std::string> expect_outcome;  // the failing outcome it expects
+  std::optional<std::string> expect_message;  // text the error message must contain
+
+  bool matches(const CaseId& id) const;
+};
+
+struct Problem {
+  Location where;
+  std::string message;
+  std::string str() const { return where.str() + ": " + message; }
+};
+
+struct Skiplists {
+  std::vector<Entry> entries;     // active entries (torch range includes the torch in use), file order
+  std::vector<Problem> problems;  // anything malformed or contradictory: the run must not start
+};
+
+// Loads every *.json file of the given files and directories (sorted, so the order is stable),
+// checking each entry against the documented format (skiplists/schema.json). `torch_version`
+// selects the entries whose torch range includes it.
+Skiplists load_skiplists(const std::vector<std::string>& paths, const std::string& torch_version);
+
+// Decides cases quickly: entries indexed by subject, the first matching entry in file order wins.
+class Expectations {
+ public:
+  explicit Expectations(std::vector<Entry> entries);
+  const Entry* decide(const CaseId& id) const;
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, std::vector<std::size_t>> by_subject_;
+  std::vector<std::size_t> any_subject_;
+};
+
+// The result recorded for a case an entry decided. A skip entry: `skip`, never run. An xfail
+// entry applied to what was observed: a failure as expected is `xfail`; a pass is `xpass` (the
+// entry is stale); a failure other than the one `expect` describes keeps its own outcome and
+// records the mismatch. The deciding entry is part of the evidence either way.
+CaseResult skipped_result(const Entry& entry, const std::string& case_id);
+CaseResult apply_expectation(const Entry& entry, CaseResult observed);
+bool is_expectation_mismatch(const CaseResult& result);
+
+// Compares dotted versions numerically ("2.13.0+cpu" reads as 2.13.0): <0, 0, >0.
+int compare_versions(const std::string& a, const std::string& b);
+
+}  // namespace conform

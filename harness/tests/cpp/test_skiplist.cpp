@@ -1,0 +1,126 @@
+#include "expect/Skiplist.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace conform;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("conform-skiplist-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+Skiplists load(const std::string& text, const std::string& torch = "2.13.0+cpu") {
+  return load_skiplists({write("list.json", text)}, torch);
+}
+
+std::string first_problem(const std::string& text) {
+  const auto lists = load(text);
+  return lists.problems.empty() ? "no problem" : lists.problems.front().str();
+}
+
+const char* kGood = R"({"entries": [
+  {"suite": "ops", "subject": "add", "dtype": "*", "check": ["forward", "out"], "mode": "xfail",
+   "category": "precision", "reason": "bf16 rounding"},
+  {"suite": "ops", "subject": "*", "dtype": "complex64", "mode": "skip", "category": "dtype",
+   "reason": "no complex arithmetic on Trainium"}
+]})";
+
+}  // namespace
+
+TEST(Skiplist, LoadsAndMatchesExactly) {
+  const auto lists = load(kGood);
+  ASSERT_TRUE(lists.problems.empty()) << lists.problems.front().str();
+  ASSERT_EQ(lists.entries.size(), 2u);
+  const Expectations x(lists.entries);
+  EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/forward"))->category, "precision");
+  EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/float32/forward")), nullptr);  // never by substring
+  EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/backward")), nullptr);
+  EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/complex64/forward"))->mode, "skip");
+  EXPECT_EQ(x.decide(CaseId::parse("ops/add/complex64/out"))->category, "precision");  // first entry wins
+}
+
+TEST(Skiplist, SyntaxErrorsHaveFileLineAndColumn) {
+  const auto message = first_problem("{\"entries\": [\n  {\"suite\": \"ops\",,}\n]}");
+  EXPECT_NE(message.find("list.json:2:"), std::string::npos) << message;
+  EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
+}
+
+TEST(Skiplist, EveryLintErrorIsReportedWithTheEntryLocation) {
+  auto entry = [](const std::string& fields) { return "{\"entries\": [\n\n  {" + fields + "}\n]}"; };
+  const std::string base = R"("subject": "add", "mode": "xfail", "category": "precision", "reason": "r")";
+  EXPECT_NE(first_problem(entry(base + R"(, "colour": "red")")).find("unknown field 'colour'"), std::string::npos);
+  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "precision")")).find("missing 'reason'"),
+            std::string::npos);
+  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "slow", "reason": "r")"))
+                .find("unknown category 'slow'"), std::string::npos);
+  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "crash", "reason": "r")"))
+                .find("must have mode \"skip\""), std::string::npos);
+  EXPECT_NE(first_problem(entry(R"("subject": "add*", "mode": "skip", "category": "dtype", "reason": "r")"))
+                .find("uses '*' inside a name"), std::string::npos);
+  EXPECT_NE(first_problem(entry(base + R"(, "torch": "about 2")")).find("not a comparison"), std::string::npos);
+  EXPECT_NE(first_problem(entry(base + R"(, "expect": "pass")")).find("not a failing outcome"), std::string::npos);
+  EXPECT_NE(first_problem(entry(base)).find("no problem"), std::string::npos);
+  EXPECT_NE(first_problem(entry(base + R"(, "colour": 1)")).find("list.json:3:3"), std::string::npos);
+}
+
+TEST(Skiplist, DuplicateAndShadowedEntriesAreErrors) {
+  const std::string dup = R"({"entries": [
+    {"subject": "add", "mode": "xfail", "category": "precision", "reason": "r"},
+    {"subject": "add", "mode": "xfail", "category": "precision", "reason": "again"}]})";
+  EXPECT_NE(first_problem(dup).find("duplicates the entry at"), std::string::npos);
+  const std::string shadow = R"({"entries": [
+    {"subject": "*", "dtype": "float64", "mode": "skip", "category": "dtype", "reason": "r"},
+    {"subject": "add", "dtype": "float64", "mode": "xfail", "category": "precision", "reason": "r"}]})";
+  EXPECT_NE(first_problem(shadow).find("is shadowed by the entry at"), std::string::npos);
+}
+
+TEST(Skiplist, TorchRangesSelectEntries) {
+  const std::string text = R"({"entries": [
+    {"subject": "add", "mode": "xfail", "category": "precision", "reason": "old", "torch": "<2.13"},
+    {"subject": "mul", "mode": "xfail", "category": "precision", "reason": "now", "torch": ">=2.13,<2.14"}]})";
+  const auto lists = load(text, "2.13.0+cpu");
+  ASSERT_TRUE(lists.problems.empty());
+  ASSERT_EQ(lists.entries.size(), 1u);
+  EXPECT_EQ(lists.entries[0].reason, "now");
+  EXPECT_EQ(load(text, "2.12.1").entries[0].reason, "old");
+  EXPECT_LT(compare_versions("2.9.1", "2.13"), 0);
+  EXPECT_EQ(compare_versions("2.13.0+cpu", "2.13"), 0);
+}
+
+TEST(Skiplist, ExpectationsTurnObservationsIntoOutcomes) {
+  Entry e;
+  e.mode = "xfail";
+  e.category = "unsupported_op";
+  e.reason = "r";
+  e.where = {"f.json", 3, 5};
+  auto observed = [](const std::string& outcome, const std::string& message = "") {
+    return CaseResult{"ops/x/float32/forward", outcome, 0.1, {{"message", message}}, {}, {}};
+  };
+  EXPECT_EQ(apply_expectation(e, observed("error")).outcome, "xfail");
+  EXPECT_EQ(apply_expectation(e, observed("pass")).outcome, "xpass");
+  EXPECT_EQ(apply_expectation(e, observed("error")).evidence["skiplist"]["entry"], "f.json:3:5");
+  e.expect_outcome = "error";
+  e.expect_message = "complex64 is not supported";
+  EXPECT_EQ(apply_expectation(e, observed("error", "aten::add: complex64 is not supported on neuron")).outcome, "xfail");
+  const auto different = apply_expectation(e, observed("error", "some other error"));
+  EXPECT_EQ(different.outcome, "error");
+  EXPECT_TRUE(is_expectation_mismatch(different));
+  const auto crash = apply_expectation(e, observed("crash"));
+  EXPECT_EQ(crash.outcome, "crash");
+  EXPECT_TRUE(is_expectation_mismatch(crash));
+}
+
+TEST(Skiplist, MissingPathsAreProblems) {
+  const auto lists = load_skiplists({"/nonexistent/skiplists"}, "2.13.0");
+  ASSERT_EQ(lists.problems.size(), 1u);
+  EXPECT_NE(lists.problems[0].message.find("no such skip-list"), std::string::npos);
+}
