@@ -59,6 +59,39 @@ int main(int argc, char** argv) {
   repro_cmd->add_option("--device", repro.device, "Override the device string");
   repro_cmd->add_flag("--print-only", repro.print_only, "Only print the command");
 
+  conform::SkiplistOptions skiplist;
+  auto* skiplist_cmd = app.add_subcommand("skiplist", "Check and maintain skip lists");
+  skiplist_cmd->require_subcommand(1);
+  auto add_paths = [&](CLI::App* sub) {
+    sub->add_option("paths", skiplist.paths, "Skip-list files or directories (default: skiplists/)");
+  };
+  auto add_run = [&](CLI::App* sub) {
+    sub->add_option("--db", skiplist.db, "Results database")->capture_default_str();
+    sub->add_option("--run", skiplist.run, "Run (id, latest, previous)")->capture_default_str();
+  };
+  auto* lint_cmd = skiplist_cmd->add_subcommand(
+      "lint", "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, subjects "
+              "that name no case of the installed suite, duplicate and shadowed entries; exit 1 on any");
+  add_paths(lint_cmd);
+  lint_cmd->add_option("--suite", skiplist.suite, "Suite whose subjects entries must name")->capture_default_str();
+  lint_cmd->add_option("--backend-module", skiplist.backend_module, "Backend the listing worker imports")
+      ->capture_default_str();
+  lint_cmd->add_flag("!--no-subject-check", skiplist.check_subjects, "Skip checking subjects against the suite");
+  auto* stats_cmd = skiplist_cmd->add_subcommand("stats", "Entries and the run's decided cases by category and mode");
+  add_paths(stats_cmd);
+  add_run(stats_cmd);
+  auto* stale_cmd = skiplist_cmd->add_subcommand("stale", "Entries whose cases all passed (xpass) or that matched nothing");
+  add_paths(stale_cmd);
+  add_run(stale_cmd);
+  auto* update_cmd = skiplist_cmd->add_subcommand(
+      "update", "Write a proposal (remove stale entries, add entries for new failures) for review; edits nothing");
+  add_paths(update_cmd);
+  add_run(update_cmd);
+  update_cmd->add_option("-o,--output", skiplist.output, "Proposal file")->capture_default_str();
+  for (auto* sub : {lint_cmd, stats_cmd, stale_cmd, update_cmd}) {
+    sub->callback([&skiplist, sub] { skiplist.action = sub->get_name(); });
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -68,6 +101,7 @@ int main(int argc, char** argv) {
     if (*run_cmd) return conform::run_command(run);
     if (*merge_cmd) return conform::merge_command(merge);
     if (*repro_cmd) return conform::repro_command(repro);
+    if (*skiplist_cmd) return conform::skiplist_command(skiplist);
   } catch (const std::exception& e) {
     fmt::print(stderr, "neuron-conform: error: {}\n", e.what());
     return 2;

@@ -56,3 +56,40 @@ def test_a_bad_list_stops_the_run_before_any_case(tmp_path, db):
     assert "missing 'reason'" in result.stderr and "nothing was run" in result.stderr
     assert query(db, "SELECT COUNT(*) FROM results") == [(0,)]
     assert cli("run", *slice_of("^mul$"), "--no-skiplists", "--skiplists", str(lists), "--db", str(db)).returncode == 0
+
+
+def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
+    lists = write(tmp_path, [
+        {"suite": "ops", "subject": "add", "mode": "xfail", "category": "unsupported_op", "reason": "stale on purpose"},
+        {"suite": "ops", "subject": "erfinv", "dtype": "float64", "mode": "skip", "category": "dtype",
+         "reason": "matches nothing in a float32 run"},
+    ])
+    assert cli("skiplist", "lint", str(lists)).stdout.strip() == "skip lists clean: 2 active entries"
+    bad = write(tmp_path, [{"suite": "ops", "subject": "not_an_op", "mode": "skip", "category": "dtype", "reason": "x"}],
+                name="bad.json")
+    linted = cli("skiplist", "lint", str(bad), check=False)
+    assert linted.returncode == 1 and "subject 'not_an_op' names no case of suite 'ops'" in linted.stdout
+    assert f"{bad}:3:5:" in linted.stdout
+
+    cli("run", *slice_of(), "--skiplists", str(lists), "--db", str(db))
+    stats = cli("skiplist", "stats", str(lists), "--db", str(db)).stdout
+    assert "unsupported_op/xfail" in stats and "decided by an entry: 1 of 4 planned" in stats
+    stale = cli("skiplist", "stale", str(lists), "--db", str(db), check=False)
+    assert stale.returncode == 1
+    assert "all 1 case(s) passed (xpass)" in stale.stdout and "matched no case of the run" in stale.stdout
+
+    proposal_path = tmp_path / "proposal.json"
+    cli("skiplist", "update", str(lists), "--db", str(db), "-o", str(proposal_path))
+    proposal = json.loads(proposal_path.read_text())
+    assert {r["why"] for r in proposal["remove"]} == {"all 1 case(s) passed (xpass)", "matched no case of the run"}
+    added = {a["subject"]: a for a in proposal["add"]}
+    assert set(added) == {"sin", "tan"}  # the planted crash and the planted wrong result
+    assert added["sin"]["mode"] == "skip" and added["sin"]["category"] == "crash"
+    assert added["tan"]["expect"] == "fail" and added["tan"]["reason"].startswith("EDIT ME")
+    # applying the proposal by hand, then rerunning, leaves nothing to update
+    entries = [e for e in json.loads(lists.read_text())["entries"] if e["subject"] not in ("add", "erfinv")]
+    entries += [{**a, "reason": "reviewed: planted fault"} for a in proposal["add"]]
+    applied = write(tmp_path, entries, name="applied.json")
+    cli("run", *slice_of(), "--skiplists", str(applied), "--db", str(db), "--strict")
+    cli("skiplist", "update", str(applied), "--db", str(db), "-o", str(proposal_path))
+    assert json.loads(proposal_path.read_text())["remove"] == [] and json.loads(proposal_path.read_text())["add"] == []

@@ -43,10 +43,22 @@ struct ReproOptions {
   bool print_only = false;
 };
 
+struct SkiplistOptions {
+  std::string action;               // lint | stats | stale | update
+  std::vector<std::string> paths;   // files or directories; empty: <source>/skiplists
+  std::string db = "out/results.db";
+  std::string run = "latest";
+  std::string suite = "ops";
+  std::string backend_module = "torch_neuronsim";
+  bool check_subjects = true;       // lint: every subject must name a case of the suite
+  std::string output = "out/skiplists-proposal.json";
+};
+
 // Each returns the process exit code; a problem with the input throws std::exception whose
 // message is the one line printed to stderr.
 int run_command(const RunOptions& options);
 int merge_command(const MergeOptions& options);
 int repro_command(const ReproOptions& options);
+int skiplist_command(const SkiplistOptions& options);
 
 }  // namespace conform

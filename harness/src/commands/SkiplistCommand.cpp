@@ -1,0 +1,180 @@
+// `neuron-conform skiplist lint|stats|stale|update`: keeping the expectation files honest.
+#include "commands/Commands.h"
+#include "commands/Environment.h"
+#include "expect/Skiplist.h"
+#include "plan/Listing.h"
+#include "record/Store.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+namespace conform {
+namespace {
+
+std::vector<std::string> paths_or_default(const SkiplistOptions& o) {
+  return o.paths.empty() ? std::vector<std::string>{source_dir() + "/skiplists"} : o.paths;
+}
+
+int lint(const SkiplistOptions& o) {
+  std::string torch_version = "0";
+  std::set<std::string> subjects;
+  if (o.check_subjects) {
+    const std::string scratch = (std::filesystem::temp_directory_path() / "neuron-conform-lint.log").string();
+    const Listing listing = list_suite(worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
+    torch_version = listing.hello.value("torch", "0");
+    for (const auto& c : listing.cases) subjects.insert(c.subject);
+  }
+  Skiplists lists = load_skiplists(paths_or_default(o), torch_version);
+  if (o.check_subjects) {
+    for (const Entry& e : lists.entries) {
+      for (const auto& s : e.subject) {
+        if (s != "*" && (e.suite == std::vector<std::string>{o.suite} || e.suite == std::vector<std::string>{"*"}) &&
+            !subjects.contains(s)) {
+          lists.problems.push_back({e.where, fmt::format("subject '{}' names no case of suite '{}' in torch {}", s,
+                                                         o.suite, torch_version)});
+        }
+      }
+    }
+  }
+  for (const auto& p : lists.problems) fmt::print("{}\n", p.str());
+  if (!lists.problems.empty()) {
+    fmt::print(stderr, "neuron-conform: skiplist lint: {} problem(s)\n", lists.problems.size());
+    return 1;
+  }
+  fmt::print("skip lists clean: {} active entries\n", lists.entries.size());
+  return 0;
+}
+
+struct RunView {
+  std::string id;
+  std::string torch_version;
+  std::vector<std::string> planned;
+  std::map<std::string, CaseResult> results;
+};
+
+RunView load_run(const SkiplistOptions& o) {
+  Store store(o.db, /*create=*/false);
+  RunView view;
+  view.id = store.resolve_run(o.run);
+  view.torch_version = store.run(view.id)->torch_version;
+  view.planned = store.planned(view.id);
+  for (auto& r : store.results(view.id)) view.results.emplace(r.case_id, std::move(r));
+  return view;
+}
+
+// For each entry: the run's planned cases it decides (the first matching entry wins).
+std::map<std::string, std::vector<std::string>> decided(const Expectations& x, const RunView& run) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& e : x.entries()) out[e.where.str()];
+  for (const auto& id : run.planned) {
+    if (const Entry* e = x.decide(CaseId::parse(id))) out[e->where.str()].push_back(id);
+  }
+  return out;
+}
+
+int stats(const SkiplistOptions& o) {
+  const RunView run = load_run(o);
+  const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
+  std::map<std::string, int> entries;
+  for (const auto& e : lists.entries) ++entries[e.category + "/" + e.mode];
+  std::map<std::string, int> cases;
+  for (const auto& [id, r] : run.results) {
+    if (r.evidence.contains("skiplist")) {
+      ++cases[r.evidence["skiplist"].value("category", "?") + "/" + r.evidence["skiplist"].value("mode", "?")];
+    }
+  }
+  fmt::print("entries by category/mode: {} in all\n", lists.entries.size());
+  for (const auto& [k, n] : entries) fmt::print("  {:<28} {}\n", k, n);
+  int total = 0;
+  for (const auto& [_, n] : cases) total += n;
+  fmt::print("cases of run {} decided by an entry: {} of {} planned\n", run.id, total, run.planned.size());
+  for (const auto& [k, n] : cases) fmt::print("  {:<28} {}\n", k, n);
+  return 0;
+}
+
+struct Staleness {
+  std::vector<const Entry*> stale;
+  std::vector<std::string> why;
+};
+
+Staleness find_stale(const Expectations& x, const RunView& run) {
+  Staleness out;
+  const auto by_entry = decided(x, run);
+  for (const auto& e : x.entries()) {
+    const auto& ids = by_entry.at(e.where.str());
+    if (ids.empty()) {
+      out.stale.push_back(&e), out.why.push_back("matched no case of the run");
+      continue;
+    }
+    bool all_pass = e.mode == "xfail";
+    for (const auto& id : ids) {
+      auto it = run.results.find(id);
+      all_pass = all_pass && it != run.results.end() && it->second.outcome == "xpass";
+    }
+    if (all_pass) out.stale.push_back(&e), out.why.push_back(fmt::format("all {} case(s) passed (xpass)", ids.size()));
+  }
+  return out;
+}
+
+int stale(const SkiplistOptions& o) {
+  const RunView run = load_run(o);
+  const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
+  const Expectations x(lists.entries);
+  const Staleness s = find_stale(x, run);
+  for (std::size_t i = 0; i < s.stale.size(); ++i) {
+    fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i], s.stale[i]->category, s.stale[i]->reason);
+  }
+  fmt::print("{} stale entr{} against run {}\n", s.stale.size(), s.stale.size() == 1 ? "y" : "ies", run.id);
+  return s.stale.empty() ? 0 : 1;
+}
+
+int update(const SkiplistOptions& o) {
+  const RunView run = load_run(o);
+  const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
+  const Expectations x(lists.entries);
+  const Staleness s = find_stale(x, run);
+  nlohmann::json proposal{{"description", fmt::format("Proposed skip-list change from run {}: review, edit the "
+                                                      "reasons, then apply by hand. Nothing was edited.", run.id)},
+                          {"remove", nlohmann::json::array()},
+                          {"add", nlohmann::json::array()}};
+  for (std::size_t i = 0; i < s.stale.size(); ++i) {
+    proposal["remove"].push_back({{"entry", s.stale[i]->where.str()}, {"why", s.why[i]}});
+  }
+  for (const auto& id : run.planned) {
+    auto it = run.results.find(id);
+    if (it == run.results.end() || x.decide(CaseId::parse(id))) continue;
+    const CaseResult& r = it->second;
+    if (r.outcome != "fail" && r.outcome != "error" && r.outcome != "crash" && r.outcome != "timeout") continue;
+    const CaseId c = CaseId::parse(id);
+    const std::string observed =
+        r.evidence.value("exception_type", std::string()) + (r.evidence.contains("exception_type") ? ": " : "") +
+        r.evidence.value("message", std::string(r.outcome)).substr(0, 200);
+    nlohmann::json entry{{"suite", c.suite}, {"subject", c.subject}, {"dtype", c.dtype}, {"check", c.check},
+                         {"mode", r.outcome == "crash" ? "skip" : "xfail"},
+                         {"category", r.outcome == "crash" ? "crash" : r.evidence.value("unsupported", false) ? "unsupported_op" : "precision"},
+                         {"reason", "EDIT ME: observed " + observed}};
+    if (r.outcome != "crash") entry["expect"] = r.outcome;
+    proposal["add"].push_back(entry);
+  }
+  ensure_parent_dir(o.output);
+  std::ofstream(o.output) << proposal.dump(2) << "\n";
+  fmt::print("wrote {}: remove {} stale entr{}, add {} for new failures (run {})\n", o.output,
+             proposal["remove"].size(), proposal["remove"].size() == 1 ? "y" : "ies", proposal["add"].size(), run.id);
+  return 0;
+}
+
+}  // namespace
+
+int skiplist_command(const SkiplistOptions& o) {
+  if (o.action == "lint") return lint(o);
+  if (o.action == "stats") return stats(o);
+  if (o.action == "stale") return stale(o);
+  if (o.action == "update") return update(o);
+  throw std::invalid_argument(fmt::format("unknown skiplist action '{}' (lint, stats, stale, update)", o.action));
+}
+
+}  // namespace conform
