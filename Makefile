@@ -18,7 +18,7 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops format clean help
+.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist format clean help
 all: build
 
 help:
@@ -27,6 +27,7 @@ help:
 	@echo "make build          set up and build only"
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
 	@echo "make bench-ops      full forward sweep of the operator suite with -j 2 (ci/bench-ops.sh)"
+	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
 	@echo "make format         clang-format the C++ sources"
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -93,6 +94,9 @@ bench-backend: build
 
 bench-ops: build
 	ci/bench-ops.sh
+
+bench-skiplist: build
+	$(BUILD)/harness/bench_skiplist
 
 format:
 	clang-format -i $$(find backend/csrc backend/tests -name '*.cpp' -o -name '*.h')
