@@ -99,7 +99,8 @@ bench-skiplist: build
 	$(BUILD)/harness/bench_skiplist
 
 format:
-	clang-format -i $$(find backend/csrc backend/tests -name '*.cpp' -o -name '*.h')
+	@command -v clang-format >/dev/null || { echo "make format needs clang-format (apt-get install clang-format)"; exit 1; }
+	clang-format -i $$(find backend/csrc backend/tests harness/src harness/tests harness/bench -name '*.cpp' -o -name '*.h')
 
 clean:
 	rm -rf $(BUILD)
