@@ -11,7 +11,8 @@ using neuronsim::DeviceAllocator;
 
 namespace {
 constexpr auto kAll = static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE);
-const at::TensorOptions kOnNeuron0 = at::TensorOptions().device(c10::Device("neuron:0")).dtype(at::kByte);
+const at::TensorOptions kOnNeuron0 =
+    at::TensorOptions().device(c10::Device("neuron:0")).dtype(at::kByte);
 
 struct Snapshot {
   int64_t allocated, reserved, requested, allocations, segments;

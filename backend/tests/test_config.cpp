@@ -12,7 +12,8 @@ TEST(Config, DefaultsWhenUnset) {
 }
 
 TEST(Config, ParsesDevicesAndMemory) {
-  const auto cfg = parse_config({{"NEURONSIM_DEVICES", "4"}, {"NEURONSIM_DEVICE_MEMORY", "1048576"}});
+  const auto cfg =
+      parse_config({{"NEURONSIM_DEVICES", "4"}, {"NEURONSIM_DEVICE_MEMORY", "1048576"}});
   EXPECT_EQ(cfg.device_count, 4);
   EXPECT_EQ(cfg.device_memory, 1048576u);
   EXPECT_EQ(parse_config({{"NEURONSIM_DEVICE_MEMORY", "3GiB"}}).device_memory, 3ull << 30);
@@ -20,7 +21,8 @@ TEST(Config, ParsesDevicesAndMemory) {
 }
 
 // The message must name the variable and the bad value.
-static void expect_value_error(const std::map<std::string, std::string>& env, const std::string& needle) {
+static void expect_value_error(const std::map<std::string, std::string>& env,
+                               const std::string& needle) {
   try {
     parse_config(env);
     FAIL() << "expected a ValueError mentioning " << needle;
@@ -43,8 +45,10 @@ TEST(Config, RejectsMalformedValues) {
 }
 
 TEST(Config, RejectsUnknownVariables) {
-  expect_value_error({{"NEURONSIM_DEVICE", "3"}}, "unknown environment variable NEURONSIM_DEVICE=3");
-  expect_value_error({{"NEURONSIM_DEVICE", "3"}}, "NEURONSIM_DEVICE_MEMORY");  // lists the known ones
+  expect_value_error({{"NEURONSIM_DEVICE", "3"}},
+                     "unknown environment variable NEURONSIM_DEVICE=3");
+  expect_value_error({{"NEURONSIM_DEVICE", "3"}},
+                     "NEURONSIM_DEVICE_MEMORY");  // lists the known ones
 }
 
 TEST(Config, EngineModes) {
@@ -64,7 +68,8 @@ TEST(Config, EngineModes) {
   EXPECT_EQ(defaults.matmul, neuronsim::MatmulMode::kFp32);
   EXPECT_FALSE(defaults.cache_disabled);
   EXPECT_NE(defaults.cache_dir.find("torch_neuronsim"), std::string::npos);
-  expect_value_error({{"NEURONSIM_FALLBACK", "strict"}}, "NEURONSIM_FALLBACK='strict' is not one of allow, warn, error");
+  expect_value_error({{"NEURONSIM_FALLBACK", "strict"}},
+                     "NEURONSIM_FALLBACK='strict' is not one of allow, warn, error");
   expect_value_error({{"NEURONSIM_64BIT", "yes"}}, "downcast, error");
   expect_value_error({{"NEURONSIM_MATMUL", "tf32"}}, "fp32, bf16");
   expect_value_error({{"NEURONSIM_DISABLE_CACHE", "true"}}, "NEURONSIM_DISABLE_CACHE='true'");

@@ -123,10 +123,10 @@ TEST(MemoryKey, DistinguishesEverySignatureField) {
     return neuronsim::engine::memory_key(op, stack);
   };
   const std::string base = key(x, 1.0);
-  EXPECT_EQ(base, key(at::zeros({2, 3}, opts), 1.0));               // values do not matter
-  EXPECT_NE(base, key(at::ones({3, 2}, opts), 1.0));                // shape
-  EXPECT_NE(base, key(x.t().contiguous().t(), 1.0));                // strides
-  EXPECT_NE(base, key(x.to(at::kBFloat16), 1.0));                   // dtype
-  EXPECT_NE(base, key(x, 2.0));                                     // non-tensor argument
-  EXPECT_NE(base, key(x.cpu(), 1.0));                               // device
+  EXPECT_EQ(base, key(at::zeros({2, 3}, opts), 1.0));  // values do not matter
+  EXPECT_NE(base, key(at::ones({3, 2}, opts), 1.0));   // shape
+  EXPECT_NE(base, key(x.t().contiguous().t(), 1.0));   // strides
+  EXPECT_NE(base, key(x.to(at::kBFloat16), 1.0));      // dtype
+  EXPECT_NE(base, key(x, 2.0));                        // non-tensor argument
+  EXPECT_NE(base, key(x.cpu(), 1.0));                  // device
 }

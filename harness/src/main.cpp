@@ -2,14 +2,15 @@
 #include "commands/Commands.h"
 #include "commands/Environment.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <thread>
 
 int main(int argc, char** argv) {
-  CLI::App app{"neuron-conform: runs PyTorch's operator suite (and more) against a device backend,\n"
-               "records every case in SQLite, and reports what runs natively, falls back or fails."};
+  CLI::App app{
+      "neuron-conform: runs PyTorch's operator suite (and more) against a device backend,\n"
+      "records every case in SQLite, and reports what runs natively, falls back or fails."};
   app.set_version_flag("--version", conform::harness_version());
   app.require_subcommand(1);
 
@@ -23,36 +24,57 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--ops", run.ops_regex,
                       "Regular expression searched in the case subject (OpInfo name[.variant]); "
                       "'^(add|mul)$' selects exactly those two");
-  run_cmd->add_option("--dtypes", run.dtypes, "Comma-separated dtypes (default: each op's CPU dtypes)")->delimiter(',');
-  run_cmd->add_option("--checks", run.checks, "Comma-separated checks: forward,out,inplace,backward,forward_ad")
+  run_cmd
+      ->add_option("--dtypes", run.dtypes, "Comma-separated dtypes (default: each op's CPU dtypes)")
+      ->delimiter(',');
+  run_cmd
+      ->add_option("--checks", run.checks,
+                   "Comma-separated checks: forward,out,inplace,backward,forward_ad")
       ->delimiter(',');
   run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
-  run_cmd->add_option("--shard", run.shard, "Run shard K of N (K/N, 1-based), balanced by recorded durations");
-  run_cmd->add_option("--timeout", run.timeout_seconds, "Per-case time limit in seconds")->capture_default_str();
-  run_cmd->add_option("--db", run.db, "Results database")->capture_default_str();
-  run_cmd->add_option("--backend-module", run.backend_module, "Python module of the backend under test")
+  run_cmd->add_option("--shard", run.shard,
+                      "Run shard K of N (K/N, 1-based), balanced by recorded durations");
+  run_cmd->add_option("--timeout", run.timeout_seconds, "Per-case time limit in seconds")
       ->capture_default_str();
-  run_cmd->add_option("--device", run.device, "Device string of the backend")->capture_default_str();
-  run_cmd->add_option("--resume", run.resume, "Run only what this run (id, latest, previous) has not recorded");
+  run_cmd->add_option("--db", run.db, "Results database")->capture_default_str();
+  run_cmd
+      ->add_option("--backend-module", run.backend_module,
+                   "Python module of the backend under test")
+      ->capture_default_str();
+  run_cmd->add_option("--device", run.device, "Device string of the backend")
+      ->capture_default_str();
+  run_cmd->add_option("--resume", run.resume,
+                      "Run only what this run (id, latest, previous) has not recorded");
   run_cmd->add_option("--seed", run.seed, "Random seed for sample inputs")->capture_default_str();
-  run_cmd->add_option("--label", run.label, "Free text stored with the run (e.g. nightly, PR number)");
-  run_cmd->add_option("--skiplists", run.skiplists, "Skip-list files or directories (default: skiplists/)");
-  run_cmd->add_flag("--no-skiplists", run.no_skiplists, "Use no skip lists: run and report every case as observed");
-  run_cmd->add_flag("--strict", run.strict,
-                    "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "
-                    "differently from its entry's 'expect'");
+  run_cmd->add_option("--label", run.label,
+                      "Free text stored with the run (e.g. nightly, PR number)");
+  run_cmd->add_option("--skiplists", run.skiplists,
+                      "Skip-list files or directories (default: skiplists/)");
+  run_cmd->add_flag("--no-skiplists", run.no_skiplists,
+                    "Use no skip lists: run and report every case as observed");
+  run_cmd->add_flag(
+      "--strict", run.strict,
+      "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "
+      "differently from its entry's 'expect'");
 
   conform::MergeOptions merge;
-  auto* merge_cmd = app.add_subcommand("merge", "Combine the shard DBs of one sharded run into one run");
+  auto* merge_cmd =
+      app.add_subcommand("merge", "Combine the shard DBs of one sharded run into one run");
   merge_cmd->add_option("inputs", merge.inputs, "Shard databases")->required();
   merge_cmd->add_option("-o,--output,--db", merge.output, "Output database")->required();
-  merge_cmd->add_option("--run", merge.run, "Run to take from each input (id, latest, previous)")->capture_default_str();
-  merge_cmd->add_option("--label", merge.label, "Label of the merged run (default: the first input's)");
+  merge_cmd->add_option("--run", merge.run, "Run to take from each input (id, latest, previous)")
+      ->capture_default_str();
+  merge_cmd->add_option("--label", merge.label,
+                        "Label of the merged run (default: the first input's)");
 
   conform::ReproOptions repro;
-  auto* repro_cmd = app.add_subcommand("repro", "Print and run a standalone command reproducing one case");
-  repro_cmd->add_option("case_id", repro.case_id, "Case id, e.g. ops/add/float32/forward")->required();
-  repro_cmd->add_option("--db", repro.db, "Results database (backend and device are taken from its runs)")
+  auto* repro_cmd =
+      app.add_subcommand("repro", "Print and run a standalone command reproducing one case");
+  repro_cmd->add_option("case_id", repro.case_id, "Case id, e.g. ops/add/float32/forward")
+      ->required();
+  repro_cmd
+      ->add_option("--db", repro.db,
+                   "Results database (backend and device are taken from its runs)")
       ->capture_default_str();
   repro_cmd->add_option("--run", repro.run, "Run whose settings to use (id, latest, previous)");
   repro_cmd->add_option("--backend-module", repro.backend_module, "Override the backend module");
@@ -63,28 +85,39 @@ int main(int argc, char** argv) {
   auto* skiplist_cmd = app.add_subcommand("skiplist", "Check and maintain skip lists");
   skiplist_cmd->require_subcommand(1);
   auto add_paths = [&](CLI::App* sub) {
-    sub->add_option("paths", skiplist.paths, "Skip-list files or directories (default: skiplists/)");
+    sub->add_option("paths", skiplist.paths,
+                    "Skip-list files or directories (default: skiplists/)");
   };
   auto add_run = [&](CLI::App* sub) {
     sub->add_option("--db", skiplist.db, "Results database")->capture_default_str();
     sub->add_option("--run", skiplist.run, "Run (id, latest, previous)")->capture_default_str();
   };
   auto* lint_cmd = skiplist_cmd->add_subcommand(
-      "lint", "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, subjects "
-              "that name no case of the installed suite, duplicate and shadowed entries; exit 1 on any");
+      "lint",
+      "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, "
+      "subjects "
+      "that name no case of the installed suite, duplicate and shadowed entries; exit 1 on any");
   add_paths(lint_cmd);
-  lint_cmd->add_option("--suite", skiplist.suite, "Suite whose subjects entries must name")->capture_default_str();
-  lint_cmd->add_option("--backend-module", skiplist.backend_module, "Backend the listing worker imports")
+  lint_cmd->add_option("--suite", skiplist.suite, "Suite whose subjects entries must name")
       ->capture_default_str();
-  lint_cmd->add_flag("!--no-subject-check", skiplist.check_subjects, "Skip checking subjects against the suite");
-  auto* stats_cmd = skiplist_cmd->add_subcommand("stats", "Entries and the run's decided cases by category and mode");
+  lint_cmd
+      ->add_option("--backend-module", skiplist.backend_module,
+                   "Backend the listing worker imports")
+      ->capture_default_str();
+  lint_cmd->add_flag("!--no-subject-check", skiplist.check_subjects,
+                     "Skip checking subjects against the suite");
+  auto* stats_cmd = skiplist_cmd->add_subcommand(
+      "stats", "Entries and the run's decided cases by category and mode");
   add_paths(stats_cmd);
   add_run(stats_cmd);
-  auto* stale_cmd = skiplist_cmd->add_subcommand("stale", "Entries whose cases all passed (xpass) or that matched nothing");
+  auto* stale_cmd = skiplist_cmd->add_subcommand(
+      "stale", "Entries whose cases all passed (xpass) or that matched nothing");
   add_paths(stale_cmd);
   add_run(stale_cmd);
-  auto* update_cmd = skiplist_cmd->add_subcommand(
-      "update", "Write a proposal (remove stale entries, add entries for new failures) for review; edits nothing");
+  auto* update_cmd =
+      skiplist_cmd->add_subcommand("update",
+                                   "Write a proposal (remove stale entries, add entries for new "
+                                   "failures) for review; edits nothing");
   add_paths(update_cmd);
   add_run(update_cmd);
   update_cmd->add_option("-o,--output", skiplist.output, "Proposal file")->capture_default_str();

@@ -12,7 +12,8 @@ inline at::Tensor cpu_view(const at::Tensor& t) {
   if (!t.defined() || t.is_cpu()) return t;
   const auto& src = t.storage();
   // The storage covers the tensor's elements from its first one; it never owns the memory.
-  const std::size_t nbytes = src.nbytes() - static_cast<std::size_t>(t.storage_offset()) * t.itemsize();
+  const std::size_t nbytes =
+      src.nbytes() - static_cast<std::size_t>(t.storage_offset()) * t.itemsize();
   c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes,
                        c10::DataPtr(t.data_ptr(), c10::Device(c10::kCPU)), nullptr, false);
   auto view = at::detail::make_tensor<c10::TensorImpl>(

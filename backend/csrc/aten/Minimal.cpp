@@ -30,8 +30,8 @@ void check_factory_options(std::optional<c10::Layout> layout, std::optional<bool
 }
 
 at::Tensor empty_memory_format(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
-                               std::optional<c10::Layout> layout,
-                               std::optional<c10::Device> device, std::optional<bool> pin_memory,
+                               std::optional<c10::Layout> layout, std::optional<c10::Device> device,
+                               std::optional<bool> pin_memory,
                                std::optional<c10::MemoryFormat> memory_format) {
   check_factory_options(layout, pin_memory);
   const c10::DeviceGuard guard(c10::device_or_default(device));
@@ -44,8 +44,8 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          std::optional<c10::Device> device, std::optional<bool> pin_memory) {
   check_factory_options(layout, pin_memory);
   const c10::DeviceGuard guard(c10::device_or_default(device));
-  return at::detail::empty_strided_generic(size, stride, &DeviceAllocator::instance(),
-                                           kNeuronKeys, c10::dtype_or_default(dtype));
+  return at::detail::empty_strided_generic(size, stride, &DeviceAllocator::instance(), kNeuronKeys,
+                                           c10::dtype_or_default(dtype));
 }
 
 at::Tensor as_strided(const at::Tensor& self, c10::IntArrayRef size, c10::IntArrayRef stride,

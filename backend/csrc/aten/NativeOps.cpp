@@ -18,6 +18,8 @@
 namespace neuronsim {
 namespace {
 
+// Kept compact, several overloads a line (clang-format would put one per line).
+// clang-format off
 constexpr const char* kEngineOps[] = {
     // elementwise arithmetic
     "add.Tensor", "add.Scalar", "add.out", "add.Scalar_out", "add_.Tensor", "add_.Scalar",
@@ -129,6 +131,7 @@ constexpr const char* kEngineOps[] = {
     "exponential", "exponential.out", "exponential_",
 
 };
+// clang-format on
 
 // native_dropout draws its mask from the device generator (the CPU kernel would use the CPU
 // generator), so it is composed here from native ops rather than run as a CPU kernel.

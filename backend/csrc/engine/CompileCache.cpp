@@ -21,7 +21,9 @@ CompileCache& CompileCache::instance() {
   return cache;
 }
 
-bool CompileCache::disk_enabled() const { return !config().cache_disabled; }
+bool CompileCache::disk_enabled() const {
+  return !config().cache_disabled;
+}
 
 fs::path CompileCache::entry_path(const std::string& key) const {
   return fs::path(config().cache_dir) / ("v" + std::to_string(Executable::kFormatVersion)) /

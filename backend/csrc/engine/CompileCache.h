@@ -13,7 +13,7 @@
 namespace neuronsim::engine {
 
 struct CacheStats {
-  std::int64_t compiles = 0;       // plans built (misses in memory and on disk)
+  std::int64_t compiles = 0;  // plans built (misses in memory and on disk)
   std::int64_t memory_hits = 0;
   std::int64_t disk_hits = 0;
   std::int64_t disk_rejected = 0;  // unreadable or corrupt entries, recompiled

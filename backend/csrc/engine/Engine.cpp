@@ -22,7 +22,9 @@
 namespace neuronsim::engine {
 namespace {
 
-bool on_device(const at::Tensor& t) { return t.defined() && t.device().type() == kDeviceType; }
+bool on_device(const at::Tensor& t) {
+  return t.defined() && t.device().type() == kDeviceType;
+}
 
 // Calls `fn` on every tensor in an argument: a tensor, or the tensors of a list.
 template <typename Fn>
@@ -142,9 +144,9 @@ std::string memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& s
 namespace {
 
 bool is_matmul(const c10::OperatorName& name) {
-  static const std::unordered_set<std::string> kMatmuls{"aten::mm", "aten::bmm", "aten::addmm",
-                                                        "aten::baddbmm", "aten::addbmm",
-                                                        "aten::addmv", "aten::mv", "aten::dot"};
+  static const std::unordered_set<std::string> kMatmuls{
+      "aten::mm",     "aten::bmm",   "aten::addmm", "aten::baddbmm",
+      "aten::addbmm", "aten::addmv", "aten::mv",    "aten::dot"};
   return kMatmuls.contains(name.name);
 }
 
@@ -184,7 +186,8 @@ Executable lower(const c10::OperatorHandle& op, const std::string& key,
   if ((has_f64 || has_i64) && wide64_mode() == Wide64Mode::kError) {
     TORCH_CHECK_NOT_IMPLEMENTED(false, op_name, ": ", has_f64 ? "float64" : "int64",
                                 " is not supported on neuron (Trainium computes in 32 bits). "
-                                "Cast to ", has_f64 ? "float32" : "int32",
+                                "Cast to ",
+                                has_f64 ? "float32" : "int32",
                                 ", or set NEURONSIM_64BIT=downcast to compute in 32 bits as "
                                 "TorchNeuron does.");
   }
@@ -225,11 +228,11 @@ at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Devi
   if (plan.downcast_f64 && dtype == at::kFloat) dtype = at::kDouble;
   if (plan.wrap_i64 && dtype == at::kLong) result.copy_(result.to(at::kInt));  // 32-bit wrap
   c10::StorageImpl* storage = result.storage().unsafeGetStorageImpl();
-  if (dtype == result.scalar_type() && result.storage().use_count() == 1 &&
-      storage->nbytes() > 0 && storage->data_ptr().device().is_cpu()) {
+  if (dtype == result.scalar_type() && result.storage().use_count() == 1 && storage->nbytes() > 0 &&
+      storage->data_ptr().device().is_cpu()) {
     const std::size_t nbytes = storage->nbytes();
-    c10::DataPtr adopted =
-        DeviceAllocator::instance().adopt(storage->set_data_ptr(c10::DataPtr()), nbytes, device.index());
+    c10::DataPtr adopted = DeviceAllocator::instance().adopt(storage->set_data_ptr(c10::DataPtr()),
+                                                             nbytes, device.index());
     c10::Storage owned(c10::Storage::use_byte_size_t(), nbytes, std::move(adopted),
                        &DeviceAllocator::instance(), /*resizable=*/true);
     auto out = at::detail::make_tensor<c10::TensorImpl>(
@@ -261,7 +264,8 @@ void map_tensors(c10::IValue& value, Fn&& fn) {
                          [](const c10::IValue& v) { return v.isTensor(); })) {
     c10::List<std::optional<at::Tensor>> items;
     for (const c10::IValue& item : value.toListRef()) {
-      items.push_back(item.isTensor() ? std::optional<at::Tensor>(fn(item.toTensor())) : std::nullopt);
+      items.push_back(item.isTensor() ? std::optional<at::Tensor>(fn(item.toTensor()))
+                                      : std::nullopt);
     }
     value = c10::IValue(items);
   }
@@ -278,7 +282,7 @@ bool is_generator_argument(const c10::Argument& arg) {
 // converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
 // plan downcasts, and the device generator's CPU engine for a generator argument.
 Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& plan,
-                                    c10::Device device, torch::jit::Stack& stack) {
+                        c10::Device device, torch::jit::Stack& stack) {
   Bindings bindings;
   const auto num_args = schema.arguments().size();
   const auto first = stack.size() - num_args;
@@ -292,9 +296,10 @@ Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& pla
       if (arg.is_out()) {
         // out= kernels may resize their output, which a view of device memory cannot do: give
         // them a CPU tensor of the same geometry and copy the result back.
-        const auto dtype = plan.downcast_f64 && t.scalar_type() == at::kDouble ? at::kFloat
-                                                                                : t.scalar_type();
-        b.cpu = at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
+        const auto dtype =
+            plan.downcast_f64 && t.scalar_type() == at::kDouble ? at::kFloat : t.scalar_type();
+        b.cpu =
+            at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
         b.converted = true;
       } else {
         if (!mutable_arg) {
@@ -397,7 +402,8 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       if (!device && on_device(t)) device = t.device();
     });
   }
-  TORCH_CHECK(device.has_value(), overload_name(op), " reached the neuron engine without a neuron tensor");
+  TORCH_CHECK(device.has_value(), overload_name(op),
+              " reached the neuron engine without a neuron tensor");
   const c10::DeviceGuard guard(*device);
 
   const auto plan = CompileCache::instance().get_or_compile(

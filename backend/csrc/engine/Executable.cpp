@@ -10,7 +10,9 @@ namespace {
 
 constexpr const char* kMagic = "NEURONSIM-NEFF";
 
-std::string checksum(const std::string& body) { return c10::sha1(body).str(); }
+std::string checksum(const std::string& body) {
+  return c10::sha1(body).str();
+}
 
 std::string body_of(const Executable& e) {
   std::ostringstream out;
@@ -48,20 +50,24 @@ std::optional<Executable> Executable::parse(const std::string& text, std::string
   std::string line;
   Executable e;
   const std::string header = std::string(kMagic) + ' ' + std::to_string(kFormatVersion);
-  if (!std::getline(in, line) || line != header) return why = "not a v" + std::to_string(kFormatVersion) + " entry", std::nullopt;
+  if (!std::getline(in, line) || line != header)
+    return why = "not a v" + std::to_string(kFormatVersion) + " entry", std::nullopt;
   if (!std::getline(in, line) || line != std::string("torch ") + TORCH_VERSION) {
     return why = "compiled for another torch (" + line + ")", std::nullopt;
   }
   if (!std::getline(in, line) || !line.starts_with("op ")) return why = "no op line", std::nullopt;
   e.op = line.substr(3);
-  if (!std::getline(in, line) || !line.starts_with("key ")) return why = "no key line", std::nullopt;
+  if (!std::getline(in, line) || !line.starts_with("key "))
+    return why = "no key line", std::nullopt;
   e.key = line.substr(4);
-  if (!std::getline(in, line) || !line.starts_with("plan ")) return why = "no plan line", std::nullopt;
+  if (!std::getline(in, line) || !line.starts_with("plan "))
+    return why = "no plan line", std::nullopt;
   std::istringstream plan(line.substr(5));
   std::string a, b, c, d;
   plan >> a >> b >> c >> d;
   if (!read_flag(a, "downcast_f64", e.downcast_f64) || !read_flag(b, "wrap_i64", e.wrap_i64) ||
-      !read_flag(c, "bf16_matmul", e.bf16_matmul) || !read_flag(d, "cpu_fallback", e.cpu_fallback)) {
+      !read_flag(c, "bf16_matmul", e.bf16_matmul) ||
+      !read_flag(d, "cpu_fallback", e.cpu_fallback)) {
     return why = "malformed plan", std::nullopt;
   }
   return e;

@@ -28,10 +28,11 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   check_not_sparse_conversion(op);
   check_no_complex(op_name, args);
   const bool dynamic = has_data_dependent_shape(op, args);
-  const std::string why = dynamic
-      ? " has a data-dependent output shape, which neuron cannot compile (dynamic shapes are "
-        "not supported)"
-      : " is not in the neuron native op set";
+  const std::string why =
+      dynamic
+          ? " has a data-dependent output shape, which neuron cannot compile (dynamic shapes are "
+            "not supported)"
+          : " is not in the neuron native op set";
   switch (fallback_mode()) {
     case FallbackMode::kError:
       TORCH_CHECK_NOT_IMPLEMENTED(false, op_name, " (", device_dtypes(args), ")", why,

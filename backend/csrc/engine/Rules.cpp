@@ -43,30 +43,42 @@ std::string device_dtypes(c10::ArrayRef<c10::IValue> args) {
 void check_no_complex(const std::string& op_name, c10::ArrayRef<c10::IValue> args) {
   for_each_device_tensor(args, [&](const at::Tensor& t) {
     TORCH_CHECK_NOT_IMPLEMENTED(!c10::isComplexType(t.scalar_type()), op_name, ": ",
-                                dtype_name(t.scalar_type()), " is not supported on neuron: Trainium has no "
+                                dtype_name(t.scalar_type()),
+                                " is not supported on neuron: Trainium has no "
                                 "complex arithmetic. Run this op on the CPU (tensor.cpu()).");
   });
 }
 
 void check_not_sparse_conversion(const c10::OperatorHandle& op) {
-  static const std::unordered_set<std::string> kToSparse{
-      "aten::to_sparse",      "aten::_to_sparse",     "aten::to_sparse_csr",
-      "aten::_to_sparse_csr", "aten::to_sparse_csc",  "aten::_to_sparse_csc",
-      "aten::to_sparse_bsr",  "aten::_to_sparse_bsr", "aten::to_sparse_bsc",
-      "aten::_to_sparse_bsc", "aten::_to_sparse_semi_structured"};
+  static const std::unordered_set<std::string> kToSparse{"aten::to_sparse",
+                                                         "aten::_to_sparse",
+                                                         "aten::to_sparse_csr",
+                                                         "aten::_to_sparse_csr",
+                                                         "aten::to_sparse_csc",
+                                                         "aten::_to_sparse_csc",
+                                                         "aten::to_sparse_bsr",
+                                                         "aten::_to_sparse_bsr",
+                                                         "aten::to_sparse_bsc",
+                                                         "aten::_to_sparse_bsc",
+                                                         "aten::_to_sparse_semi_structured"};
   TORCH_CHECK_NOT_IMPLEMENTED(!kToSparse.contains(op.operator_name().name),
                               c10::toString(op.operator_name()),
                               ": sparse tensors are not supported on neuron. Keep sparse tensors "
                               "on the CPU, or use dense tensors on the device.");
 }
 
-bool has_data_dependent_shape(const c10::OperatorHandle& op,
-                              c10::ArrayRef<c10::IValue> args) {
-  static const std::unordered_set<std::string> kDataDependent{
-      "aten::nonzero",        "aten::nonzero_numpy",  "aten::argwhere",
-      "aten::_unique",        "aten::_unique2",       "aten::unique_dim",
-      "aten::unique_consecutive", "aten::unique_dim_consecutive", "aten::masked_select",
-      "aten::bincount",       "aten::repeat_interleave"};
+bool has_data_dependent_shape(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args) {
+  static const std::unordered_set<std::string> kDataDependent{"aten::nonzero",
+                                                              "aten::nonzero_numpy",
+                                                              "aten::argwhere",
+                                                              "aten::_unique",
+                                                              "aten::_unique2",
+                                                              "aten::unique_dim",
+                                                              "aten::unique_consecutive",
+                                                              "aten::unique_dim_consecutive",
+                                                              "aten::masked_select",
+                                                              "aten::bincount",
+                                                              "aten::repeat_interleave"};
   const auto& name = op.operator_name();
   if (kDataDependent.contains(name.name)) {
     // repeat_interleave has a static shape when repeats is a Python int.

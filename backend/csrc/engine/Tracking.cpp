@@ -40,7 +40,9 @@ Counter& counter(Registry& registry, const c10::OperatorHandle& op) {
 }
 
 void record(Registry& registry, const c10::OperatorHandle& op) {
-  thread_local std::unordered_map<const Registry*, std::unordered_map<const c10::FunctionSchema*, Counter*>> cache;
+  thread_local std::unordered_map<const Registry*,
+                                  std::unordered_map<const c10::FunctionSchema*, Counter*>>
+      cache;
   auto& mine = cache[&registry];
   auto it = mine.find(&op.schema());
   if (it == mine.end()) it = mine.emplace(&op.schema(), &counter(registry, op)).first;
@@ -51,7 +53,8 @@ std::map<std::string, std::int64_t> named(Registry& registry) {
   std::lock_guard lock(registry.mutex);
   std::map<std::string, std::int64_t> out;
   for (const auto& [schema, counter] : registry.counters) {
-    if (const auto calls = counter->calls.load(); calls > 0) out[overload_name(counter->op)] += calls;
+    if (const auto calls = counter->calls.load(); calls > 0)
+      out[overload_name(counter->op)] += calls;
   }
   return out;
 }
@@ -63,10 +66,18 @@ void reset(Registry& registry) {
 
 }  // namespace
 
-void record_native(const c10::OperatorHandle& op) { record(native_registry(), op); }
-void record_fallback(const c10::OperatorHandle& op) { record(fallback_registry(), op); }
-std::map<std::string, std::int64_t> executed_ops() { return named(native_registry()); }
-std::map<std::string, std::int64_t> fallback_ops() { return named(fallback_registry()); }
+void record_native(const c10::OperatorHandle& op) {
+  record(native_registry(), op);
+}
+void record_fallback(const c10::OperatorHandle& op) {
+  record(fallback_registry(), op);
+}
+std::map<std::string, std::int64_t> executed_ops() {
+  return named(native_registry());
+}
+std::map<std::string, std::int64_t> fallback_ops() {
+  return named(fallback_registry());
+}
 
 void clear_op_tracking() {
   reset(native_registry());

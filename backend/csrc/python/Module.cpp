@@ -82,11 +82,11 @@ PYBIND11_MODULE(_C, m) {
   m.def("_is_in_bad_fork", &neuronsim::in_bad_fork);
   m.def("_device_count", [] { return static_cast<int>(neuronsim::device_count()); });
   m.def("_current_device", [] { return static_cast<int>(neuronsim::current_device()); });
-  m.def("_set_device", torch::wrap_pybind_function(
-                           [](int index) { neuronsim::set_device(static_cast<c10::DeviceIndex>(index)); }));
+  m.def("_set_device", torch::wrap_pybind_function([](int index) {
+          neuronsim::set_device(static_cast<c10::DeviceIndex>(index));
+        }));
   m.def("_exchange_device", torch::wrap_pybind_function([](int index) {
-          return static_cast<int>(
-              neuronsim::exchange_device(static_cast<c10::DeviceIndex>(index)));
+          return static_cast<int>(neuronsim::exchange_device(static_cast<c10::DeviceIndex>(index)));
         }));
   m.def("_default_generator", torch::wrap_pybind_function([](int index) {
           return default_generator(static_cast<c10::DeviceIndex>(index));
@@ -103,7 +103,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("_clear_compile_cache_memory", [] { engine::CompileCache::instance().clear_memory(); });
   m.def("_time_cache_hit", torch::wrap_pybind_function(&time_cache_hit));
   m.def("_compile_cache_dir", [] {
-    return engine::CompileCache::instance().disk_enabled() ? neuronsim::config().cache_dir : std::string();
+    return engine::CompileCache::instance().disk_enabled() ? neuronsim::config().cache_dir
+                                                           : std::string();
   });
   m.def("set_fallback_mode", torch::wrap_pybind_function([](const std::string& mode) {
           engine::set_fallback_mode(neuronsim::parse_fallback_mode("fallback mode", mode));
@@ -114,7 +115,8 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_matmul_mode", torch::wrap_pybind_function([](const std::string& mode) {
           engine::set_matmul_mode(neuronsim::parse_matmul_mode("matmul mode", mode));
         }));
-  m.def("get_fallback_mode", [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
+  m.def("get_fallback_mode",
+        [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
   m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });
   m.def("get_matmul_mode", [] { return std::string(neuronsim::to_string(engine::matmul_mode())); });
 }

@@ -70,7 +70,9 @@ Mode parse_choice(const std::string& what, const std::string& value,
 }
 
 constexpr std::array<std::pair<const char*, FallbackMode>, 3> kFallbackModes{
-    {{"allow", FallbackMode::kAllow}, {"warn", FallbackMode::kWarn}, {"error", FallbackMode::kError}}};
+    {{"allow", FallbackMode::kAllow},
+     {"warn", FallbackMode::kWarn},
+     {"error", FallbackMode::kError}}};
 constexpr std::array<std::pair<const char*, Wide64Mode>, 2> kWide64Modes{
     {{"downcast", Wide64Mode::kDowncast}, {"error", Wide64Mode::kError}}};
 constexpr std::array<std::pair<const char*, MatmulMode>, 2> kMatmulModes{
@@ -95,9 +97,15 @@ Wide64Mode parse_wide64_mode(const std::string& what, const std::string& value) 
 MatmulMode parse_matmul_mode(const std::string& what, const std::string& value) {
   return parse_choice(what, value, kMatmulModes);
 }
-const char* to_string(FallbackMode mode) { return name_of(mode, kFallbackModes); }
-const char* to_string(Wide64Mode mode) { return name_of(mode, kWide64Modes); }
-const char* to_string(MatmulMode mode) { return name_of(mode, kMatmulModes); }
+const char* to_string(FallbackMode mode) {
+  return name_of(mode, kFallbackModes);
+}
+const char* to_string(Wide64Mode mode) {
+  return name_of(mode, kWide64Modes);
+}
+const char* to_string(MatmulMode mode) {
+  return name_of(mode, kMatmulModes);
+}
 
 std::string default_cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && *xdg != '\0') {

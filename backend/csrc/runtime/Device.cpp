@@ -38,7 +38,9 @@ void check_device_index(c10::DeviceIndex index) {
               ". Use a valid index or set NEURONSIM_DEVICES to emulate more devices.");
 }
 
-c10::DeviceIndex current_device() { return tls_current_device; }
+c10::DeviceIndex current_device() {
+  return tls_current_device;
+}
 
 void set_device(c10::DeviceIndex index) {
   check_device_index(index);
@@ -67,7 +69,11 @@ void ensure_initialized() {
   });
 }
 
-bool is_initialized() noexcept { return g_initialized.load(); }
-bool in_bad_fork() noexcept { return g_bad_fork.load(); }
+bool is_initialized() noexcept {
+  return g_initialized.load();
+}
+bool in_bad_fork() noexcept {
+  return g_bad_fork.load();
+}
 
 }  // namespace neuronsim

@@ -166,9 +166,13 @@ void DeviceAllocator::delete_adopted(void* data) noexcept {
   ++p.stats.num_device_free;
 }
 
-void DeviceAllocator::delete_block(void* ptr) noexcept { instance().release(ptr); }
+void DeviceAllocator::delete_block(void* ptr) noexcept {
+  instance().release(ptr);
+}
 
-c10::DeleterFnPtr DeviceAllocator::raw_deleter() const { return &delete_block; }
+c10::DeleterFnPtr DeviceAllocator::raw_deleter() const {
+  return &delete_block;
+}
 
 void DeviceAllocator::release(void* ptr) noexcept {
   if (ptr == nullptr) return;
@@ -221,9 +225,9 @@ namespace {
 // Applies `fn` to every Stat of the pool's StatArrays.
 template <typename Fn>
 void for_each_stat(DeviceStats& s, Fn fn) {
-  for (auto* array : {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
-                      &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes,
-                      &s.requested_bytes}) {
+  for (auto* array :
+       {&s.allocation, &s.segment, &s.active, &s.inactive_split, &s.allocated_bytes,
+        &s.reserved_bytes, &s.active_bytes, &s.inactive_split_bytes, &s.requested_bytes}) {
     for (auto& stat : *array) fn(stat);
   }
 }

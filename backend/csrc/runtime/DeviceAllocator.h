@@ -96,7 +96,8 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   std::once_flag pools_once_;
   std::vector<std::unique_ptr<Pool>> pools_;
   mutable std::mutex ranges_mutex_;
-  std::map<std::uintptr_t, std::pair<std::uintptr_t, c10::DeviceIndex>> ranges_;  // start -> (end, device)
+  std::map<std::uintptr_t, std::pair<std::uintptr_t, c10::DeviceIndex>>
+      ranges_;  // start -> (end, device)
   // Adopted kernel results by data pointer. A flat map: one is added and removed per op call.
   mutable std::mutex adopted_mutex_;
   ska::flat_hash_map<void*, Adopted> adopted_;

@@ -17,7 +17,9 @@ GeneratorImpl::GeneratorImpl(c10::DeviceIndex device_index)
                          c10::DispatchKeySet(c10::DispatchKey::PrivateUse1)),
       engine_(at::make_generator<at::CPUGeneratorImpl>(c10::default_rng_seed_val)) {}
 
-void GeneratorImpl::set_current_seed(uint64_t seed) { engine_.set_current_seed(seed); }
+void GeneratorImpl::set_current_seed(uint64_t seed) {
+  engine_.set_current_seed(seed);
+}
 
 void GeneratorImpl::set_offset(uint64_t /*offset*/) {
   TORCH_CHECK(false, "the neuron generator has no Philox offset; use manual_seed or set_state");
@@ -27,9 +29,13 @@ uint64_t GeneratorImpl::get_offset() const {
   TORCH_CHECK(false, "the neuron generator has no Philox offset; use get_state");
 }
 
-uint64_t GeneratorImpl::current_seed() const { return engine_.current_seed(); }
+uint64_t GeneratorImpl::current_seed() const {
+  return engine_.current_seed();
+}
 
-uint64_t GeneratorImpl::seed() { return engine_.seed(); }
+uint64_t GeneratorImpl::seed() {
+  return engine_.seed();
+}
 
 void GeneratorImpl::set_state(const c10::TensorImpl& new_state) {
   engine_.unsafeGetGeneratorImpl()->set_state(new_state);
@@ -39,7 +45,9 @@ c10::intrusive_ptr<c10::TensorImpl> GeneratorImpl::get_state() const {
   return engine_.unsafeGetGeneratorImpl()->get_state();
 }
 
-c10::DeviceType GeneratorImpl::device_type() { return kDeviceType; }
+c10::DeviceType GeneratorImpl::device_type() {
+  return kDeviceType;
+}
 
 GeneratorImpl* GeneratorImpl::clone_impl() const {
   auto copy = c10::make_intrusive<GeneratorImpl>(device().index());

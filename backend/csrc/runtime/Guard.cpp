@@ -16,14 +16,18 @@ void check_neuron(const c10::Device& device) {
 
 }  // namespace
 
-c10::DeviceType GuardImpl::type() const { return kDeviceType; }
+c10::DeviceType GuardImpl::type() const {
+  return kDeviceType;
+}
 
 c10::Device GuardImpl::exchangeDevice(c10::Device device) const {
   check_neuron(device);
   return {kDeviceType, exchange_device(device.index())};
 }
 
-c10::Device GuardImpl::getDevice() const { return {kDeviceType, current_device()}; }
+c10::Device GuardImpl::getDevice() const {
+  return {kDeviceType, current_device()};
+}
 
 void GuardImpl::setDevice(c10::Device device) const {
   check_neuron(device);
@@ -38,7 +42,9 @@ void GuardImpl::uncheckedSetDevice(c10::Device device) const noexcept {
   }
 }
 
-c10::DeviceIndex GuardImpl::deviceCount() const noexcept { return device_count(); }
+c10::DeviceIndex GuardImpl::deviceCount() const noexcept {
+  return device_count();
+}
 
 c10::Stream GuardImpl::getStream(c10::Device device) const {
   return current_stream(device.index());
@@ -61,7 +67,9 @@ c10::Stream GuardImpl::exchangeStream(c10::Stream stream) const {
 }
 
 // Work is synchronous: a stream has always finished what was issued to it.
-bool GuardImpl::queryStream(const c10::Stream&) const { return true; }
+bool GuardImpl::queryStream(const c10::Stream&) const {
+  return true;
+}
 void GuardImpl::synchronizeStream(const c10::Stream&) const {}
 void GuardImpl::synchronizeDevice(c10::DeviceIndex device_index) const {
   if (device_index >= 0) check_device_index(device_index);
@@ -89,7 +97,9 @@ void GuardImpl::block(void*, const c10::Stream&) const {
   // The recorded work has already completed; nothing to wait for.
 }
 
-bool GuardImpl::queryEvent(void*) const { return true; }
+bool GuardImpl::queryEvent(void*) const {
+  return true;
+}
 
 void GuardImpl::synchronizeEvent(void*) const {}
 

@@ -11,19 +11,29 @@
 
 namespace neuronsim {
 
-void Hooks::init() const { ensure_initialized(); }
+void Hooks::init() const {
+  ensure_initialized();
+}
 
-bool Hooks::isAvailable() const { return device_count() > 0; }
+bool Hooks::isAvailable() const {
+  return device_count() > 0;
+}
 
 bool Hooks::hasPrimaryContext(c10::DeviceIndex device_index) const {
   return is_initialized() && device_index >= 0 && device_index < device_count();
 }
 
-c10::DeviceIndex Hooks::deviceCount() const { return device_count(); }
+c10::DeviceIndex Hooks::deviceCount() const {
+  return device_count();
+}
 
-void Hooks::setCurrentDevice(c10::DeviceIndex device) const { set_device(device); }
+void Hooks::setCurrentDevice(c10::DeviceIndex device) const {
+  set_device(device);
+}
 
-c10::DeviceIndex Hooks::getCurrentDevice() const { return current_device(); }
+c10::DeviceIndex Hooks::getCurrentDevice() const {
+  return current_device();
+}
 
 c10::DeviceIndex Hooks::exchangeDevice(c10::DeviceIndex device) const {
   return exchange_device(device);
@@ -42,9 +52,13 @@ at::Generator Hooks::getNewGenerator(c10::DeviceIndex device_index) const {
   return make_generator(device_index);
 }
 
-bool Hooks::isPinnedPtr(const void* data) const { return HostAllocator::instance().is_pinned(data); }
+bool Hooks::isPinnedPtr(const void* data) const {
+  return HostAllocator::instance().is_pinned(data);
+}
 
-at::Allocator* Hooks::getPinnedMemoryAllocator() const { return &HostAllocator::instance(); }
+at::Allocator* Hooks::getPinnedMemoryAllocator() const {
+  return &HostAllocator::instance();
+}
 
 at::Device Hooks::getDeviceFromPtr(void* data) const {
   const auto device = DeviceAllocator::instance().device_of(data);

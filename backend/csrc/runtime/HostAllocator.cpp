@@ -34,7 +34,9 @@ at::DataPtr HostAllocator::allocate(std::size_t nbytes) {
   return {data, data, &delete_block, at::Device(at::kCPU)};
 }
 
-void HostAllocator::delete_block(void* ptr) noexcept { instance().release(ptr); }
+void HostAllocator::delete_block(void* ptr) noexcept {
+  instance().release(ptr);
+}
 
 void HostAllocator::release(void* ptr) noexcept {
   if (ptr == nullptr) return;
@@ -53,7 +55,9 @@ void HostAllocator::release(void* ptr) noexcept {
   std::free(ptr);
 }
 
-at::DeleterFnPtr HostAllocator::raw_deleter() const { return &delete_block; }
+at::DeleterFnPtr HostAllocator::raw_deleter() const {
+  return &delete_block;
+}
 
 void HostAllocator::copy_data(void* dest, const void* src, std::size_t count) const {
   std::memcpy(dest, src, count);

@@ -44,13 +44,13 @@ struct ReproOptions {
 };
 
 struct SkiplistOptions {
-  std::string action;               // lint | stats | stale | update
-  std::vector<std::string> paths;   // files or directories; empty: <source>/skiplists
+  std::string action;              // lint | stats | stale | update
+  std::vector<std::string> paths;  // files or directories; empty: <source>/skiplists
   std::string db = "out/results.db";
   std::string run = "latest";
   std::string suite = "ops";
   std::string backend_module = "torch_neuronsim";
-  bool check_subjects = true;       // lint: every subject must name a case of the suite
+  bool check_subjects = true;  // lint: every subject must name a case of the suite
   std::string output = "out/skiplists-proposal.json";
 };
 

@@ -10,22 +10,27 @@ namespace conform {
 
 namespace fs = std::filesystem;
 
-std::string source_dir() { return NEURON_CONFORM_SOURCE_DIR; }
+std::string source_dir() {
+  return NEURON_CONFORM_SOURCE_DIR;
+}
 
 std::string python_executable() {
-  if (const char* python = std::getenv("NEURON_CONFORM_PYTHON"); python != nullptr && *python) return python;
+  if (const char* python = std::getenv("NEURON_CONFORM_PYTHON"); python != nullptr && *python)
+    return python;
   return NEURON_CONFORM_PYTHON;
 }
 
-std::string harness_version() { return NEURON_CONFORM_VERSION; }
+std::string harness_version() {
+  return NEURON_CONFORM_VERSION;
+}
 
 WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
                              const std::string& device, std::int64_t seed) {
   WorkerCommand command;
   command.python = python_executable();
   command.script = source_dir() + "/harness/worker/worker.py";
-  command.args = {"--suite", suite, "--backend-module", backend_module, "--device", device,
-                  "--seed", std::to_string(seed)};
+  command.args = {"--suite",  suite,  "--backend-module", backend_module,
+                  "--device", device, "--seed",           std::to_string(seed)};
   return command;
 }
 
@@ -38,12 +43,16 @@ void ensure_parent_dir(const std::string& path) {
   const fs::path parent = fs::absolute(path).parent_path();
   std::error_code ec;
   fs::create_directories(parent, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
 }
 
 std::string shell_quote(const std::string& word) {
-  if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@%+,") ==
-                           std::string::npos) {
+  if (!word.empty() &&
+      word.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@%+,") ==
+          std::string::npos) {
     return word;
   }
   std::string quoted = "'";

@@ -20,7 +20,8 @@ int merge_command(const MergeOptions& o) {
   };
   std::vector<Input> inputs;
   for (const auto& path : o.inputs) {
-    if (!std::filesystem::exists(path)) throw std::invalid_argument(fmt::format("merge input {} does not exist", path));
+    if (!std::filesystem::exists(path))
+      throw std::invalid_argument(fmt::format("merge input {} does not exist", path));
     Store store(path, /*create=*/false);
     const std::string id = store.resolve_run(o.run);
     inputs.push_back({path, *store.run(id), store.planned(id), store.results(id)});
@@ -38,8 +39,9 @@ int merge_command(const MergeOptions& o) {
         {"seed", {std::to_string(first.seed), std::to_string(in.run.seed)}}};
     for (const auto& [name, values] : fields) {
       if (values.first != values.second) {
-        throw std::invalid_argument(fmt::format("cannot merge: {} differs ({} in {}, {} in {})", name, values.first,
-                                                inputs.front().path, values.second, in.path));
+        throw std::invalid_argument(fmt::format("cannot merge: {} differs ({} in {}, {} in {})",
+                                                name, values.first, inputs.front().path,
+                                                values.second, in.path));
       }
     }
   }
@@ -48,7 +50,8 @@ int merge_command(const MergeOptions& o) {
   for (const auto& in : inputs) {
     for (const auto& id : in.planned) {
       if (!seen.insert(id).second) {
-        throw std::invalid_argument(fmt::format("cannot merge: case {} is in more than one input ({} among them)", id, in.path));
+        throw std::invalid_argument(fmt::format(
+            "cannot merge: case {} is in more than one input ({} among them)", id, in.path));
       }
       plan.push_back(CaseId::parse(id));
     }
@@ -71,8 +74,8 @@ int merge_command(const MergeOptions& o) {
     for (const auto& r : in.results) out.record_result(merged.id, r), ++recorded;
   }
   out.finish_run(merged.id, out.unrecorded(merged.id).empty() ? "complete" : "interrupted");
-  fmt::print("merged {} input run(s) into run {} in {}: {} planned cases, {} results\n", inputs.size(), merged.id,
-             o.output, plan.size(), recorded);
+  fmt::print("merged {} input run(s) into run {} in {}: {} planned cases, {} results\n",
+             inputs.size(), merged.id, o.output, plan.size(), recorded);
   return 0;
 }
 

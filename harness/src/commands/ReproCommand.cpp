@@ -4,8 +4,8 @@
 #include "common/CaseId.h"
 #include "record/Store.h"
 
-#include <boost/process.hpp>
 #include <fmt/format.h>
+#include <boost/process.hpp>
 
 #include <filesystem>
 
@@ -49,8 +49,9 @@ int repro_command(const ReproOptions& o) {
   fmt::print("{}\n", line);
   std::fflush(stdout);
   if (o.print_only) return 0;
-  return boost::process::system(boost::process::exe = argv.front(),
-                                boost::process::args = std::vector<std::string>(argv.begin() + 1, argv.end()));
+  return boost::process::system(
+      boost::process::exe = argv.front(),
+      boost::process::args = std::vector<std::string>(argv.begin() + 1, argv.end()));
 }
 
 }  // namespace conform

@@ -31,7 +31,8 @@ std::string hostname() {
 }
 
 // Longest (by recorded duration) first, so the slow cases do not finish the run alone.
-void order_for_scheduling(std::vector<std::string>& cases, const std::map<std::string, double>& durations) {
+void order_for_scheduling(std::vector<std::string>& cases,
+                          const std::map<std::string, double>& durations) {
   std::stable_sort(cases.begin(), cases.end(), [&](const std::string& a, const std::string& b) {
     auto da = durations.find(a), db = durations.find(b);
     const double ta = da == durations.end() ? 0.0 : da->second;
@@ -43,10 +44,14 @@ void order_for_scheduling(std::vector<std::string>& cases, const std::map<std::s
 }  // namespace
 
 int run_command(const RunOptions& o) {
-  if (o.jobs < 0) throw std::invalid_argument(fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
-  if (o.timeout_seconds <= 0) throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
+  if (o.jobs < 0)
+    throw std::invalid_argument(
+        fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
+  if (o.timeout_seconds <= 0)
+    throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::optional<ShardSpec> shard = o.shard ? std::optional(ShardSpec::parse(*o.shard)) : std::nullopt;
+  const std::optional<ShardSpec> shard =
+      o.shard ? std::optional(ShardSpec::parse(*o.shard)) : std::nullopt;
 
   ensure_parent_dir(o.db);
   Store store(o.db);
@@ -56,15 +61,16 @@ int run_command(const RunOptions& o) {
   if (o.resume) {
     run = *store.run(store.resolve_run(*o.resume));
     cases = store.unrecorded(run.id);
-    fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", run.id, cases.size(),
-               store.planned(run.id).size());
+    fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", run.id,
+               cases.size(), store.planned(run.id).size());
   } else {
     const std::string scratch = run_dir(o.db, "listing");
     std::filesystem::create_directories(scratch);
     fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
     const Listing listing = list_suite(worker_command(o.suite, o.backend_module, o.device, o.seed),
                                        scratch + "/list-worker.log");
-    Selection selection{o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
+    Selection selection{
+        o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
     std::vector<CaseId> selected = select_cases(listing.cases, selection);
     std::vector<std::string> ids;
     for (const auto& c : selected) ids.push_back(c.str());
@@ -91,7 +97,8 @@ int run_command(const RunOptions& o) {
     store.record_plan(run.id, selected);
     cases = std::move(ids);
     fmt::print(stderr, "run {}: {} cases{} on {} worker(s), results in {}\n", run.id, cases.size(),
-               shard ? " (shard " + shard->str() + ")" : "", std::min<std::size_t>(jobs, cases.size()), o.db);
+               shard ? " (shard " + shard->str() + ")" : "",
+               std::min<std::size_t>(jobs, cases.size()), o.db);
   }
 
   // Expectations: resolve every case before scheduling; skipped cases are recorded, never run.
@@ -128,7 +135,8 @@ int run_command(const RunOptions& o) {
   std::filesystem::create_directories(logs);
   ScheduleOptions schedule;
   schedule.jobs = jobs;
-  schedule.case_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
+  schedule.case_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
   schedule.worker = worker_command(run.suite, run.backend_module, run.device, run.seed);
   schedule.log_dir = logs;
 
@@ -141,7 +149,9 @@ int run_command(const RunOptions& o) {
       result = apply_expectation(*it->second, observed);
       if (result.outcome == "xpass" || is_expectation_mismatch(result)) {
         news.push_back(fmt::format("{} {} (entry {})", result.case_id,
-                                   result.outcome == "xpass" ? "passed unexpectedly" : "failed differently: " + result.outcome,
+                                   result.outcome == "xpass"
+                                       ? "passed unexpectedly"
+                                       : "failed differently: " + result.outcome,
                                    it->second->where.str()));
       }
     }
@@ -150,19 +160,25 @@ int run_command(const RunOptions& o) {
   });
   const ScheduleStats stats = scheduler.run(cases);
   progress.finish();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   store.finish_run(run.id, store.unrecorded(run.id).empty() ? "complete" : "interrupted");
 
-  fmt::print("{}", run_summary(store, run.id, wall, std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())))));
+  fmt::print(
+      "{}",
+      run_summary(store, run.id, wall,
+                  std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())))));
   if (stats.workers_started > 0) {
-    fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n", stats.workers_started,
-               stats.startup_seconds_total / stats.workers_started, stats.crashes, stats.timeouts);
+    fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n",
+               stats.workers_started, stats.startup_seconds_total / stats.workers_started,
+               stats.crashes, stats.timeouts);
   }
   if (!news.empty()) {
     fmt::print("  skip lists out of date ({}):\n", news.size());
     for (const auto& line : news) fmt::print("    {}\n", line);
     if (o.strict) {
-      fmt::print(stderr, "neuron-conform: --strict: {} case(s) disagree with the skip lists\n", news.size());
+      fmt::print(stderr, "neuron-conform: --strict: {} case(s) disagree with the skip lists\n",
+                 news.size());
       return 1;
     }
   }

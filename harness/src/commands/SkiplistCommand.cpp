@@ -23,8 +23,10 @@ int lint(const SkiplistOptions& o) {
   std::string torch_version = "0";
   std::set<std::string> subjects;
   if (o.check_subjects) {
-    const std::string scratch = (std::filesystem::temp_directory_path() / "neuron-conform-lint.log").string();
-    const Listing listing = list_suite(worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
+    const std::string scratch =
+        (std::filesystem::temp_directory_path() / "neuron-conform-lint.log").string();
+    const Listing listing =
+        list_suite(worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
     torch_version = listing.hello.value("torch", "0");
     for (const auto& c : listing.cases) subjects.insert(c.subject);
   }
@@ -32,10 +34,13 @@ int lint(const SkiplistOptions& o) {
   if (o.check_subjects) {
     for (const Entry& e : lists.entries) {
       for (const auto& s : e.subject) {
-        if (s != "*" && (e.suite == std::vector<std::string>{o.suite} || e.suite == std::vector<std::string>{"*"}) &&
+        if (s != "*" &&
+            (e.suite == std::vector<std::string>{o.suite} ||
+             e.suite == std::vector<std::string>{"*"}) &&
             !subjects.contains(s)) {
-          lists.problems.push_back({e.where, fmt::format("subject '{}' names no case of suite '{}' in torch {}", s,
-                                                         o.suite, torch_version)});
+          lists.problems.push_back(
+              {e.where, fmt::format("subject '{}' names no case of suite '{}' in torch {}", s,
+                                    o.suite, torch_version)});
         }
       }
     }
@@ -84,14 +89,16 @@ int stats(const SkiplistOptions& o) {
   std::map<std::string, int> cases;
   for (const auto& [id, r] : run.results) {
     if (r.evidence.contains("skiplist")) {
-      ++cases[r.evidence["skiplist"].value("category", "?") + "/" + r.evidence["skiplist"].value("mode", "?")];
+      ++cases[r.evidence["skiplist"].value("category", "?") + "/" +
+              r.evidence["skiplist"].value("mode", "?")];
     }
   }
   fmt::print("entries by category/mode: {} in all\n", lists.entries.size());
   for (const auto& [k, n] : entries) fmt::print("  {:<28} {}\n", k, n);
   int total = 0;
   for (const auto& [_, n] : cases) total += n;
-  fmt::print("cases of run {} decided by an entry: {} of {} planned\n", run.id, total, run.planned.size());
+  fmt::print("cases of run {} decided by an entry: {} of {} planned\n", run.id, total,
+             run.planned.size());
   for (const auto& [k, n] : cases) fmt::print("  {:<28} {}\n", k, n);
   return 0;
 }
@@ -115,7 +122,9 @@ Staleness find_stale(const Expectations& x, const RunView& run) {
       auto it = run.results.find(id);
       all_pass = all_pass && it != run.results.end() && it->second.outcome == "xpass";
     }
-    if (all_pass) out.stale.push_back(&e), out.why.push_back(fmt::format("all {} case(s) passed (xpass)", ids.size()));
+    if (all_pass)
+      out.stale.push_back(&e),
+          out.why.push_back(fmt::format("all {} case(s) passed (xpass)", ids.size()));
   }
   return out;
 }
@@ -126,9 +135,11 @@ int stale(const SkiplistOptions& o) {
   const Expectations x(lists.entries);
   const Staleness s = find_stale(x, run);
   for (std::size_t i = 0; i < s.stale.size(); ++i) {
-    fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i], s.stale[i]->category, s.stale[i]->reason);
+    fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i], s.stale[i]->category,
+               s.stale[i]->reason);
   }
-  fmt::print("{} stale entr{} against run {}\n", s.stale.size(), s.stale.size() == 1 ? "y" : "ies", run.id);
+  fmt::print("{} stale entr{} against run {}\n", s.stale.size(), s.stale.size() == 1 ? "y" : "ies",
+             run.id);
   return s.stale.empty() ? 0 : 1;
 }
 
@@ -137,10 +148,12 @@ int update(const SkiplistOptions& o) {
   const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
   const Expectations x(lists.entries);
   const Staleness s = find_stale(x, run);
-  nlohmann::json proposal{{"description", fmt::format("Proposed skip-list change from run {}: review, edit the "
-                                                      "reasons, then apply by hand. Nothing was edited.", run.id)},
-                          {"remove", nlohmann::json::array()},
-                          {"add", nlohmann::json::array()}};
+  nlohmann::json proposal{
+      {"description", fmt::format("Proposed skip-list change from run {}: review, edit the "
+                                  "reasons, then apply by hand. Nothing was edited.",
+                                  run.id)},
+      {"remove", nlohmann::json::array()},
+      {"add", nlohmann::json::array()}};
   for (std::size_t i = 0; i < s.stale.size(); ++i) {
     proposal["remove"].push_back({{"entry", s.stale[i]->where.str()}, {"why", s.why[i]}});
   }
@@ -148,14 +161,21 @@ int update(const SkiplistOptions& o) {
     auto it = run.results.find(id);
     if (it == run.results.end() || x.decide(CaseId::parse(id))) continue;
     const CaseResult& r = it->second;
-    if (r.outcome != "fail" && r.outcome != "error" && r.outcome != "crash" && r.outcome != "timeout") continue;
+    if (r.outcome != "fail" && r.outcome != "error" && r.outcome != "crash" &&
+        r.outcome != "timeout")
+      continue;
     const CaseId c = CaseId::parse(id);
-    const std::string observed =
-        r.evidence.value("exception_type", std::string()) + (r.evidence.contains("exception_type") ? ": " : "") +
-        r.evidence.value("message", std::string(r.outcome)).substr(0, 200);
-    nlohmann::json entry{{"suite", c.suite}, {"subject", c.subject}, {"dtype", c.dtype}, {"check", c.check},
+    const std::string observed = r.evidence.value("exception_type", std::string()) +
+                                 (r.evidence.contains("exception_type") ? ": " : "") +
+                                 r.evidence.value("message", std::string(r.outcome)).substr(0, 200);
+    nlohmann::json entry{{"suite", c.suite},
+                         {"subject", c.subject},
+                         {"dtype", c.dtype},
+                         {"check", c.check},
                          {"mode", r.outcome == "crash" ? "skip" : "xfail"},
-                         {"category", r.outcome == "crash" ? "crash" : r.evidence.value("unsupported", false) ? "unsupported_op" : "precision"},
+                         {"category", r.outcome == "crash"                     ? "crash"
+                                      : r.evidence.value("unsupported", false) ? "unsupported_op"
+                                                                               : "precision"},
                          {"reason", "EDIT ME: observed " + observed}};
     if (r.outcome != "crash") entry["expect"] = r.outcome;
     proposal["add"].push_back(entry);
@@ -163,7 +183,8 @@ int update(const SkiplistOptions& o) {
   ensure_parent_dir(o.output);
   std::ofstream(o.output) << proposal.dump(2) << "\n";
   fmt::print("wrote {}: remove {} stale entr{}, add {} for new failures (run {})\n", o.output,
-             proposal["remove"].size(), proposal["remove"].size() == 1 ? "y" : "ies", proposal["add"].size(), run.id);
+             proposal["remove"].size(), proposal["remove"].size() == 1 ? "y" : "ies",
+             proposal["add"].size(), run.id);
   return 0;
 }
 
@@ -174,7 +195,8 @@ int skiplist_command(const SkiplistOptions& o) {
   if (o.action == "stats") return stats(o);
   if (o.action == "stale") return stale(o);
   if (o.action == "update") return update(o);
-  throw std::invalid_argument(fmt::format("unknown skiplist action '{}' (lint, stats, stale, update)", o.action));
+  throw std::invalid_argument(
+      fmt::format("unknown skiplist action '{}' (lint, stats, stale, update)", o.action));
 }
 
 }  // namespace conform

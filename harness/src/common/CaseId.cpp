@@ -12,22 +12,23 @@ CaseId CaseId::parse(std::string_view text) {
   std::size_t start = 0;
   while (true) {
     const auto slash = text.find('/', start);
-    fields.emplace_back(text.substr(start, slash == std::string_view::npos ? text.npos : slash - start));
+    fields.emplace_back(
+        text.substr(start, slash == std::string_view::npos ? text.npos : slash - start));
     if (slash == std::string_view::npos) break;
     start = slash + 1;
   }
   if (fields.size() != 4) {
-    throw std::invalid_argument(fmt::format(
-        "case id '{}' has {} field(s); expected suite/subject/dtype/check, e.g. "
-        "ops/add/float32/forward",
-        text, fields.size()));
+    throw std::invalid_argument(
+        fmt::format("case id '{}' has {} field(s); expected suite/subject/dtype/check, e.g. "
+                    "ops/add/float32/forward",
+                    text, fields.size()));
   }
   static constexpr const char* kNames[] = {"suite", "subject", "dtype", "check"};
   for (std::size_t i = 0; i < 4; ++i) {
     if (fields[i].empty()) {
-      throw std::invalid_argument(fmt::format(
-          "case id '{}' has an empty {} field (use '-' where a field does not apply)", text,
-          kNames[i]));
+      throw std::invalid_argument(
+          fmt::format("case id '{}' has an empty {} field (use '-' where a field does not apply)",
+                      text, kNames[i]));
     }
     for (char c : fields[i]) {
       if (c <= ' ' || c == 0x7f) {
@@ -39,6 +40,8 @@ CaseId CaseId::parse(std::string_view text) {
   return {fields[0], fields[1], fields[2], fields[3]};
 }
 
-std::string CaseId::str() const { return fmt::format("{}/{}/{}/{}", suite, subject, dtype, check); }
+std::string CaseId::str() const {
+  return fmt::format("{}/{}/{}/{}", suite, subject, dtype, check);
+}
 
 }  // namespace conform

@@ -24,7 +24,8 @@ CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
     throw std::runtime_error(fmt::format("malformed result from worker: {}", e.what()));
   }
   if (!is_outcome(r.outcome)) {
-    throw std::runtime_error(fmt::format("worker reported unknown outcome '{}' for {}", r.outcome, r.case_id));
+    throw std::runtime_error(
+        fmt::format("worker reported unknown outcome '{}' for {}", r.outcome, r.case_id));
   }
   return r;
 }

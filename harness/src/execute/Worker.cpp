@@ -36,10 +36,10 @@ Worker::Worker(const WorkerCommand& command, const std::string& mode, const std:
     // fork and exec, which can deadlock a multi-threaded parent.)
     static std::mutex spawn_mutex;
     std::lock_guard lock(spawn_mutex);
-    child_ = bp::child(bp::exe = command.python, bp::args = args, child_env, bp::std_in < in_,
-                       bp::std_out > out_, bp::std_err > log_path_);
-    for (int fd : {in_.pipe().native_sink(), in_.pipe().native_source(), out_.pipe().native_source(),
-                   out_.pipe().native_sink()}) {
+    child_ = bp::child(bp::exe = command.python, bp::args = args, child_env,
+                       bp::std_in<in_, bp::std_out> out_, bp::std_err > log_path_);
+    for (int fd : {in_.pipe().native_sink(), in_.pipe().native_source(),
+                   out_.pipe().native_source(), out_.pipe().native_sink()}) {
       if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
   }
@@ -80,7 +80,8 @@ void Worker::read_loop() {
 
 Worker::Read Worker::read_line(std::chrono::milliseconds timeout, std::string& line) {
   std::unique_lock lock(mutex_);
-  if (!ready_.wait_for(lock, timeout, [this] { return !lines_.empty() || eof_; })) return Read::kTimeout;
+  if (!ready_.wait_for(lock, timeout, [this] { return !lines_.empty() || eof_; }))
+    return Read::kTimeout;
   if (lines_.empty()) return Read::kEof;
   line = std::move(lines_.front());
   lines_.pop_front();

@@ -15,7 +15,9 @@ namespace conform {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string Location::str() const { return line > 0 ? fmt::format("{}:{}:{}", file, line, column) : file; }
+std::string Location::str() const {
+  return line > 0 ? fmt::format("{}:{}:{}", file, line, column) : file;
+}
 
 namespace {
 
@@ -59,7 +61,8 @@ struct CountingIterator {
 // Builds the document (through nlohmann's DOM builder) and records where each object starts.
 class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
  public:
-  LocatingSax(json& root, const std::size_t* consumed) : json_sax_dom_parser(root, false), consumed_(consumed) {}
+  LocatingSax(json& root, const std::size_t* consumed)
+      : json_sax_dom_parser(root, false), consumed_(consumed) {}
   bool start_object(std::size_t n) {
     if (depth_ == 2) entry_offsets.push_back(*consumed_ - 1);  // the entries array's objects
     ++depth_;
@@ -77,7 +80,8 @@ class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
     --depth_;
     return json_sax_dom_parser::end_array();
   }
-  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& e) {
+  bool parse_error(std::size_t position, const std::string& token,
+                   const nlohmann::detail::exception& e) {
     error_position = position;
     error_message = e.what();
     (void)token;
@@ -92,8 +96,8 @@ class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
   int depth_ = 0;
 };
 
-const std::set<std::string> kEntryFields{"suite", "subject", "dtype",  "check", "mode",  "category",
-                                         "reason", "issue",  "torch", "expect"};
+const std::set<std::string> kEntryFields{"suite",    "subject", "dtype", "check", "mode",
+                                         "category", "reason",  "issue", "torch", "expect"};
 const std::set<std::string> kFailingOutcomes{"fail", "error", "crash", "timeout", "fallback"};
 
 bool version_in_range(const std::string& version, const std::string& range, std::string& error) {
@@ -111,8 +115,10 @@ bool version_in_range(const std::string& version, const std::string& range, std:
       }
     }
     const std::string bound = part.substr(op.size());
-    if (op.empty() || bound.empty() || bound.find_first_not_of("0123456789.") != std::string::npos) {
-      error = fmt::format("torch range '{}': '{}' is not a comparison like >=2.13 or <2.15", range, part);
+    if (op.empty() || bound.empty() ||
+        bound.find_first_not_of("0123456789.") != std::string::npos) {
+      error = fmt::format("torch range '{}': '{}' is not a comparison like >=2.13 or <2.15", range,
+                          part);
       return false;
     }
     const int c = compare_versions(version, bound);
@@ -123,7 +129,8 @@ bool version_in_range(const std::string& version, const std::string& range, std:
 }
 
 // A match field: a string or a non-empty list of strings; "*" only as a whole value.
-bool read_field(const json& entry, const char* name, std::vector<std::string>& out, std::string& error) {
+bool read_field(const json& entry, const char* name, std::vector<std::string>& out,
+                std::string& error) {
   if (!entry.contains(name)) {
     out = {"*"};
     return true;
@@ -132,7 +139,8 @@ bool read_field(const json& entry, const char* name, std::vector<std::string>& o
   std::vector<std::string> values;
   if (value.is_string()) {
     values.push_back(value.get<std::string>());
-  } else if (value.is_array() && !value.empty() && std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); })) {
+  } else if (value.is_array() && !value.empty() &&
+             std::all_of(value.begin(), value.end(), [](const json& v) { return v.is_string(); })) {
     values = value.get<std::vector<std::string>>();
   } else {
     error = fmt::format("'{}' must be a string or a non-empty list of strings", name);
@@ -144,8 +152,9 @@ bool read_field(const json& entry, const char* name, std::vector<std::string>& o
       return false;
     }
     if (v != "*" && v.find('*') != std::string::npos) {
-      error = fmt::format("'{}': '{}' uses '*' inside a name; entries match exact names, '*' alone matches any",
-                          name, v);
+      error = fmt::format(
+          "'{}': '{}' uses '*' inside a name; entries match exact names, '*' alone matches any",
+          name, v);
       return false;
     }
   }
@@ -156,8 +165,9 @@ bool read_field(const json& entry, const char* name, std::vector<std::string>& o
 bool field_covers(const std::vector<std::string>& wide, const std::vector<std::string>& narrow) {
   if (std::find(wide.begin(), wide.end(), "*") != wide.end()) return true;
   if (std::find(narrow.begin(), narrow.end(), "*") != narrow.end()) return false;
-  return std::all_of(narrow.begin(), narrow.end(),
-                     [&](const std::string& v) { return std::find(wide.begin(), wide.end(), v) != wide.end(); });
+  return std::all_of(narrow.begin(), narrow.end(), [&](const std::string& v) {
+    return std::find(wide.begin(), wide.end(), v) != wide.end();
+  });
 }
 
 bool field_matches(const std::vector<std::string>& values, const std::string& v) {
@@ -186,12 +196,14 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
     return;
   }
   if (!root.is_object()) {
-    out.problems.push_back({location_at(file, text, 0), "the file must be a JSON object with \"entries\""});
+    out.problems.push_back(
+        {location_at(file, text, 0), "the file must be a JSON object with \"entries\""});
     return;
   }
   for (const auto& [key, _] : root.items()) {
     if (key != "entries" && key != "description" && key != "version") {
-      out.problems.push_back({location_at(file, text, 0), fmt::format("unknown top-level field '{}'", key)});
+      out.problems.push_back(
+          {location_at(file, text, 0), fmt::format("unknown top-level field '{}'", key)});
     }
   }
   if (!root.contains("entries") || !root["entries"].is_array()) {
@@ -201,7 +213,8 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
   const json& entries = root["entries"];
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const json& e = entries[i];
-    const Location where = location_at(file, text, i < sax.entry_offsets.size() ? sax.entry_offsets[i] : 0);
+    const Location where =
+        location_at(file, text, i < sax.entry_offsets.size() ? sax.entry_offsets[i] : 0);
     auto problem = [&](const std::string& message) { out.problems.push_back({where, message}); };
     if (!e.is_object()) {
       problem("an entry must be an object");
@@ -212,34 +225,45 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
     bool valid = true;
     for (const auto& [key, _] : e.items()) {
       if (!kEntryFields.contains(key)) {
-        problem(fmt::format("unknown field '{}' (known: suite, subject, dtype, check, mode, category, reason, "
-                            "issue, torch, expect)", key));
+        problem(fmt::format(
+            "unknown field '{}' (known: suite, subject, dtype, check, mode, category, reason, "
+            "issue, torch, expect)",
+            key));
         valid = false;
       }
     }
     std::string error;
-    for (auto [name, field] : {std::pair{"suite", &entry.suite}, std::pair{"subject", &entry.subject},
-                               std::pair{"dtype", &entry.dtype}, std::pair{"check", &entry.check}}) {
+    for (auto [name, field] :
+         {std::pair{"suite", &entry.suite}, std::pair{"subject", &entry.subject},
+          std::pair{"dtype", &entry.dtype}, std::pair{"check", &entry.check}}) {
       if (!read_field(e, name, *field, error)) problem(error), valid = false;
     }
     entry.mode = e.value("mode", "");
     entry.category = e.value("category", "");
-    entry.reason = e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
-    if (entry.mode != "skip" && entry.mode != "xfail") problem("'mode' must be \"skip\" or \"xfail\""), valid = false;
-    if (std::find(std::begin(kCategories), std::end(kCategories), entry.category) == std::end(kCategories)) {
-      problem(fmt::format("unknown category '{}' (known: unsupported_op, dynamic_shape, sparse, forward_ad, dtype, "
-                          "precision, flaky, crash)", entry.category));
+    entry.reason =
+        e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
+    if (entry.mode != "skip" && entry.mode != "xfail")
+      problem("'mode' must be \"skip\" or \"xfail\""), valid = false;
+    if (std::find(std::begin(kCategories), std::end(kCategories), entry.category) ==
+        std::end(kCategories)) {
+      problem(fmt::format(
+          "unknown category '{}' (known: unsupported_op, dynamic_shape, sparse, forward_ad, dtype, "
+          "precision, flaky, crash)",
+          entry.category));
       valid = false;
     }
     if (entry.category == "crash" && entry.mode != "skip") {
-      problem("a 'crash' entry must have mode \"skip\": crashing cases are never run"), valid = false;
+      problem("a 'crash' entry must have mode \"skip\": crashing cases are never run"),
+          valid = false;
     }
     if (entry.reason.find_first_not_of(" \t\n") == std::string::npos) {
       problem("missing 'reason': say why, in words a user understands"), valid = false;
     }
     if (e.contains("issue")) {
-      if (!e["issue"].is_string()) problem("'issue' must be a string (a link)"), valid = false;
-      else entry.issue = e["issue"].get<std::string>();
+      if (!e["issue"].is_string())
+        problem("'issue' must be a string (a link)"), valid = false;
+      else
+        entry.issue = e["issue"].get<std::string>();
     }
     bool active = true;
     if (e.contains("torch")) {
@@ -253,25 +277,30 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
     }
     if (e.contains("expect")) {
       const json& x = e["expect"];
-      if (entry.mode == "skip") problem("'expect' applies to xfail entries only: skipped cases never run"), valid = false;
+      if (entry.mode == "skip")
+        problem("'expect' applies to xfail entries only: skipped cases never run"), valid = false;
       if (x.is_string()) {
         entry.expect_outcome = x.get<std::string>();
       } else if (x.is_object()) {
         if (x.contains("outcome")) entry.expect_outcome = x.value("outcome", "");
         if (x.contains("message")) entry.expect_message = x.value("message", "");
       } else {
-        problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}"), valid = false;
+        problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}"),
+            valid = false;
       }
       if (entry.expect_outcome && !kFailingOutcomes.contains(*entry.expect_outcome)) {
-        problem(fmt::format("'expect' outcome '{}' is not a failing outcome (fail, error, crash, timeout, fallback)",
-                            *entry.expect_outcome));
+        problem(
+            fmt::format("'expect' outcome '{}' is not a failing outcome (fail, error, crash, "
+                        "timeout, fallback)",
+                        *entry.expect_outcome));
         valid = false;
       }
     }
     if (!valid) continue;
     // An entry that an earlier one already covers can never decide a case.
     for (const Entry& earlier : all_entries) {
-      if (field_covers(earlier.suite, entry.suite) && field_covers(earlier.subject, entry.subject) &&
+      if (field_covers(earlier.suite, entry.suite) &&
+          field_covers(earlier.subject, entry.subject) &&
           field_covers(earlier.dtype, entry.dtype) && field_covers(earlier.check, entry.check) &&
           earlier.torch == entry.torch) {
         const bool same = earlier.suite == entry.suite && earlier.subject == entry.subject &&
@@ -291,8 +320,8 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
 }  // namespace
 
 bool Entry::matches(const CaseId& id) const {
-  return field_matches(suite, id.suite) && field_matches(subject, id.subject) && field_matches(dtype, id.dtype) &&
-         field_matches(check, id.check);
+  return field_matches(suite, id.suite) && field_matches(subject, id.subject) &&
+         field_matches(dtype, id.dtype) && field_matches(check, id.check);
 }
 
 int compare_versions(const std::string& a, const std::string& b) {
@@ -319,7 +348,8 @@ Skiplists load_skiplists(const std::vector<std::string>& paths, const std::strin
     if (fs::is_directory(p)) {
       std::vector<fs::path> found;
       for (const auto& f : fs::directory_iterator(p)) {
-        if (f.path().extension() == ".json" && f.path().filename() != "schema.json") found.push_back(f.path());
+        if (f.path().extension() == ".json" && f.path().filename() != "schema.json")
+          found.push_back(f.path());
       }
       std::sort(found.begin(), found.end());
       files.insert(files.end(), found.begin(), found.end());
@@ -367,7 +397,8 @@ const Entry* Expectations::decide(const CaseId& id) const {
 
 namespace {
 json entry_evidence(const Entry& e) {
-  json out{{"entry", e.where.str()}, {"mode", e.mode}, {"category", e.category}, {"reason", e.reason}};
+  json out{
+      {"entry", e.where.str()}, {"mode", e.mode}, {"category", e.category}, {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
   return out;
 }
@@ -386,11 +417,14 @@ CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
   }
   const std::string message = observed.evidence.value("message", "");
   const bool outcome_ok = !entry.expect_outcome || *entry.expect_outcome == observed.outcome;
-  const bool message_ok = !entry.expect_message || message.find(*entry.expect_message) != std::string::npos;
-  if (outcome_ok && message_ok && (observed.outcome != "fallback" || entry.expect_outcome == "fallback")) {
+  const bool message_ok =
+      !entry.expect_message || message.find(*entry.expect_message) != std::string::npos;
+  if (outcome_ok && message_ok &&
+      (observed.outcome != "fallback" || entry.expect_outcome == "fallback")) {
     observed.outcome = "xfail";
   } else if (observed.outcome == "fallback" && !entry.expect_outcome) {
-    observed.outcome = "xpass";  // it ran correctly (through the fallback): the failure it expected is gone
+    observed.outcome =
+        "xpass";  // it ran correctly (through the fallback): the failure it expected is gone
   } else {
     observed.evidence["expectation_mismatch"] = {
         {"expected_outcome", entry.expect_outcome.value_or("any failure")},
@@ -399,6 +433,8 @@ CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
   return observed;
 }
 
-bool is_expectation_mismatch(const CaseResult& r) { return r.evidence.contains("expectation_mismatch"); }
+bool is_expectation_mismatch(const CaseResult& r) {
+  return r.evidence.contains("expectation_mismatch");
+}
 
 }  // namespace conform

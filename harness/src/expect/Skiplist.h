@@ -19,8 +19,9 @@ struct Location {
 };
 
 // The skip-list categories of CONVENTIONS.md.
-inline constexpr const char* kCategories[] = {"unsupported_op", "dynamic_shape", "sparse", "forward_ad",
-                                              "dtype",          "precision",     "flaky",  "crash"};
+inline constexpr const char* kCategories[] = {"unsupported_op", "dynamic_shape", "sparse",
+                                              "forward_ad",     "dtype",         "precision",
+                                              "flaky",          "crash"};
 
 // One expectation: which cases it matches (exact strings; "*" alone matches anything; a list
 // matches any of its strings), what to do with them, and why.
@@ -45,7 +46,7 @@ struct Problem {
 };
 
 struct Skiplists {
-  std::vector<Entry> entries;     // active entries (torch range includes the torch in use), file order
+  std::vector<Entry> entries;  // active entries (torch range includes the torch in use), file order
   std::vector<Problem> problems;  // anything malformed or contradictory: the run must not start
 };
 

@@ -19,11 +19,13 @@ Listing list_suite(const WorkerCommand& command, const std::string& log_path) {
     }
     if (read == Worker::Read::kEof) {
       const auto status = worker.wait();
-      throw std::runtime_error(fmt::format("the listing worker {} before finishing; its stderr ends with:\n{}",
-                                           status.describe(), worker.stderr_tail(1500)));
+      throw std::runtime_error(
+          fmt::format("the listing worker {} before finishing; its stderr ends with:\n{}",
+                      status.describe(), worker.stderr_tail(1500)));
     }
     const auto json = nlohmann::json::parse(line, nullptr, false);
-    if (!json.is_object()) throw std::runtime_error("the listing worker wrote a line that is not JSON: " + line);
+    if (!json.is_object())
+      throw std::runtime_error("the listing worker wrote a line that is not JSON: " + line);
     if (json.contains("fatal")) throw std::runtime_error(json["fatal"].get<std::string>());
     if (json.contains("ready")) {
       listing.hello = json;

@@ -10,9 +10,9 @@ namespace conform {
 
 // Which cases of a suite to run.
 struct Selection {
-  std::string ops_regex;          // searched in the subject; empty: all
-  std::set<std::string> dtypes;   // empty: all the suite lists
-  std::set<std::string> checks;   // empty: all
+  std::string ops_regex;         // searched in the subject; empty: all
+  std::set<std::string> dtypes;  // empty: all the suite lists
+  std::set<std::string> checks;  // empty: all
 };
 
 // Filters the suite's cases (as its worker listed them) by the selection. Throws

@@ -19,13 +19,15 @@ ShardSpec ShardSpec::parse(const std::string& text) {
   if (slash == std::string::npos || !number(std::string_view(text).substr(0, slash), spec.index) ||
       !number(std::string_view(text).substr(slash + 1), spec.count) || spec.count < 1 ||
       spec.index < 1 || spec.index > spec.count) {
-    throw std::invalid_argument(fmt::format(
-        "--shard '{}' is malformed: expected K/N with 1 <= K <= N, e.g. 1/4", text));
+    throw std::invalid_argument(
+        fmt::format("--shard '{}' is malformed: expected K/N with 1 <= K <= N, e.g. 1/4", text));
   }
   return spec;
 }
 
-std::string ShardSpec::str() const { return fmt::format("{}/{}", index, count); }
+std::string ShardSpec::str() const {
+  return fmt::format("{}/{}", index, count);
+}
 
 std::vector<std::string> shard_cases(const std::vector<std::string>& cases, const ShardSpec& shard,
                                      const std::map<std::string, double>& durations) {
@@ -53,7 +55,8 @@ std::vector<std::string> shard_cases(const std::vector<std::string>& cases, cons
     });
     std::vector<double> load(n, 0.0);
     for (std::size_t i : order) {
-      const auto target = static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+      const auto target =
+          static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
       owner[i] = target;
       load[target] += cost(i);
     }

@@ -6,7 +6,8 @@ namespace conform {
 
 Database::Database(const std::string& path, bool create) : path_(path) {
   sqlite3* raw = nullptr;
-  const int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
+  const int flags =
+      SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   db_.reset(raw);
   if (rc != SQLITE_OK) {
@@ -16,7 +17,9 @@ Database::Database(const std::string& path, bool create) : path_(path) {
   sqlite3_extended_result_codes(raw, 1);
 }
 
-std::string Database::error_message() const { return sqlite3_errmsg(db_.get()); }
+std::string Database::error_message() const {
+  return sqlite3_errmsg(db_.get());
+}
 
 void Database::exec(std::string_view sql) {
   char* message = nullptr;
@@ -28,18 +31,22 @@ void Database::exec(std::string_view sql) {
   }
 }
 
-Statement Database::prepare(std::string_view sql) { return Statement(*this, sql); }
+Statement Database::prepare(std::string_view sql) {
+  return Statement(*this, sql);
+}
 
 Statement::Statement(const Database& db, std::string_view sql) : db_(&db) {
   sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr) !=
+      SQLITE_OK) {
     throw StoreError(fmt::format("{}: {} (in: {})", db.path(), db.error_message(), sql));
   }
   stmt_.reset(raw);
 }
 
 Statement& Statement::bind(int index, std::string_view value) {
-  sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+  sqlite3_bind_text(stmt_.get(), index, value.data(), static_cast<int>(value.size()),
+                    SQLITE_TRANSIENT);
   return *this;
 }
 Statement& Statement::bind(int index, std::int64_t value) {
@@ -84,13 +91,19 @@ std::optional<std::string> Statement::optional_text(int column) const {
   if (is_null(column)) return std::nullopt;
   return text(column);
 }
-std::int64_t Statement::integer(int column) const { return sqlite3_column_int64(stmt_.get(), column); }
-double Statement::real(int column) const { return sqlite3_column_double(stmt_.get(), column); }
+std::int64_t Statement::integer(int column) const {
+  return sqlite3_column_int64(stmt_.get(), column);
+}
+double Statement::real(int column) const {
+  return sqlite3_column_double(stmt_.get(), column);
+}
 bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_) {

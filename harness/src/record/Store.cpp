@@ -111,8 +111,10 @@ void Store::migrate() {
 
 std::string Store::now_utc() {
   const auto now = std::chrono::system_clock::now();
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
-  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z", fmt::gmtime(std::chrono::system_clock::to_time_t(now)),
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03d}Z",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(now)),
                      static_cast<int>(ms.count()));
 }
 
@@ -128,24 +130,38 @@ void Store::create_run(const RunInfo& r) {
          "INSERT INTO runs (id, suite, status, started_at, ended_at, label, seed, host, "
          "torch_version, backend_module, backend_version, harness_version, device, shard, command) "
          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")
-      .bind(1, r.id).bind(2, r.suite).bind(3, r.status).bind(4, r.started_at).bind(5, r.ended_at)
-      .bind(6, r.label).bind(7, r.seed).bind(8, r.host).bind(9, r.torch_version)
-      .bind(10, r.backend_module).bind(11, r.backend_version).bind(12, r.harness_version)
-      .bind(13, r.device).bind(14, r.shard).bind(15, r.command)
+      .bind(1, r.id)
+      .bind(2, r.suite)
+      .bind(3, r.status)
+      .bind(4, r.started_at)
+      .bind(5, r.ended_at)
+      .bind(6, r.label)
+      .bind(7, r.seed)
+      .bind(8, r.host)
+      .bind(9, r.torch_version)
+      .bind(10, r.backend_module)
+      .bind(11, r.backend_version)
+      .bind(12, r.harness_version)
+      .bind(13, r.device)
+      .bind(14, r.shard)
+      .bind(15, r.command)
       .run();
   tx.commit();
 }
 
 void Store::finish_run(const std::string& run_id, const std::string& status) {
   db_.prepare("UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3")
-      .bind(1, status).bind(2, now_utc()).bind(3, run_id)
+      .bind(1, status)
+      .bind(2, now_utc())
+      .bind(3, run_id)
       .run();
 }
 
 std::optional<RunInfo> Store::run(const std::string& id) {
   auto st = db_.prepare(
       "SELECT id, suite, status, started_at, ended_at, label, seed, host, torch_version, "
-      "backend_module, backend_version, harness_version, device, shard, command FROM runs WHERE id = ?1");
+      "backend_module, backend_version, harness_version, device, shard, command FROM runs WHERE id "
+      "= ?1");
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   RunInfo r;
@@ -169,11 +185,13 @@ std::optional<RunInfo> Store::run(const std::string& id) {
 
 std::string Store::resolve_run(const std::string& ref) {
   if (ref == "latest" || ref == "previous") {
-    auto st = db_.prepare("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1 OFFSET ?1");
+    auto st =
+        db_.prepare("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1 OFFSET ?1");
     st.bind(1, ref == "latest" ? 0 : 1);
     if (!st.step()) {
-      throw StoreError(fmt::format("{} has no {} run", db_.path(),
-                                   ref == "latest" ? "runs: no 'latest'" : "second run: no 'previous'"));
+      throw StoreError(
+          fmt::format("{} has no {} run", db_.path(),
+                      ref == "latest" ? "runs: no 'latest'" : "second run: no 'previous'"));
     }
     return st.text(0);
   }
@@ -184,12 +202,19 @@ std::string Store::resolve_run(const std::string& ref) {
 void Store::record_plan(const std::string& run_id, const std::vector<CaseId>& cases) {
   Transaction tx(db_);
   auto add_case = db_.prepare(
-      "INSERT OR IGNORE INTO cases (id, suite, subject, dtype, check_name) VALUES (?1, ?2, ?3, ?4, ?5)");
-  auto add_plan = db_.prepare("INSERT INTO planned (run_id, case_id, position) VALUES (?1, ?2, ?3)");
+      "INSERT OR IGNORE INTO cases (id, suite, subject, dtype, check_name) VALUES (?1, ?2, ?3, ?4, "
+      "?5)");
+  auto add_plan =
+      db_.prepare("INSERT INTO planned (run_id, case_id, position) VALUES (?1, ?2, ?3)");
   std::int64_t position = 0;
   for (const CaseId& c : cases) {
     const std::string id = c.str();
-    add_case.bind(1, id).bind(2, c.suite).bind(3, c.subject).bind(4, c.dtype).bind(5, c.check).run();
+    add_case.bind(1, id)
+        .bind(2, c.suite)
+        .bind(3, c.subject)
+        .bind(4, c.dtype)
+        .bind(5, c.check)
+        .run();
     add_plan.bind(1, run_id).bind(2, id).bind(3, position++).run();
   }
   tx.commit();
@@ -206,7 +231,8 @@ std::vector<std::string> Store::planned(const std::string& run_id) {
 std::vector<std::string> Store::unrecorded(const std::string& run_id) {
   std::vector<std::string> out;
   auto st = db_.prepare(
-      "SELECT p.case_id FROM planned p LEFT JOIN results r ON r.run_id = p.run_id AND r.case_id = p.case_id "
+      "SELECT p.case_id FROM planned p LEFT JOIN results r ON r.run_id = p.run_id AND r.case_id = "
+      "p.case_id "
       "WHERE p.run_id = ?1 AND r.case_id IS NULL ORDER BY p.position");
   st.bind(1, run_id);
   while (st.step()) out.push_back(st.text(0));
@@ -218,8 +244,12 @@ void Store::record_result(const std::string& run_id, const CaseResult& r) {
   db_.prepare(
          "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-      .bind(1, run_id).bind(2, r.case_id).bind(3, r.outcome).bind(4, r.duration)
-      .bind(5, r.evidence.dump()).bind(6, now_utc())
+      .bind(1, run_id)
+      .bind(2, r.case_id)
+      .bind(3, r.outcome)
+      .bind(4, r.duration)
+      .bind(5, r.evidence.dump())
+      .bind(6, now_utc())
       .run();
   auto event = db_.prepare(
       "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, ?5)");
@@ -242,13 +272,15 @@ std::vector<CaseResult> Store::results(const std::string& run_id) {
   st.bind(1, run_id);
   while (st.step()) {
     index[st.text(0)] = out.size();
-    out.push_back(CaseResult{st.text(0), st.text(1), st.real(2), nlohmann::json::parse(st.text(3)), {}, {}});
+    out.push_back(
+        CaseResult{st.text(0), st.text(1), st.real(2), nlohmann::json::parse(st.text(3)), {}, {}});
   }
   auto events = db_.prepare("SELECT case_id, op, route, calls FROM op_events WHERE run_id = ?1");
   events.bind(1, run_id);
   while (events.step()) {
     CaseResult& r = out[index.at(events.text(0))];
-    (events.text(2) == "native" ? r.native_ops : r.fallback_ops)[events.text(1)] = events.integer(3);
+    (events.text(2) == "native" ? r.native_ops : r.fallback_ops)[events.text(1)] =
+        events.integer(3);
   }
   return out;
 }
@@ -271,7 +303,8 @@ std::map<std::string, std::int64_t> Store::outcome_counts(const std::string& run
 std::map<std::string, std::int64_t> Store::category_counts(const std::string& run_id) {
   std::map<std::string, std::int64_t> out;
   auto st = db_.prepare(
-      "SELECT outcome || '/' || json_extract(evidence, '$.skiplist.category'), COUNT(*) FROM results "
+      "SELECT outcome || '/' || json_extract(evidence, '$.skiplist.category'), COUNT(*) FROM "
+      "results "
       "WHERE run_id = ?1 AND json_extract(evidence, '$.skiplist.category') IS NOT NULL GROUP BY 1");
   st.bind(1, run_id);
   while (st.step()) out[st.text(0)] = st.integer(1);
@@ -287,13 +320,15 @@ std::int64_t Store::recorded_count(const std::string& run_id) {
 
 std::vector<std::pair<std::string, double>> Store::slowest(const std::string& run_id, int n) {
   std::vector<std::pair<std::string, double>> out;
-  auto st = db_.prepare("SELECT case_id, duration FROM results WHERE run_id = ?1 ORDER BY duration DESC LIMIT ?2");
+  auto st = db_.prepare(
+      "SELECT case_id, duration FROM results WHERE run_id = ?1 ORDER BY duration DESC LIMIT ?2");
   st.bind(1, run_id).bind(2, n);
   while (st.step()) out.emplace_back(st.text(0), st.real(1));
   return out;
 }
 
-std::vector<std::pair<std::string, nlohmann::json>> Store::worst_failures(const std::string& run_id, int n) {
+std::vector<std::pair<std::string, nlohmann::json>> Store::worst_failures(const std::string& run_id,
+                                                                          int n) {
   std::vector<std::pair<std::string, nlohmann::json>> out;
   auto st = db_.prepare(
       "SELECT case_id, evidence FROM results WHERE run_id = ?1 AND outcome = 'fail' "

@@ -70,7 +70,8 @@ class Store {
   std::map<std::string, std::int64_t> outcome_counts(const std::string& run_id);
   std::vector<std::pair<std::string, double>> slowest(const std::string& run_id, int n);
   // Failing cases with the largest relative error first.
-  std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id, int n);
+  std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id,
+                                                                     int n);
   std::int64_t recorded_count(const std::string& run_id);
   // Cases decided by a skip-list entry, as "outcome/category" -> count.
   std::map<std::string, std::int64_t> category_counts(const std::string& run_id);

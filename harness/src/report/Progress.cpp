@@ -14,7 +14,10 @@ std::string format_duration(double seconds) {
 }
 
 Progress::Progress(std::size_t total, bool terminal)
-    : total_(total), terminal_(terminal), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+    : total_(total),
+      terminal_(terminal),
+      start_(std::chrono::steady_clock::now()),
+      last_draw_(start_) {}
 
 void Progress::add(const CaseResult& result) {
   ++done_;
@@ -28,17 +31,18 @@ void Progress::draw(bool force) {
   if (!force && since < (terminal_ ? 0.1 : 10.0)) return;
   last_draw_ = now;
   const double elapsed = std::chrono::duration<double>(now - start_).count();
-  const double eta = done_ ? elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) : 0.0;
+  const double eta =
+      done_ ? elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) : 0.0;
   std::string tally;
   for (const auto& [outcome, n] : counts_) tally += fmt::format(" {} {}", outcome, n);
   if (terminal_) {
     constexpr int kWidth = 30;
     const int filled = total_ ? static_cast<int>(kWidth * done_ / total_) : kWidth;
-    fmt::print(stderr, "\r[{}{}] {}/{}{}  eta {}   ", std::string(filled, '#'), std::string(kWidth - filled, '.'),
-               done_, total_, tally, format_duration(eta));
+    fmt::print(stderr, "\r[{}{}] {}/{}{}  eta {}   ", std::string(filled, '#'),
+               std::string(kWidth - filled, '.'), done_, total_, tally, format_duration(eta));
   } else {
-    fmt::print(stderr, "progress: {}/{} cases in {}{} (eta {})\n", done_, total_, format_duration(elapsed), tally,
-               format_duration(eta));
+    fmt::print(stderr, "progress: {}/{} cases in {}{} (eta {})\n", done_, total_,
+               format_duration(elapsed), tally, format_duration(eta));
   }
   std::fflush(stderr);
 }

@@ -11,9 +11,9 @@ std::string run_summary(Store& store, const std::string& run_id, double wall_sec
   const auto counts = store.outcome_counts(run_id);
   std::int64_t total = 0;
   for (const auto& [_, n] : counts) total += n;
-  std::string out = fmt::format("run {}  suite {}  torch {}  {} {}  {} worker(s)  {}\n", run_id, run->suite,
-                                run->torch_version, run->backend_module, run->backend_version, jobs,
-                                format_duration(wall_seconds));
+  std::string out = fmt::format("run {}  suite {}  torch {}  {} {}  {} worker(s)  {}\n", run_id,
+                                run->suite, run->torch_version, run->backend_module,
+                                run->backend_version, jobs, format_duration(wall_seconds));
   out += fmt::format("  {} cases:", total);
   bool first = true;
   for (std::string_view outcome : kOutcomes) {
@@ -31,7 +31,8 @@ std::string run_summary(Store& store, const std::string& run_id, double wall_sec
   const auto slowest = store.slowest(run_id, 5);
   if (!slowest.empty()) {
     out += "  slowest:";
-    for (const auto& [id, seconds] : slowest) out += fmt::format("  {} {}", id, format_duration(seconds));
+    for (const auto& [id, seconds] : slowest)
+      out += fmt::format("  {} {}", id, format_duration(seconds));
     out += "\n";
   }
   const auto worst = store.worst_failures(run_id, 5);
@@ -41,17 +42,21 @@ std::string run_summary(Store& store, const std::string& run_id, double wall_sec
       auto number = [&](const char* key) {
         if (!evidence.contains(key)) return std::string("?");
         const auto& value = evidence[key];
-        return value.is_number() ? fmt::format("{:.3g}", value.get<double>())
-                                 : value.is_string() ? value.get<std::string>() : std::string("?");
+        return value.is_number()   ? fmt::format("{:.3g}", value.get<double>())
+               : value.is_string() ? value.get<std::string>()
+                                   : std::string("?");
       };
-      out += fmt::format("    {}  max rel {}  max abs {}\n", id, number("max_rel_error"), number("max_abs_error"));
+      out += fmt::format("    {}  max rel {}  max abs {}\n", id, number("max_rel_error"),
+                         number("max_abs_error"));
     }
   }
   if (const auto unrecorded = store.unrecorded(run_id); !unrecorded.empty()) {
-    out += fmt::format("  {} planned case(s) not recorded: resume with --resume {}\n", unrecorded.size(), run_id);
+    out += fmt::format("  {} planned case(s) not recorded: resume with --resume {}\n",
+                       unrecorded.size(), run_id);
   }
-  out += fmt::format("  results in {} (run {}); reproduce one case with: neuron-conform repro CASE_ID\n",
-                     store.db().path(), run_id);
+  out += fmt::format(
+      "  results in {} (run {}); reproduce one case with: neuron-conform repro CASE_ID\n",
+      store.db().path(), run_id);
   return out;
 }
 

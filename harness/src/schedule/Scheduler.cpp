@@ -45,7 +45,7 @@ std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) 
         return worker;
       }
       failure = hello.is_object() && hello.contains("fatal") ? hello["fatal"].get<std::string>()
-                                                               : "unexpected first line: " + line;
+                                                             : "unexpected first line: " + line;
       break;
     }
     case Worker::Read::kTimeout:
@@ -53,7 +53,8 @@ std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) 
       worker->kill();
       break;
     case Worker::Read::kEof:
-      failure = "worker " + worker->wait().describe() + " while starting: " + worker->stderr_tail(500);
+      failure =
+          "worker " + worker->wait().describe() + " while starting: " + worker->stderr_tail(500);
       break;
   }
   return nullptr;
@@ -85,11 +86,19 @@ void Scheduler::slot_loop(int slot) {
         try {
           result = CaseResult::from_worker_json(nlohmann::json::parse(line));
           if (result.case_id != case_id) {
-            throw std::runtime_error(fmt::format("worker answered for {} while running {}", result.case_id, case_id));
+            throw std::runtime_error(
+                fmt::format("worker answered for {} while running {}", result.case_id, case_id));
           }
         } catch (const std::exception& e) {
-          result = CaseResult{case_id, "error", 0.0, {{"where", "harness"}, {"exception_type", "ProtocolError"},
-                                                      {"message", e.what()}, {"line", line.substr(0, 500)}}};
+          result = CaseResult{case_id,
+                              "error",
+                              0.0,
+                              {{"where", "harness"},
+                               {"exception_type", "ProtocolError"},
+                               {"message", e.what()},
+                               {"line", line.substr(0, 500)}},
+                              {},
+                              {}};
           worker->kill();
           worker.reset();
         }
@@ -105,11 +114,15 @@ void Scheduler::slot_loop(int slot) {
       case Worker::Read::kEof: {
         const ExitStatus status = worker->wait();
         result.outcome = "crash";
-        result.evidence = {{"message", "worker " + status.describe()}, {"worker_pid", worker->pid()},
-                           {"stderr_tail", worker->stderr_tail()}, {"log", worker->log_path()}};
+        result.evidence = {{"message", "worker " + status.describe()},
+                           {"worker_pid", worker->pid()},
+                           {"stderr_tail", worker->stderr_tail()},
+                           {"log", worker->log_path()}};
         if (status.signal) {
           result.evidence["signal"] = *status.signal;
-          result.evidence["signal_name"] = sigabbrev_np(*status.signal) ? fmt::format("SIG{}", sigabbrev_np(*status.signal)) : "?";
+          result.evidence["signal_name"] = sigabbrev_np(*status.signal)
+                                               ? fmt::format("SIG{}", sigabbrev_np(*status.signal))
+                                               : "?";
         }
         if (status.exit_code) result.evidence["exit_code"] = *status.exit_code;
         worker.reset();

@@ -40,6 +40,7 @@ TEST(CaseResult, ParsesWorkerLinesAndRejectsUnknownOutcomes) {
   EXPECT_THROW(conform::CaseResult::from_worker_json(
                    nlohmann::json::parse(R"({"case":"a/b/c/d","outcome":"great","duration":1})")),
                std::runtime_error);
-  EXPECT_THROW(conform::CaseResult::from_worker_json(nlohmann::json::parse(R"({"outcome":"pass"})")),
-               std::runtime_error);
+  EXPECT_THROW(
+      conform::CaseResult::from_worker_json(nlohmann::json::parse(R"({"outcome":"pass"})")),
+      std::runtime_error);
 }

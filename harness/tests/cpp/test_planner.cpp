@@ -11,7 +11,8 @@ std::vector<CaseId> listing() {
   std::vector<CaseId> out;
   for (const char* subject : {"add", "addmm", "mul", "nn.functional.relu"}) {
     for (const char* dtype : {"float32", "bfloat16"}) {
-      for (const char* check : {"forward", "backward"}) out.push_back({"ops", subject, dtype, check});
+      for (const char* check : {"forward", "backward"})
+        out.push_back({"ops", subject, dtype, check});
     }
   }
   return out;
@@ -40,7 +41,8 @@ TEST(Planner, ExplainsWhatMatchedNothing) {
     }
     return std::string("accepted");
   };
-  EXPECT_NE(message({"^nope$", {}, {}}).find("--ops '^nope$' matches no subject"), std::string::npos);
+  EXPECT_NE(message({"^nope$", {}, {}}).find("--ops '^nope$' matches no subject"),
+            std::string::npos);
   EXPECT_NE(message({"", {"float64"}, {}}).find("--dtypes float64"), std::string::npos);
   EXPECT_NE(message({"", {}, {"out"}}).find("--checks out"), std::string::npos);
   EXPECT_NE(message({"(", {}, {}}).find("not a valid regular expression"), std::string::npos);

@@ -8,13 +8,14 @@
 #include <map>
 
 using conform::CaseResult;
-using conform::Scheduler;
 using conform::ScheduleOptions;
+using conform::Scheduler;
 
 namespace {
 
 std::map<std::string, CaseResult> run_cases(const std::vector<std::string>& cases, int jobs,
-                                            std::chrono::milliseconds timeout, conform::ScheduleStats* stats = nullptr) {
+                                            std::chrono::milliseconds timeout,
+                                            conform::ScheduleStats* stats = nullptr) {
   ScheduleOptions options;
   options.jobs = jobs;
   options.case_timeout = timeout;
@@ -43,9 +44,9 @@ TEST(Scheduler, RunsEveryCaseOnce) {
 }
 
 TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
-  const std::vector<std::string> cases{"t/ok/1/-",   "t/crash/-/-", "t/ok/2/-",      "t/hang/-/-", "t/ok/3/-",
-                                       "t/abort/-/-", "t/exit/-/-", "t/garbage/-/-", "t/wrongid/-/-", "t/fail/-/-",
-                                       "t/ok/4/-"};
+  const std::vector<std::string> cases{
+      "t/ok/1/-",   "t/crash/-/-",   "t/ok/2/-",      "t/hang/-/-", "t/ok/3/-", "t/abort/-/-",
+      "t/exit/-/-", "t/garbage/-/-", "t/wrongid/-/-", "t/fail/-/-", "t/ok/4/-"};
   conform::ScheduleStats stats;
   const auto results = run_cases(cases, 2, std::chrono::milliseconds(1500), &stats);
   ASSERT_EQ(results.size(), cases.size());
@@ -53,7 +54,10 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
   EXPECT_EQ(results.at("t/crash/-/-").evidence.at("signal"), 11);
   EXPECT_EQ(results.at("t/crash/-/-").evidence.at("signal_name"), "SIGSEGV");
   EXPECT_EQ(results.at("t/abort/-/-").evidence.at("signal_name"), "SIGABRT");
-  EXPECT_NE(results.at("t/abort/-/-").evidence.at("stderr_tail").get<std::string>().find("about to abort"),
+  EXPECT_NE(results.at("t/abort/-/-")
+                .evidence.at("stderr_tail")
+                .get<std::string>()
+                .find("about to abort"),
             std::string::npos);
   EXPECT_EQ(results.at("t/exit/-/-").outcome, "crash");
   EXPECT_EQ(results.at("t/exit/-/-").evidence.at("exit_code"), 7);
@@ -63,7 +67,8 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
   EXPECT_EQ(results.at("t/garbage/-/-").evidence.at("exception_type"), "ProtocolError");
   EXPECT_EQ(results.at("t/wrongid/-/-").outcome, "error");
   EXPECT_EQ(results.at("t/fail/-/-").outcome, "fail");
-  for (const char* ok : {"t/ok/1/-", "t/ok/2/-", "t/ok/3/-", "t/ok/4/-"}) EXPECT_EQ(results.at(ok).outcome, "pass");
+  for (const char* ok : {"t/ok/1/-", "t/ok/2/-", "t/ok/3/-", "t/ok/4/-"})
+    EXPECT_EQ(results.at(ok).outcome, "pass");
   EXPECT_EQ(stats.crashes, 3);
   EXPECT_EQ(stats.timeouts, 1);
   EXPECT_GE(stats.workers_started, 6);  // every dead or killed worker was replaced

@@ -51,7 +51,8 @@ TEST(Shard, RoundRobinWithoutHistoryAndDeterministic) {
 TEST(Shard, BalancedByRecordedDurations) {
   const auto all = cases(5);
   // One slow case and four quick ones: the slow case gets a shard of its own.
-  std::map<std::string, double> durations{{all[0], 10}, {all[1], 1}, {all[2], 1}, {all[3], 1}, {all[4], 1}};
+  std::map<std::string, double> durations{
+      {all[0], 10}, {all[1], 1}, {all[2], 1}, {all[3], 1}, {all[4], 1}};
   const auto first = shard_cases(all, {1, 2}, durations);
   const auto second = shard_cases(all, {2, 2}, durations);
   EXPECT_EQ(first, (std::vector<std::string>{all[0]}));

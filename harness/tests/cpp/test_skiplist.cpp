@@ -11,7 +11,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string write(const std::string& name, const std::string& text) {
-  const fs::path dir = fs::temp_directory_path() / ("conform-skiplist-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("conform-skiplist-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path path = dir / name;
   std::ofstream(path) << text;
@@ -45,7 +46,8 @@ TEST(Skiplist, LoadsAndMatchesExactly) {
   EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/float32/forward")), nullptr);  // never by substring
   EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/backward")), nullptr);
   EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/complex64/forward"))->mode, "skip");
-  EXPECT_EQ(x.decide(CaseId::parse("ops/add/complex64/out"))->category, "precision");  // first entry wins
+  EXPECT_EQ(x.decide(CaseId::parse("ops/add/complex64/out"))->category,
+            "precision");  // first entry wins
 }
 
 TEST(Skiplist, SyntaxErrorsHaveFileLineAndColumn) {
@@ -55,21 +57,35 @@ TEST(Skiplist, SyntaxErrorsHaveFileLineAndColumn) {
 }
 
 TEST(Skiplist, EveryLintErrorIsReportedWithTheEntryLocation) {
-  auto entry = [](const std::string& fields) { return "{\"entries\": [\n\n  {" + fields + "}\n]}"; };
-  const std::string base = R"("subject": "add", "mode": "xfail", "category": "precision", "reason": "r")";
-  EXPECT_NE(first_problem(entry(base + R"(, "colour": "red")")).find("unknown field 'colour'"), std::string::npos);
-  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "precision")")).find("missing 'reason'"),
+  auto entry = [](const std::string& fields) {
+    return "{\"entries\": [\n\n  {" + fields + "}\n]}";
+  };
+  const std::string base =
+      R"("subject": "add", "mode": "xfail", "category": "precision", "reason": "r")";
+  EXPECT_NE(first_problem(entry(base + R"(, "colour": "red")")).find("unknown field 'colour'"),
             std::string::npos);
-  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "slow", "reason": "r")"))
-                .find("unknown category 'slow'"), std::string::npos);
-  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "crash", "reason": "r")"))
-                .find("must have mode \"skip\""), std::string::npos);
-  EXPECT_NE(first_problem(entry(R"("subject": "add*", "mode": "skip", "category": "dtype", "reason": "r")"))
-                .find("uses '*' inside a name"), std::string::npos);
-  EXPECT_NE(first_problem(entry(base + R"(, "torch": "about 2")")).find("not a comparison"), std::string::npos);
-  EXPECT_NE(first_problem(entry(base + R"(, "expect": "pass")")).find("not a failing outcome"), std::string::npos);
+  EXPECT_NE(first_problem(entry(R"("subject": "add", "mode": "xfail", "category": "precision")"))
+                .find("missing 'reason'"),
+            std::string::npos);
+  EXPECT_NE(first_problem(
+                entry(R"("subject": "add", "mode": "xfail", "category": "slow", "reason": "r")"))
+                .find("unknown category 'slow'"),
+            std::string::npos);
+  EXPECT_NE(first_problem(
+                entry(R"("subject": "add", "mode": "xfail", "category": "crash", "reason": "r")"))
+                .find("must have mode \"skip\""),
+            std::string::npos);
+  EXPECT_NE(first_problem(
+                entry(R"("subject": "add*", "mode": "skip", "category": "dtype", "reason": "r")"))
+                .find("uses '*' inside a name"),
+            std::string::npos);
+  EXPECT_NE(first_problem(entry(base + R"(, "torch": "about 2")")).find("not a comparison"),
+            std::string::npos);
+  EXPECT_NE(first_problem(entry(base + R"(, "expect": "pass")")).find("not a failing outcome"),
+            std::string::npos);
   EXPECT_NE(first_problem(entry(base)).find("no problem"), std::string::npos);
-  EXPECT_NE(first_problem(entry(base + R"(, "colour": 1)")).find("list.json:3:3"), std::string::npos);
+  EXPECT_NE(first_problem(entry(base + R"(, "colour": 1)")).find("list.json:3:3"),
+            std::string::npos);
 }
 
 TEST(Skiplist, DuplicateAndShadowedEntriesAreErrors) {
@@ -110,7 +126,10 @@ TEST(Skiplist, ExpectationsTurnObservationsIntoOutcomes) {
   EXPECT_EQ(apply_expectation(e, observed("error")).evidence["skiplist"]["entry"], "f.json:3:5");
   e.expect_outcome = "error";
   e.expect_message = "complex64 is not supported";
-  EXPECT_EQ(apply_expectation(e, observed("error", "aten::add: complex64 is not supported on neuron")).outcome, "xfail");
+  EXPECT_EQ(
+      apply_expectation(e, observed("error", "aten::add: complex64 is not supported on neuron"))
+          .outcome,
+      "xfail");
   const auto different = apply_expectation(e, observed("error", "some other error"));
   EXPECT_EQ(different.outcome, "error");
   EXPECT_TRUE(is_expectation_mismatch(different));

@@ -16,7 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string temp_db(const char* name) {
-  const fs::path dir = fs::temp_directory_path() / ("conform-store-test-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("conform-store-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const fs::path path = dir / name;
   fs::remove(path);
@@ -41,7 +42,8 @@ RunInfo make_run(const std::string& id, const std::string& started) {
 }
 
 std::vector<CaseId> plan() {
-  return {{"ops", "add", "float32", "forward"}, {"ops", "mul", "float32", "forward"},
+  return {{"ops", "add", "float32", "forward"},
+          {"ops", "mul", "float32", "forward"},
           {"ops", "sub", "float32", "forward"}};
 }
 
@@ -61,10 +63,15 @@ TEST(Store, RecordsResultsAndTracksWhatIsLeft) {
     Store store(path);
     store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
     store.record_plan("r1", plan());
-    CaseResult r{"ops/add/float32/forward", "fallback", 0.25, {{"max_abs_error", 0.0}},
-                 {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}}};
+    CaseResult r{"ops/add/float32/forward",
+                 "fallback",
+                 0.25,
+                 {{"max_abs_error", 0.0}},
+                 {{"aten::add.Tensor", 3}},
+                 {{"aten::erfinv.out", 1}}};
     store.record_result("r1", r);
-    EXPECT_EQ(store.unrecorded("r1"), (std::vector<std::string>{"ops/mul/float32/forward", "ops/sub/float32/forward"}));
+    EXPECT_EQ(store.unrecorded("r1"),
+              (std::vector<std::string>{"ops/mul/float32/forward", "ops/sub/float32/forward"}));
     // A case is never recorded twice for one run.
     EXPECT_THROW(store.record_result("r1", r), StoreError);
   }
@@ -98,7 +105,9 @@ TEST(Store, RejectsUnknownOutcomeAtTheSchemaLevel) {
   Store store(temp_db("outcome.db"));
   store.create_run(make_run("r", "2026-01-01T00:00:00.000Z"));
   store.record_plan("r", plan());
-  EXPECT_THROW(store.record_result("r", CaseResult{"ops/add/float32/forward", "great", 0, {}, {}, {}}), StoreError);
+  EXPECT_THROW(
+      store.record_result("r", CaseResult{"ops/add/float32/forward", "great", 0, {}, {}, {}}),
+      StoreError);
   EXPECT_TRUE(store.results("r").empty());  // the failed transaction left nothing behind
 }
 
@@ -112,7 +121,8 @@ TEST(Store, CorruptFileIsRefusedUntouched) {
     Store store(path);
     FAIL();
   } catch (const StoreError& e) {
-    EXPECT_NE(std::string(e.what()).find("is not a usable results database"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("is not a usable results database"), std::string::npos)
+        << e.what();
   }
   std::ifstream in(path, std::ios::binary);
   std::string content((std::istreambuf_iterator<char>(in)), {});
@@ -129,7 +139,8 @@ TEST(Store, NewerSchemaIsRefused) {
     Store store(path);
     FAIL();
   } catch (const StoreError& e) {
-    EXPECT_NE(std::string(e.what()).find("schema version 99, newer"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema version 99, newer"), std::string::npos)
+        << e.what();
   }
 }
 
