@@ -1,6 +1,7 @@
 #include "engine/Engine.h"
 
 #include "aten/CpuView.h"
+#include "engine/Arguments.h"
 #include "engine/CompileCache.h"
 #include "engine/Fallback.h"
 #include "engine/Options.h"
@@ -21,24 +22,6 @@
 
 namespace neuronsim::engine {
 namespace {
-
-bool on_device(const at::Tensor& t) {
-  return t.defined() && t.device().type() == kDeviceType;
-}
-
-// Calls `fn` on every tensor in an argument: a tensor, or the tensors of a list.
-template <typename Fn>
-void for_each_tensor(const c10::IValue& value, Fn&& fn) {
-  if (value.isTensor()) {
-    fn(value.toTensor());
-  } else if (value.isTensorList()) {
-    for (const at::Tensor& t : value.toTensorList().vec()) fn(t);
-  } else if (value.isList()) {
-    for (const c10::IValue& item : value.toListRef()) {
-      if (item.isTensor()) fn(item.toTensor());
-    }
-  }
-}
 
 void append_int(std::string& out, int64_t v) {
   char buf[24];

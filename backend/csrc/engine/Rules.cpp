@@ -1,5 +1,7 @@
 #include "engine/Rules.h"
 
+#include "engine/Arguments.h"
+
 #include "runtime/Device.h"
 
 #include <c10/util/Exception.h>
@@ -7,26 +9,6 @@
 #include <unordered_set>
 
 namespace neuronsim::engine {
-namespace {
-
-template <typename Fn>
-void for_each_device_tensor(c10::ArrayRef<c10::IValue> args, Fn&& fn) {
-  auto visit = [&](const c10::IValue& v) {
-    if (v.isTensor() && v.toTensor().defined() && v.toTensor().device().type() == kDeviceType) {
-      fn(v.toTensor());
-    }
-  };
-  for (const c10::IValue& arg : args) {
-    if (arg.isList() || arg.isTensorList()) {
-      for (const c10::IValue& item : arg.toListRef()) visit(item);
-    } else {
-      visit(arg);
-    }
-  }
-}
-
-}  // namespace
-
 std::string dtype_name(at::ScalarType dtype) {
   return std::string(c10::getDtypeNames(dtype).first);
 }

@@ -56,6 +56,8 @@ int run_command(const RunOptions& o) {
   ensure_parent_dir(o.db);
   Store store(o.db);
 
+  // Recorded durations (one scan of the results) balance shards and order the queue.
+  const std::map<std::string, double> durations = store.last_durations();
   RunInfo run;
   std::vector<std::string> cases;
   if (o.resume) {
@@ -75,7 +77,7 @@ int run_command(const RunOptions& o) {
     std::vector<std::string> ids;
     for (const auto& c : selected) ids.push_back(c.str());
     if (shard) {
-      ids = shard_cases(ids, *shard, store.last_durations());
+      ids = shard_cases(ids, *shard, durations);
       std::vector<CaseId> kept;
       for (const auto& id : ids) kept.push_back(CaseId::parse(id));
       selected = std::move(kept);
@@ -130,7 +132,7 @@ int run_command(const RunOptions& o) {
                lists.entries.size(), skipped, expected.size());
   }
   cases = std::move(to_run);
-  order_for_scheduling(cases, store.last_durations());
+  order_for_scheduling(cases, durations);
   const std::string logs = run_dir(o.db, run.id) + "/logs";
   std::filesystem::create_directories(logs);
   ScheduleOptions schedule;

@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <random>
+#include <string_view>
+#include <thread>
 
 namespace conform {
 namespace {
@@ -73,13 +75,36 @@ Store::Store(const std::string& path, bool create) : db_(path, create) {
   try {
     db_.exec("PRAGMA busy_timeout = 60000");
     schema_version();  // the first read: fails here on a file that is not a database
-    db_.exec("PRAGMA journal_mode = WAL");
+    enable_wal();
     db_.exec("PRAGMA synchronous = NORMAL");
     db_.exec("PRAGMA foreign_keys = ON");
   } catch (const StoreError& e) {
     throw StoreError(fmt::format("{} is not a usable results database: {}", path, e.what()));
   }
   migrate();
+}
+
+void Store::enable_wal() {
+  // Switching a new file to WAL needs a moment alone with it, and SQLite answers "busy"
+  // without consulting the busy timeout when another process is opening it too: retry.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (true) {
+    try {
+      auto st = db_.prepare("PRAGMA journal_mode = WAL");
+      st.step();
+      if (st.text(0) == "wal") return;
+    } catch (const StoreError& e) {
+      if (std::string_view(e.what()).find("locked") == std::string_view::npos &&
+          std::string_view(e.what()).find("busy") == std::string_view::npos) {
+        throw;
+      }
+    }
+    if (std::chrono::steady_clock::now() > deadline) {
+      throw StoreError(
+          fmt::format("{}: could not switch to WAL mode within 60 s (locked)", db_.path()));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 int Store::schema_version() {

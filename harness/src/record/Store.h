@@ -78,6 +78,7 @@ class Store {
 
  private:
   void migrate();
+  void enable_wal();
   Database db_;
 };
 

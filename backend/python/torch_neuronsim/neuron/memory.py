@@ -7,6 +7,8 @@ from typing import Any
 
 import torch
 
+from . import _device_index
+
 __all__ = [
     "memory_allocated",
     "max_memory_allocated",
@@ -20,41 +22,35 @@ __all__ = [
 ]
 
 
-def _index(device: Any) -> int:
-    from . import _device_index
-
-    return _device_index(device)
-
-
 def memory_stats(device: Any = None) -> OrderedDict[str, Any]:
     """Allocator statistics of a device, with the keys of torch.cuda.memory_stats."""
-    return torch.accelerator.memory_stats(_index(device))
+    return torch.accelerator.memory_stats(_device_index(device))
 
 
 def memory_allocated(device: Any = None) -> int:
     """Bytes held by tensors on the device (block sizes, rounded as allocated)."""
-    return torch.accelerator.memory_allocated(_index(device))
+    return torch.accelerator.memory_allocated(_device_index(device))
 
 
 def max_memory_allocated(device: Any = None) -> int:
-    return torch.accelerator.max_memory_allocated(_index(device))
+    return torch.accelerator.max_memory_allocated(_device_index(device))
 
 
 def memory_reserved(device: Any = None) -> int:
     """Bytes reserved by the allocator: in use plus cached for reuse."""
-    return torch.accelerator.memory_reserved(_index(device))
+    return torch.accelerator.memory_reserved(_device_index(device))
 
 
 def max_memory_reserved(device: Any = None) -> int:
-    return torch.accelerator.max_memory_reserved(_index(device))
+    return torch.accelerator.max_memory_reserved(_device_index(device))
 
 
 def reset_peak_memory_stats(device: Any = None) -> None:
-    torch.accelerator.reset_peak_memory_stats(_index(device))
+    torch.accelerator.reset_peak_memory_stats(_device_index(device))
 
 
 def reset_accumulated_memory_stats(device: Any = None) -> None:
-    torch.accelerator.reset_accumulated_memory_stats(_index(device))
+    torch.accelerator.reset_accumulated_memory_stats(_device_index(device))
 
 
 def empty_cache() -> None:
@@ -64,4 +60,4 @@ def empty_cache() -> None:
 
 def mem_get_info(device: Any = None) -> tuple[int, int]:
     """(free, total) bytes of the device's capacity (NEURONSIM_DEVICE_MEMORY)."""
-    return torch.accelerator.get_memory_info(_index(device))
+    return torch.accelerator.get_memory_info(_device_index(device))

@@ -7,6 +7,7 @@ from typing import Any, Iterable
 import torch
 
 from .. import _C
+from . import _device_index
 
 __all__ = [
     "manual_seed",
@@ -22,8 +23,6 @@ __all__ = [
 
 
 def _generator(device: Any = None) -> torch.Generator:
-    from . import _device_index
-
     return _C._default_generator(_device_index(device))
 
 

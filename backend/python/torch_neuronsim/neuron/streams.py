@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import _C
+from . import _device_index
 
 import torch
 
@@ -17,8 +18,6 @@ __all__ = ["Stream", "Event", "current_stream", "default_stream", "set_stream", 
 
 
 def _neuron_device(device: Any) -> torch.device:
-    from . import _device_index
-
     return torch.device("neuron", _device_index(device))
 
 
