@@ -36,10 +36,14 @@ Worker::Worker(const WorkerCommand& command, const std::string& mode, const std:
     // fork and exec, which can deadlock a multi-threaded parent.)
     static std::mutex spawn_mutex;
     std::lock_guard lock(spawn_mutex);
+    // The pipes too are created under the lock: made outside it, they could leak into a
+    // worker another thread is starting at that moment.
+    in_ = std::make_unique<bp::opstream>();
+    out_ = std::make_unique<bp::ipstream>();
     child_ = bp::child(bp::exe = command.python, bp::args = args, child_env,
-                       bp::std_in<in_, bp::std_out> out_, bp::std_err > log_path_);
-    for (int fd : {in_.pipe().native_sink(), in_.pipe().native_source(),
-                   out_.pipe().native_source(), out_.pipe().native_sink()}) {
+                       bp::std_in<*in_, bp::std_out> * out_, bp::std_err > log_path_);
+    for (int fd : {in_->pipe().native_sink(), in_->pipe().native_source(),
+                   out_->pipe().native_source(), out_->pipe().native_sink()}) {
       if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
     }
   }
@@ -68,7 +72,7 @@ Worker::~Worker() {
 
 void Worker::read_loop() {
   std::string line;
-  while (std::getline(out_, line)) {
+  while (std::getline(*out_, line)) {
     std::lock_guard lock(mutex_);
     lines_.push_back(std::move(line));
     ready_.notify_all();
@@ -89,12 +93,12 @@ Worker::Read Worker::read_line(std::chrono::milliseconds timeout, std::string& l
 }
 
 void Worker::send(const std::string& line) {
-  in_ << line << '\n';
-  in_.flush();
+  *in_ << line << '\n';
+  in_->flush();
 }
 
 void Worker::close_input() {
-  in_.pipe().close();
+  in_->pipe().close();
 }
 
 void Worker::kill() {

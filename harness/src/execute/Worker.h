@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -54,8 +55,9 @@ class Worker {
   void read_loop();
 
   std::string log_path_;
-  boost::process::opstream in_;
-  boost::process::ipstream out_;
+  // Created under the spawn lock (see the constructor), hence pointers.
+  std::unique_ptr<boost::process::opstream> in_;
+  std::unique_ptr<boost::process::ipstream> out_;
   boost::process::child child_;
   int pid_ = -1;
   std::thread reader_;
