@@ -93,3 +93,16 @@ def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
     cli("run", *slice_of(), "--skiplists", str(applied), "--db", str(db), "--strict")
     cli("skiplist", "update", str(applied), "--db", str(db), "-o", str(proposal_path))
     assert json.loads(proposal_path.read_text())["remove"] == [] and json.loads(proposal_path.read_text())["add"] == []
+
+
+def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
+    """The bundled backend's lists: clean against the installed torch, one file per category."""
+    linted = cli("skiplist", "lint")
+    assert linted.stdout.startswith("skip lists clean:")
+    # A slice the lists cover: complex add is refused by the device and expected to fail so.
+    cli("run", "--ops", "^(add|sub)$", "--dtypes", "complex64,float32", "--checks", "forward", "--strict",
+        "--db", str(db), "--timeout", "60")
+    assert outcomes(db) == {"ops/add/complex64/forward": "xfail", "ops/add/float32/forward": "pass",
+                            "ops/sub/complex64/forward": "xfail", "ops/sub/float32/forward": "pass"}
+    evidence = json.loads(dict(query(db, "SELECT case_id, evidence FROM results"))["ops/add/complex64/forward"])
+    assert evidence["skiplist"]["category"] == "dtype" and "dtypes.json" in evidence["skiplist"]["entry"]
