@@ -13,7 +13,7 @@ JOBS ?= 2
 
 APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest libgtest-dev \
 	libgmock-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev libboost-dev \
-	libboost-filesystem-dev
+	libboost-filesystem-dev libpugixml-dev chromium
 
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so

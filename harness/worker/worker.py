@@ -81,6 +81,11 @@ class Context:
         if self.tracking:
             self.backend.clear_op_tracking()
 
+    def compile_cache(self) -> dict[str, float]:
+        """The backend's compile-cache counters, if it reports them (compile_cache_stats())."""
+        stats = getattr(self.backend, "compile_cache_stats", None)
+        return dict(stats()) if callable(stats) else {}
+
     def tracked_ops(self) -> tuple[dict[str, int], dict[str, int]]:
         if not self.tracking:
             return {}, {}
@@ -90,6 +95,7 @@ class Context:
 def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:
     start = time.perf_counter()
     ctx.clear_tracking()
+    cache_before = ctx.compile_cache()
     try:
         outcome, evidence = suite.run_case(case_id, ctx)
     except Exception as exc:  # a bug in the suite itself, not in the backend
@@ -107,6 +113,11 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
         outcome = "fallback"  # matched, but not every op ran on the device
     if not ctx.tracking:
         evidence["tracking"] = "unavailable"
+    cache_after = ctx.compile_cache()
+    if cache_after:
+        hits = sum(cache_after.get(k, 0) - cache_before.get(k, 0) for k in ("memory_hits", "disk_hits"))
+        evidence["compile_cache"] = {"compiles": cache_after.get("compiles", 0) - cache_before.get("compiles", 0),
+                                     "hits": hits}
     return {
         "case": case_id,
         "outcome": outcome,
@@ -153,6 +164,7 @@ def main() -> None:
         "backend_version": str(getattr(backend, "__version__", "unknown")),
         "startup_seconds": time.perf_counter() - started,
         "tracking": ctx.tracking,
+        "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }
     emit(out, hello)
 

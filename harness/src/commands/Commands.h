@@ -54,11 +54,42 @@ struct SkiplistOptions {
   std::string output = "out/skiplists-proposal.json";
 };
 
+struct ReportOptions {
+  std::string run = "latest";
+  std::string db = "out/results.db";
+  std::optional<std::string> out;  // default: <dir of db>/runs/<run-id>, and <dir of db>/latest
+};
+
+struct DiffOptions {
+  std::string a = "previous";
+  std::string b = "latest";
+  std::string db = "out/results.db";
+  std::string format = "text";  // text | markdown | json
+};
+
+struct GateOptions {
+  std::string baseline;  // a run reference, or a baseline file (*.json)
+  std::string run = "latest";
+  std::string db = "out/results.db";
+  std::optional<std::string> policy;
+  std::optional<std::string> write_baseline;  // write the run as a baseline file instead
+};
+
+struct DashboardOptions {
+  std::string db = "out/results.db";
+  std::string out = "out/dashboard";
+  std::optional<std::string> suite;
+};
+
 // Each returns the process exit code; a problem with the input throws std::exception whose
 // message is the one line printed to stderr.
 int run_command(const RunOptions& options);
 int merge_command(const MergeOptions& options);
 int repro_command(const ReproOptions& options);
 int skiplist_command(const SkiplistOptions& options);
+int report_command(const ReportOptions& options);
+int diff_command(const DiffOptions& options);
+int gate_command(const GateOptions& options);
+int dashboard_command(const DashboardOptions& options);
 
 }  // namespace conform

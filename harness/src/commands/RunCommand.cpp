@@ -1,5 +1,6 @@
 // `neuron-conform run`: plan (list the suite, select, shard), schedule the cases on workers,
 // record every result, summarise.
+#include "Reports.h"
 #include "commands/Commands.h"
 #include "commands/Environment.h"
 #include "expect/Skiplist.h"
@@ -95,6 +96,8 @@ int run_command(const RunOptions& o) {
     run.device = o.device;
     run.shard = shard ? std::optional(shard->str()) : std::nullopt;
     run.command = o.command_line;
+    run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
+                        {"tracking", listing.hello.value("tracking", false)}};
     store.create_run(run);
     store.record_plan(run.id, selected);
     cases = std::move(ids);
@@ -174,6 +177,18 @@ int run_command(const RunOptions& o) {
     fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n",
                stats.workers_started, stats.startup_seconds_total / stats.workers_started,
                stats.crashes, stats.timeouts);
+  }
+  // The results are committed already: a report that cannot be written loses nothing.
+  const std::string report_dir = run_dir(o.db, run.id);
+  try {
+    write_reports(store, run.id, o.db, report_dir);
+    point_latest(o.db, run.id);
+    fmt::print("  report: {}/index.html (summary.md, coverage.json, junit.xml, ops.csv)\n",
+               report_dir);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "neuron-conform: the report of run {} could not be written: {}\n", run.id,
+               e.what());
+    return 1;
   }
   if (!news.empty()) {
     fmt::print("  skip lists out of date ({}):\n", news.size());

@@ -11,6 +11,32 @@ bool is_outcome(std::string_view text) {
   return std::find(kOutcomes.begin(), kOutcomes.end(), text) != kOutcomes.end();
 }
 
+bool is_success(std::string_view o) { return o == "pass" || o == "fallback" || o == "xpass"; }
+
+bool is_failure(std::string_view o) {
+  return o == "fail" || o == "error" || o == "crash" || o == "timeout";
+}
+
+int severity(std::string_view outcome) {
+  static constexpr std::array<std::string_view, 9> kOrder = {
+      "pass", "fallback", "skip", "xfail", "xpass", "fail", "error", "timeout", "crash"};
+  const auto it = std::find(kOrder.begin(), kOrder.end(), outcome);
+  return it == kOrder.end() ? static_cast<int>(kOrder.size()) : static_cast<int>(it - kOrder.begin());
+}
+
+std::string subject_status(const std::map<std::string, std::int64_t>& counts) {
+  const auto n = [&](const char* o) {
+    auto it = counts.find(o);
+    return it == counts.end() ? std::int64_t{0} : it->second;
+  };
+  std::int64_t total = 0;
+  for (const auto& [_, v] : counts) total += v;
+  const std::int64_t matched = n("pass") + n("fallback") + n("xpass");
+  if (total == n("skip")) return "skipped";
+  if (matched == total) return n("fallback") == 0 ? "native" : "fallback";
+  return matched == 0 ? "failing" : "partial";
+}
+
 CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
   CaseResult r;
   try {

@@ -15,6 +15,15 @@ inline constexpr std::array<std::string_view, 9> kOutcomes = {
     "pass", "fallback", "fail", "error", "crash", "timeout", "skip", "xfail", "xpass"};
 
 bool is_outcome(std::string_view text);
+// The case ran and matched the CPU: pass, fallback, xpass.
+bool is_success(std::string_view outcome);
+// The case ran and did not match, unexpectedly: fail, error, crash, timeout.
+bool is_failure(std::string_view outcome);
+// How bad an outcome is, for showing the worst of several: pass 0 ... crash 8.
+int severity(std::string_view outcome);
+// A subject's status from its outcome counts: native (all pass), fallback (all matched, some
+// through the fallback), partial, failing (none matched), skipped (none ran).
+std::string subject_status(const std::map<std::string, std::int64_t>& counts);
 
 // What happened to one case in one run.
 struct CaseResult {

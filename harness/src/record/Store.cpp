@@ -65,6 +65,16 @@ CREATE TABLE op_events (
   FOREIGN KEY (run_id, case_id) REFERENCES results(run_id, case_id)
 );
 )sql",
+    // v2: what the backend said of itself (declared native ops, ...), and per-run digests the
+    // dashboard reads instead of rescanning every result of every night.
+    R"sql(
+ALTER TABLE runs ADD COLUMN backend_info TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE run_digests (
+  run_id TEXT PRIMARY KEY REFERENCES runs(id),
+  recorded INTEGER NOT NULL,
+  digest TEXT NOT NULL
+);
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
@@ -153,8 +163,9 @@ void Store::create_run(const RunInfo& r) {
   Transaction tx(db_);
   db_.prepare(
          "INSERT INTO runs (id, suite, status, started_at, ended_at, label, seed, host, "
-         "torch_version, backend_module, backend_version, harness_version, device, shard, command) "
-         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)")
+         "torch_version, backend_module, backend_version, harness_version, device, shard, command, "
+         "backend_info) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)")
       .bind(1, r.id)
       .bind(2, r.suite)
       .bind(3, r.status)
@@ -170,6 +181,7 @@ void Store::create_run(const RunInfo& r) {
       .bind(13, r.device)
       .bind(14, r.shard)
       .bind(15, r.command)
+      .bind(16, r.backend_info.dump())
       .run();
   tx.commit();
 }
@@ -185,8 +197,8 @@ void Store::finish_run(const std::string& run_id, const std::string& status) {
 std::optional<RunInfo> Store::run(const std::string& id) {
   auto st = db_.prepare(
       "SELECT id, suite, status, started_at, ended_at, label, seed, host, torch_version, "
-      "backend_module, backend_version, harness_version, device, shard, command FROM runs WHERE id "
-      "= ?1");
+      "backend_module, backend_version, harness_version, device, shard, command, backend_info "
+      "FROM runs WHERE id = ?1");
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   RunInfo r;
@@ -205,7 +217,35 @@ std::optional<RunInfo> Store::run(const std::string& id) {
   r.device = st.text(12);
   r.shard = st.optional_text(13);
   r.command = st.text(14);
+  r.backend_info = nlohmann::json::parse(st.text(15));
   return r;
+}
+
+std::vector<std::string> Store::run_ids(const std::optional<std::string>& suite) {
+  auto st = db_.prepare(
+      "SELECT id FROM runs WHERE ?1 IS NULL OR suite = ?1 ORDER BY started_at, id");
+  st.bind(1, suite);
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+std::optional<nlohmann::json> Store::digest(const std::string& run_id) {
+  auto st = db_.prepare("SELECT recorded, digest FROM run_digests WHERE run_id = ?1");
+  st.bind(1, run_id);
+  if (!st.step() || st.integer(0) != recorded_count(run_id)) return std::nullopt;
+  return nlohmann::json::parse(st.text(1));
+}
+
+void Store::save_digest(const std::string& run_id, std::int64_t recorded,
+                        const nlohmann::json& digest) {
+  Transaction tx(db_);
+  db_.prepare("INSERT OR REPLACE INTO run_digests (run_id, recorded, digest) VALUES (?1, ?2, ?3)")
+      .bind(1, run_id)
+      .bind(2, recorded)
+      .bind(3, digest.dump())
+      .run();
+  tx.commit();
 }
 
 std::string Store::resolve_run(const std::string& ref) {

@@ -29,6 +29,8 @@ struct RunInfo {
   std::string device;
   std::optional<std::string> shard;
   std::string command;
+  // What the worker's backend said of itself: {"native_ops": [...], "tracking": bool}.
+  nlohmann::json backend_info = nlohmann::json::object();
 };
 
 // The results store: SQLite in WAL mode with a busy timeout, so several runs can share one
@@ -37,7 +39,7 @@ struct RunInfo {
 // docs/results-db.md documents it.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.
@@ -54,6 +56,13 @@ class Store {
   std::optional<RunInfo> run(const std::string& id);
   // A run id, "latest" or "previous" -> the run id. Throws StoreError naming the reference.
   std::string resolve_run(const std::string& ref);
+  // Every run's id, oldest first (of one suite, when given).
+  std::vector<std::string> run_ids(const std::optional<std::string>& suite = std::nullopt);
+
+  // A run's digest (reports/src/Digest.h), if one was saved while the run had exactly as many
+  // results as now; a digest of fewer results is stale and not returned.
+  std::optional<nlohmann::json> digest(const std::string& run_id);
+  void save_digest(const std::string& run_id, std::int64_t recorded, const nlohmann::json& digest);
 
   void record_plan(const std::string& run_id, const std::vector<CaseId>& cases);
   std::vector<std::string> planned(const std::string& run_id);

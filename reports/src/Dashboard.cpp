@@ -1,0 +1,89 @@
+#include "Dashboard.h"
+
+#include "Formats.h"
+#include "Reports.h"
+#include "commands/Environment.h"
+#include "compare/Diff.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace conform {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// One letter per status, so an OpInfo's history over a year is one short string.
+char status_letter(const std::string& status) {
+  if (status == "native") return 'N';
+  if (status == "fallback") return 'F';
+  if (status == "partial") return 'P';
+  if (status == "failing") return 'X';
+  if (status == "skipped") return 'S';
+  return '?';
+}
+
+}  // namespace
+
+json build_dashboard(Store& store, const std::string& db_path, const std::optional<std::string>& suite_arg,
+                     const std::string& out_dir) {
+  const std::string suite = suite_arg ? *suite_arg : store.run(store.resolve_run("latest"))->suite;
+  const std::vector<std::string> ids = store.run_ids(suite);
+  if (ids.empty()) throw StoreError(fmt::format("{} has no run of suite '{}'", db_path, suite));
+
+  json runs = json::array();
+  std::map<std::string, std::string> history;  // subject -> one letter per run ('-': not run)
+  const fs::path out = fs::absolute(out_dir);
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    json digest = run_digest(store, ids[i], db_path);
+    const fs::path report = fs::path(run_dir(db_path, ids[i])) / "index.html";
+    digest["report"] = fs::exists(report) ? json(fs::relative(report, out).string()) : json();
+    for (auto& [subject, status] : digest["subjects"].items()) {
+      std::string& h = history[subject];
+      h.resize(i, '-');
+      h.push_back(status_letter(status.get<std::string>()));
+    }
+    digest.erase("subjects");
+    runs.push_back(std::move(digest));
+  }
+  json ops = json::array();
+  for (auto& [subject, h] : history) {
+    h.resize(ids.size(), '-');
+    std::size_t changed = 0;  // the first run of the current status
+    for (std::size_t i = 1; i < h.size(); ++i)
+      if (h[i] != h[i - 1]) changed = i;
+    ops.push_back({{"name", subject},
+                   {"history", h},
+                   {"last_changed", changed == 0 ? json() : json(ids[changed])}});
+  }
+  json regressions = json::array();
+  if (ids.size() >= 2) {
+    const Diff d = diff_snapshots(snapshot_of_run(store, ids[ids.size() - 2]),
+                                  snapshot_of_run(store, ids.back()));
+    for (const auto& c : d.new_failures)
+      regressions.push_back({{"id", c.id}, {"before", c.before}, {"after", c.after}, {"message", c.after_message}});
+  }
+  return {{"schema", "neuron-conform/dashboard"},
+          {"schema_version", 1},
+          {"suite", suite},
+          {"generated_at", Store::now_utc()},
+          {"db", db_path},
+          {"status_letters", {{"N", "native"}, {"F", "fallback"}, {"P", "partial"}, {"X", "failing"},
+                              {"S", "skipped"}, {"-", "not run"}}},
+          {"runs", runs},
+          {"ops", ops},
+          {"regressions", regressions}};
+}
+
+void write_dashboard(const json& model, const std::string& out_dir) {
+  fs::create_directories(out_dir);
+  const std::string html = fill_template(read_report_asset("templates/dashboard.html"), "dashboard.html", model);
+  write_file(fs::path(out_dir) / "dashboard.json", model.dump(1) + "\n");
+  write_file(fs::path(out_dir) / "index.html", html);
+}
+
+}  // namespace conform

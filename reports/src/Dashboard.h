@@ -1,0 +1,21 @@
+#pragma once
+
+#include "record/Store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace conform {
+
+// The dashboard model over a store's history of one suite (the newest run's when not given):
+// one digest per run (oldest first), each OpInfo's status per run and the run it last changed
+// in, the newest run's regressions against the one before, and links to the runs' reports.
+nlohmann::json build_dashboard(Store& store, const std::string& db_path,
+                               const std::optional<std::string>& suite, const std::string& out_dir);
+
+// Writes index.html (self-contained) and dashboard.json into out_dir.
+void write_dashboard(const nlohmann::json& model, const std::string& out_dir);
+
+}  // namespace conform

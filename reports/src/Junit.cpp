@@ -1,0 +1,107 @@
+#include "Formats.h"
+
+#include <fmt/format.h>
+#include <pugixml.hpp>
+
+#include <sstream>
+
+namespace conform {
+
+using nlohmann::json;
+
+namespace {
+
+std::string message_of(const json& c) {
+  const json& e = c["evidence"];
+  std::string text = e.value("exception_type", std::string());
+  if (e.contains("message")) text += (text.empty() ? "" : ": ") + e["message"].get<std::string>();
+  if (e.contains("signal")) text += fmt::format("worker died with signal {}", e["signal"].dump());
+  if (e.contains("max_abs_error") && c["outcome"] == "fail") {
+    text = fmt::format("max abs error {}, max rel error {} (rtol {}, atol {}): {}",
+                       e["max_abs_error"].dump(), e.value("max_rel_error", json()).dump(),
+                       e.value("rtol", json()).dump(), e.value("atol", json()).dump(), text);
+  }
+  return text.empty() ? c["outcome"].get<std::string>() : text;
+}
+
+std::string skiplist_text(const json& c) {
+  const json& s = c["evidence"].value("skiplist", json::object());
+  return fmt::format("{} ({}): {} [{}]", c["outcome"].get<std::string>(), s.value("category", "?"),
+                     s.value("reason", ""), s.value("entry", ""));
+}
+
+}  // namespace
+
+std::string render_junit(const json& cov) {
+  pugi::xml_document doc;
+  auto decl = doc.append_child(pugi::node_declaration);
+  decl.append_attribute("version") = "1.0";
+  decl.append_attribute("encoding") = "UTF-8";
+  const json& run = cov["run"];
+  const json& counts = cov["headline"]["outcomes"];
+  const auto n = [&](const char* o) { return counts[o].get<std::int64_t>(); };
+  auto suites = doc.append_child("testsuites");
+  suites.append_attribute("name") = fmt::format("neuron-conform {}", run["id"].get<std::string>()).c_str();
+  auto suite = suites.append_child("testsuite");
+  suite.append_attribute("name") = run["suite"].get<std::string>().c_str();
+  suite.append_attribute("tests") = static_cast<long long>(cov["cases"].size());
+  suite.append_attribute("failures") = static_cast<long long>(n("fail") + n("xpass"));
+  suite.append_attribute("errors") = static_cast<long long>(n("error") + n("crash") + n("timeout"));
+  suite.append_attribute("skipped") = static_cast<long long>(n("skip") + n("xfail"));
+  suite.append_attribute("timestamp") = run["started_at"].get<std::string>().c_str();
+  suite.append_attribute("hostname") = run["host"].get<std::string>().c_str();
+  double total = 0;
+  auto props = suite.append_child("properties");
+  for (const char* key : {"torch", "backend_module", "backend_version", "harness_version", "device"}) {
+    auto p = props.append_child("property");
+    p.append_attribute("name") = key;
+    p.append_attribute("value") = run[key].get<std::string>().c_str();
+  }
+  for (const auto& c : cov["cases"]) {
+    const std::string outcome = c["outcome"];
+    const double seconds = c["duration"].get<double>();
+    total += seconds;
+    auto tc = suite.append_child("testcase");
+    tc.append_attribute("classname") =
+        fmt::format("{}.{}", run["suite"].get<std::string>(), c["subject"].get<std::string>()).c_str();
+    tc.append_attribute("name") =
+        fmt::format("{}/{}", c["dtype"].get<std::string>(), c["check"].get<std::string>()).c_str();
+    tc.append_attribute("time") = seconds;
+    auto cprops = tc.append_child("properties");
+    auto op = cprops.append_child("property");
+    op.append_attribute("name") = "outcome";
+    op.append_attribute("value") = outcome.c_str();
+    if (!c["fallback_ops"].empty()) {
+      std::string ops;
+      for (const auto& f : c["fallback_ops"]) ops += (ops.empty() ? "" : " ") + f.get<std::string>();
+      auto fp = cprops.append_child("property");
+      fp.append_attribute("name") = "fallback_ops";
+      fp.append_attribute("value") = ops.c_str();
+    }
+    if (outcome == "fail") {
+      auto f = tc.append_child("failure");
+      f.append_attribute("type") = "fail";
+      f.append_attribute("message") = message_of(c).substr(0, 300).c_str();
+      f.text() = message_of(c).c_str();
+    } else if (outcome == "error" || outcome == "crash" || outcome == "timeout") {
+      auto e = tc.append_child("error");
+      e.append_attribute("type") = outcome.c_str();
+      e.append_attribute("message") = message_of(c).substr(0, 300).c_str();
+      e.text() = message_of(c).c_str();
+    } else if (outcome == "xpass") {
+      auto f = tc.append_child("failure");
+      f.append_attribute("type") = "xpass";
+      f.append_attribute("message") =
+          ("passed although a skip list expects it to fail: " + skiplist_text(c)).c_str();
+    } else if (outcome == "skip" || outcome == "xfail") {
+      tc.append_child("skipped").append_attribute("message") = skiplist_text(c).c_str();
+    }
+    if (c.contains("repro")) tc.append_child("system-out").text() = c["repro"].get<std::string>().c_str();
+  }
+  suite.append_attribute("time") = total;
+  std::ostringstream out;
+  doc.save(out, "  ");
+  return out.str();
+}
+
+}  // namespace conform

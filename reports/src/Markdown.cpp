@@ -1,0 +1,108 @@
+#include "Formats.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace conform {
+
+using nlohmann::json;
+
+std::string md_cell(const std::string& text, std::size_t limit) {
+  std::string out;
+  for (char c : text.substr(0, limit)) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return text.size() > limit ? out + "..." : out;
+}
+
+std::string render_markdown(const json& cov) {
+  const json& run = cov["run"];
+  const json& h = cov["headline"];
+  std::string md = fmt::format("## neuron-conform: {} run `{}`\n\n", run["suite"].get<std::string>(),
+                               run["id"].get<std::string>());
+  md += fmt::format("**{}.**\n\n", h["text"].get<std::string>());
+  md += fmt::format("torch {} · {} {} · harness {} · host {} · seed {}{}\n\n",
+                    run["torch"].get<std::string>(), run["backend_module"].get<std::string>(),
+                    run["backend_version"].get<std::string>(),
+                    run["harness_version"].get<std::string>(), run["host"].get<std::string>(),
+                    run["seed"].get<std::int64_t>(),
+                    run["duration_seconds"].is_number()
+                        ? fmt::format(" · {:.0f} s", run["duration_seconds"].get<double>())
+                        : std::string());
+  if (h["recorded"] != h["planned"]) {
+    md += fmt::format("> Incomplete: {} of {} planned cases recorded (run {}).\n\n",
+                      h["recorded"].get<std::int64_t>(), h["planned"].get<std::int64_t>(),
+                      run["status"].get<std::string>());
+  }
+  md += "| outcome | cases |\n| --- | ---: |\n";
+  for (const auto& [outcome, n] : h["outcomes"].items()) {
+    if (n.get<std::int64_t>() > 0) md += fmt::format("| {} | {} |\n", outcome, n.get<std::int64_t>());
+  }
+  if (!cov["skips_by_category"].empty()) {
+    md += "\n### Skip lists, by category\n\n| category | skip | xfail | xpass |\n| --- | ---: | ---: | ---: |\n";
+    for (const auto& [category, counts] : cov["skips_by_category"].items()) {
+      md += fmt::format("| {} | {} | {} | {} |\n", category, counts.value("skip", 0),
+                        counts.value("xfail", 0), counts.value("xpass", 0));
+    }
+  }
+  md += "\n### Aten operators\n\n";
+  md += fmt::format("{} aten ops ran; {} of them through the CPU fallback in at least one case.",
+                    h["aten_ops_seen"].get<std::int64_t>(), h["aten_ops_with_fallback"].get<std::int64_t>());
+  if (h["declared_native_ops"].is_number()) {
+    md += fmt::format(" {} of the backend's {} declared native ops were exercised.",
+                      h["declared_native_ops_exercised"].get<std::int64_t>(),
+                      h["declared_native_ops"].get<std::int64_t>());
+  }
+  md += "\n";
+  std::vector<json> fallback;
+  for (const auto& a : cov["aten"]) {
+    if (a["cases_fallback"].get<std::int64_t>() > 0) fallback.push_back(a);
+  }
+  std::sort(fallback.begin(), fallback.end(), [](const json& a, const json& b) {
+    return a["cases_fallback"].get<std::int64_t>() > b["cases_fallback"].get<std::int64_t>();
+  });
+  if (!fallback.empty()) {
+    md += "\n| fallback op (most cases first) | cases | calls |\n| --- | ---: | ---: |\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(15, fallback.size()); ++i) {
+      md += fmt::format("| `{}` | {} | {} |\n", md_cell(fallback[i]["op"].get<std::string>()),
+                        fallback[i]["cases_fallback"].get<std::int64_t>(),
+                        fallback[i]["fallback_calls"].get<std::int64_t>());
+    }
+  }
+  // Unexpected failures first: what a reviewer must look at.
+  std::vector<const json*> failing;
+  for (const auto& c : cov["cases"]) {
+    const std::string o = c["outcome"];
+    if (o == "fail" || o == "error" || o == "crash" || o == "timeout" || o == "xpass") failing.push_back(&c);
+  }
+  if (!failing.empty()) {
+    md += fmt::format("\n### Unexpected outcomes ({})\n\n| case | outcome | evidence |\n| --- | --- | --- |\n",
+                      failing.size());
+    for (std::size_t i = 0; i < std::min<std::size_t>(30, failing.size()); ++i) {
+      const json& c = *failing[i];
+      const json& e = c["evidence"];
+      std::string why = e.value("message", std::string());
+      if (e.contains("signal")) why = fmt::format("signal {}", e["signal"].dump());
+      md += fmt::format("| `{}` | {} | {} |\n", md_cell(c["id"].get<std::string>()),
+                        c["outcome"].get<std::string>(), md_cell(why));
+    }
+    if (failing.size() > 30) md += fmt::format("\n{} more in index.html.\n", failing.size() - 30);
+  }
+  if (!cov["slowest"].empty()) {
+    md += "\n### Slowest cases\n\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, cov["slowest"].size()); ++i) {
+      md += fmt::format("- `{}` {:.1f} s\n", cov["slowest"][i]["id"].get<std::string>(),
+                        cov["slowest"][i]["duration"].get<double>());
+    }
+  }
+  return md;
+}
+
+}  // namespace conform

@@ -1,0 +1,99 @@
+#include "Reports.h"
+
+#include "Coverage.h"
+#include "Formats.h"
+#include "commands/Environment.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace conform {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+void write_file(const fs::path& path, const std::string& text) {
+  // Written beside and renamed, so a reader never sees half a report.
+  const fs::path partial = path.string() + ".partial";
+  {
+    std::ofstream out(partial, std::ios::binary);
+    out << text;
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", partial.string()));
+  }
+  fs::rename(partial, path);
+}
+
+std::string read_report_asset(const std::string& relative_path) {
+  const fs::path path = fs::path(source_dir()) / "reports" / relative_path;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+json digest_of(const json& cov) {
+  const json& h = cov["headline"];
+  json categories = json::object();
+  for (const auto& [category, counts] : cov["skips_by_category"].items()) {
+    std::int64_t n = 0;
+    for (const auto& [_, v] : counts.items()) n += v.get<std::int64_t>();
+    categories[category] = n;
+  }
+  json subjects = json::object();
+  for (const auto& s : cov["opinfo"]) subjects[s["name"].get<std::string>()] = s["status"];
+  const json& run = cov["run"];
+  return {{"run",
+           {{"id", run["id"]},
+            {"suite", run["suite"]},
+            {"status", run["status"]},
+            {"started_at", run["started_at"]},
+            {"label", run["label"]},
+            {"duration_seconds", run["duration_seconds"]}}},
+          {"planned", h["planned"]},
+          {"outcomes", h["outcomes"]},
+          {"categories", categories},
+          {"declared_native_ops", h["declared_native_ops"]},
+          {"declared_native_ops_exercised", h["declared_native_ops_exercised"]},
+          {"aten_ops_seen", h["aten_ops_seen"]},
+          {"aten_ops_with_fallback", h["aten_ops_with_fallback"]},
+          {"compile_cache", h["compile_cache"]},
+          {"subjects", subjects}};
+}
+
+json run_digest(Store& store, const std::string& run_id, const std::string& db_path) {
+  if (auto saved = store.digest(run_id); saved && (*saved)["run"]["status"] == store.run(run_id)->status)
+    return *saved;
+  const json cov = build_coverage(store, run_id, db_path);
+  const json digest = digest_of(cov);
+  store.save_digest(run_id, cov["headline"]["recorded"].get<std::int64_t>(), digest);
+  return digest;
+}
+
+json write_reports(Store& store, const std::string& run_id, const std::string& db_path,
+                   const std::string& out_dir) {
+  const json cov = build_coverage(store, run_id, db_path);
+  const fs::path dir(out_dir);
+  fs::create_directories(dir);
+  write_file(dir / "coverage.json", cov.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+  write_file(dir / "index.html", render_html(cov, read_report_asset("templates/report.html")));
+  write_file(dir / "summary.md", render_markdown(cov));
+  write_file(dir / "junit.xml", render_junit(cov));
+  write_file(dir / "ops.csv", render_csv(cov));
+  store.save_digest(run_id, cov["headline"]["recorded"].get<std::int64_t>(), digest_of(cov));
+  return cov;
+}
+
+void point_latest(const std::string& db_path, const std::string& run_id) {
+  const fs::path parent = fs::absolute(db_path).parent_path();
+  const fs::path link = parent / "latest";
+  const fs::path staged = parent / ".latest.partial";
+  fs::remove(staged);
+  fs::create_directory_symlink(fs::path("runs") / run_id, staged);
+  fs::rename(staged, link);  // rename(2) replaces the old link atomically
+}
+
+}  // namespace conform

@@ -1,0 +1,33 @@
+#pragma once
+
+#include "record/Store.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+
+namespace conform {
+
+// A run's digest: the few numbers per night the dashboard plots, and each OpInfo's status.
+// Saved in the store (run_digests) whenever a report is written.
+nlohmann::json digest_of(const nlohmann::json& coverage);
+
+// The digest of a run: the saved one if current, else computed from the results and saved.
+nlohmann::json run_digest(Store& store, const std::string& run_id, const std::string& db_path);
+
+// Writes coverage.json, index.html, summary.md, junit.xml and ops.csv of a run into `out_dir`
+// (created), saves the run's digest, and returns the coverage model.
+nlohmann::json write_reports(Store& store, const std::string& run_id, const std::string& db_path,
+                             const std::string& out_dir);
+
+// `<dir of db>/latest` -> `runs/<run-id>`, replaced atomically.
+void point_latest(const std::string& db_path, const std::string& run_id);
+
+// Writes `text` beside `path` and renames it into place, so a reader never sees half a file.
+void write_file(const std::filesystem::path& path, const std::string& text);
+
+// The text of a file under reports/ in the source tree; throws naming it when unreadable.
+std::string read_report_asset(const std::string& relative_path);
+
+}  // namespace conform
