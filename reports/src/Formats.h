@@ -31,7 +31,8 @@ std::string json_for_script(const nlohmann::json& data);
 std::string fill_template(const std::string& html_template, const std::string& template_name,
                           const nlohmann::json& data);
 
-// Markdown table cell text: pipes escaped, line breaks flattened, cut at `limit` characters.
+// Markdown table cell text: pipes and HTML's <, >, & escaped, line breaks flattened, cut at
+// `limit` characters.
 std::string md_cell(const std::string& text, std::size_t limit = 160);
 
 }  // namespace conform

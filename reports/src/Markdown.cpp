@@ -13,6 +13,12 @@ std::string md_cell(const std::string& text, std::size_t limit) {
   for (char c : text.substr(0, limit)) {
     if (c == '|') {
       out += "\\|";
+    } else if (c == '<') {  // renderers of Markdown accept inline HTML: show it as text
+      out += "&lt;";
+    } else if (c == '>') {
+      out += "&gt;";
+    } else if (c == '&') {
+      out += "&amp;";
     } else if (c == '\n' || c == '\r') {
       out += ' ';
     } else {

@@ -74,11 +74,11 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
   auto list = [&](const std::string& title, const std::vector<std::string>& items) {
     details += fmt::format("\n#### {} ({})\n\n", title, items.size());
     for (std::size_t i = 0; i < std::min<std::size_t>(items.size(), 50); ++i)
-      details += fmt::format("- `{}`\n", md_cell(items[i]));
+      details += fmt::format("- {}\n", md_cell(items[i], 300));
     if (items.size() > 50) details += fmt::format("- ... and {} more\n", items.size() - 50);
   };
   std::vector<std::string> failed_now;
-  for (const auto& c : d.new_failures) failed_now.push_back(fmt::format("{}: {} -> {} {}", c.id, c.before, c.after, c.after_message));
+  for (const auto& c : d.new_failures) failed_now.push_back(fmt::format("{}: {} → {} {}", c.id, c.before, c.after, c.after_message));
   if (policy.fail_on_regression && (!failed_now.empty() || !removed_passing.empty())) {
     regressions.push_back(fmt::format("{} case(s) that matched in the baseline fail now, {} no longer run",
                                       failed_now.size(), removed_passing.size()));
@@ -100,7 +100,7 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     list("aten ops newly through the fallback", d.fallback_ops_new);
   }
   std::vector<std::string> improved;
-  for (const auto& c : d.new_passes) improved.push_back(fmt::format("{}: {} -> {}", c.id, c.before, c.after));
+  for (const auto& c : d.new_passes) improved.push_back(fmt::format("{}: {} → {}", c.id, c.before, c.after));
   for (const auto& op : d.native_ops_gained) improved.push_back("aten op now native: " + op);
   if (!improved.empty()) {
     notes.push_back(fmt::format("{} improvement(s) not in the baseline", improved.size()));

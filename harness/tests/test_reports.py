@@ -1,0 +1,263 @@
+"""Reports, diff, gate and dashboard on a fixed small DB (tests/data/small_run.sql).
+
+The DB holds one run of 30 cases with every outcome but timeout, including a planted error
+message that contains a <script> element. Golden files live in tests/golden/; regenerate them
+after an intended change with UPDATE_GOLDEN=1 and review the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import junitparser
+import pytest
+
+from conform_cli import HERE, cli
+
+GOLDEN = HERE / "golden"
+RUN = "20260101-000000-gold"
+CHROMIUM = shutil.which("chromium")
+
+
+def load_small_db(path: Path) -> Path:
+    with sqlite3.connect(path) as con:
+        con.executescript((HERE / "data" / "small_run.sql").read_text())
+    return path
+
+
+def clone_run(db: Path, new_id: str, started_at: str, changes: dict[str, str]) -> None:
+    """A copy of the fixed run as a later run, with some outcomes changed (planted)."""
+    with sqlite3.connect(db) as con:
+        cols = [r[1] for r in con.execute("PRAGMA table_info(runs)")]
+        values = dict(zip(cols, con.execute("SELECT * FROM runs WHERE id = ?", (RUN,)).fetchone()))
+        values.update(id=new_id, started_at=started_at, ended_at=started_at)
+        con.execute(f"INSERT INTO runs ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})", list(values.values()))
+        con.execute("INSERT INTO planned SELECT ?, case_id, position FROM planned WHERE run_id = ?", (new_id, RUN))
+        con.execute("INSERT INTO results SELECT ?, case_id, outcome, duration, evidence, recorded_at FROM results "
+                    "WHERE run_id = ?", (new_id, RUN))
+        con.execute("INSERT INTO op_events SELECT ?, case_id, op, route, calls FROM op_events WHERE run_id = ?",
+                    (new_id, RUN))
+        for case, outcome in changes.items():
+            evidence = {"message": f"planted {outcome}"} if outcome not in ("pass", "fallback") else {}
+            con.execute("UPDATE results SET outcome = ?, evidence = ? WHERE run_id = ? AND case_id = ?",
+                        (outcome, json.dumps(evidence), new_id, case))
+
+
+@pytest.fixture
+def small_db(tmp_path: Path) -> Path:
+    return load_small_db(tmp_path / "results.db")
+
+
+def normalized(text: str, db: Path) -> str:
+    return text.replace(str(db), "<DB>")
+
+
+@pytest.mark.parametrize("name", ["summary.md", "junit.xml", "ops.csv", "coverage.json"])
+def test_each_format_matches_its_golden_file(small_db, tmp_path, name):
+    cli("report", "--db", str(small_db), "--run", RUN, "--out", str(tmp_path / "out"))
+    actual = normalized((tmp_path / "out" / name).read_text(), small_db)
+    golden = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        golden.parent.mkdir(exist_ok=True)
+        golden.write_text(actual)
+    assert actual == golden.read_text(), f"{name} differs from {golden} (UPDATE_GOLDEN=1 to accept)"
+
+
+def test_coverage_headline_counts_what_the_db_holds(small_db, tmp_path):
+    cli("report", "--db", str(small_db), "--out", str(tmp_path / "out"))
+    cov = json.loads((tmp_path / "out" / "coverage.json").read_text())
+    with sqlite3.connect(small_db) as con:
+        counts = dict(con.execute("SELECT outcome, COUNT(*) FROM results WHERE run_id = ? GROUP BY 1", (RUN,)))
+    assert {k: v for k, v in cov["headline"]["outcomes"].items() if v} == counts
+    assert cov["headline"]["declared_native_ops"] == 7
+    assert cov["skips_by_category"]["crash"] == {"skip": 4}
+    tan = next(s for s in cov["opinfo"] if s["name"] == "tan")
+    assert tan["dtypes"]["float32"] == {"forward": "xfail", "out": "fail"}
+    nonzero = next(a for a in cov["aten"] if a["op"] == "aten::nonzero")
+    assert nonzero["cases_fallback"] == 2 and nonzero["declared_native"] is False
+
+
+def test_junit_is_read_by_a_junit_parser(small_db, tmp_path):
+    cli("report", "--db", str(small_db), "--out", str(tmp_path / "out"))
+    xml = junitparser.JUnitXml.fromfile(str(tmp_path / "out" / "junit.xml"))
+    suite = next(iter(xml))
+    assert (suite.tests, suite.failures, suite.errors, suite.skipped) == (30, 2, 13, 6)
+    kinds = {}
+    for case in suite:
+        kinds[f"{case.classname}/{case.name}"] = [type(r).__name__ for r in case.result]
+    assert kinds["ops.tan/float32/out"] == ["Failure"]
+    assert kinds["ops.neg/float32/out"] == ["Failure"]  # xpass: the skip list is stale
+    assert kinds["ops.sin/float32/forward"] == ["Error"]  # crash
+    assert kinds["ops.cos/float32/forward"] == ["Skipped"]
+    assert kinds["ops.tan/float32/forward"] == ["Skipped"]  # xfail
+    assert kinds["ops.erfinv/float32/forward"] == []  # fallback passes, with a property
+
+
+def test_run_writes_the_reports_and_points_latest(tmp_path):
+    db = tmp_path / "results.db"
+    cli("run", "--ops", "^add$", "--dtypes", "float32", "--checks", "forward", "--db", str(db), "--timeout", "60")
+    latest = tmp_path / "latest"
+    assert latest.is_symlink()
+    for name in ("index.html", "coverage.json", "summary.md", "junit.xml", "ops.csv"):
+        assert (latest / name).is_file(), name
+    cov = json.loads((latest / "coverage.json").read_text())
+    assert cov["headline"]["declared_native_ops"] > 400  # the backend's native_ops(), recorded with the run
+    assert cov["headline"]["declared_native_ops_exercised"] >= 1
+
+
+def test_bad_input_is_one_line_and_nonzero(small_db, tmp_path):
+    missing = cli("report", "--db", str(small_db), "--run", "no-such-run", check=False)
+    assert missing.returncode == 2 and missing.stderr.strip() == f"neuron-conform: error: no run 'no-such-run' in {small_db}"
+    empty = tmp_path / "empty.db"
+    with sqlite3.connect(empty) as con:
+        con.executescript((HERE / "data" / "small_run.sql").read_text())
+        con.execute("DELETE FROM op_events"), con.execute("DELETE FROM results"), con.execute("DELETE FROM planned")
+        con.execute("DELETE FROM runs")
+    for args in (["report"], ["dashboard", "--out", str(tmp_path / "d")], ["diff"]):
+        result = cli(*args, "--db", str(empty), check=False)
+        assert result.returncode != 0 and "has no" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    absent = cli("report", "--db", str(tmp_path / "absent.db"), check=False)
+    assert absent.returncode == 2 and "absent.db" in absent.stderr
+
+
+def test_diff_reports_planted_regressions_and_improvements(small_db):
+    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z",
+              {"ops/add/float32/forward": "fail", "ops/tan/float32/out": "pass", "ops/abs/float32/out": "fallback"})
+    text = cli("diff", "previous", "latest", "--db", str(small_db)).stdout
+    assert "new failures (1):\n  ops/add/float32/forward  pass -> fail  planted fail" in text
+    assert "new passes (1):\n  ops/tan/float32/out  fail -> pass" in text
+    assert "now through the fallback (1):\n  ops/abs/float32/out  pass -> fallback" in text
+    data = json.loads(cli("diff", RUN, "latest", "--db", str(small_db), "--format", "json").stdout)
+    assert [c["id"] for c in data["new_failures"]] == ["ops/add/float32/forward"]
+    assert {"id": "add", "before": "partial", "after": "partial", "before_message": "", "after_message": ""} \
+        not in data["subject_changes"]
+    md = cli("diff", RUN, "latest", "--db", str(small_db), "--format", "markdown").stdout
+    assert "| new failures | 1 |" in md and "`ops/add/float32/forward`" in md
+    assert cli("diff", RUN, RUN, "--db", str(small_db)).stdout.endswith("no change\n")
+
+
+def test_gate_exit_codes_baseline_files_and_policies(small_db, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
+    # the fixed run has crashes: the default policy fails on any crash
+    crashes = cli("gate", "--baseline", str(baseline), "--db", str(small_db), check=False)
+    assert crashes.returncode == 1 and "4 crash(es) or timeout(s)" in crashes.stdout
+    tolerant = tmp_path / "policy.json"
+    tolerant.write_text(json.dumps({"fail_on_crash": False}))
+    gate = ["--baseline", str(baseline), "--db", str(small_db), "--policy", str(tolerant)]
+    same = cli("gate", *gate)
+    assert same.stdout.startswith("### neuron-conform gate: PASS") and "No change against the baseline." in same.stdout
+    # only an improvement: 2 until the baseline is updated
+    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z", {"ops/tan/float32/out": "pass"})
+    improved = cli("gate", *gate, check=False)
+    assert improved.returncode == 2 and "unacknowledged improvements" in improved.stdout
+    assert "ops/tan/float32/out: fail → pass" in improved.stdout
+    cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
+    assert cli("gate", *gate).returncode == 0  # acknowledged
+    # a regression: 1, whatever else improved
+    clone_run(small_db, "20260103-000000-third", "2026-01-03T00:00:00.000Z",
+              {"ops/tan/float32/out": "pass", "ops/add/float32/forward": "error", "ops/abs/float32/out": "fallback"})
+    regressed = cli("gate", *gate, check=False)
+    assert regressed.returncode == 1
+    assert "regression: 1 case(s) that matched in the baseline fail now" in regressed.stdout
+    assert "ops/add/float32/forward: pass → error planted error" in regressed.stdout
+    # the baseline may be a run too
+    assert cli("gate", "--baseline", "previous", "--db", str(small_db), "--policy", str(tolerant),
+               check=False).returncode == 1
+
+
+def test_gate_bad_baseline_and_policy_exit_3(small_db, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
+    data = json.loads(baseline.read_text())
+    data["schema_version"] = 99
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps(data))
+    result = cli("gate", "--baseline", str(old), "--db", str(small_db), check=False)
+    assert result.returncode == 3 and "schema version 99, this harness reads version 1" in result.stderr
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"fail_on_regresion": true}')
+    result = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
+    assert result.returncode == 3 and 'unknown field "fail_on_regresion"' in result.stderr
+    policy.write_text('{"max_new_fallback_ops": "3"}')
+    result = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
+    assert result.returncode == 3 and '"max_new_fallback_ops" must be a whole number' in result.stderr
+
+
+# --- in a real browser ----------------------------------------------------------------------
+
+@pytest.fixture
+def browser():
+    if CHROMIUM is None:
+        pytest.fail("chromium is not installed (make setup installs Debian's chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+def open_page(browser, path: Path):
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    return page, errors
+
+
+def test_html_report_filters_shows_evidence_and_never_runs_data(small_db, tmp_path, browser):
+    cli("report", "--db", str(small_db), "--out", str(tmp_path / "out"))
+    page, errors = open_page(browser, tmp_path / "out" / "index.html")
+    assert "neuron-conform: ops run 20260101-000000-gold" in page.locator("#title").text_content()
+    assert page.locator("#matrix tr[data-subject]").count() == 8
+    page.fill("#q", "ta")
+    assert [r.get_attribute("data-subject") for r in page.locator("#matrix tr[data-subject]").all()] == ["tan"]
+    page.fill("#q", "")
+    page.select_option("#outcome", "crash")
+    assert [r.get_attribute("data-subject") for r in page.locator("#matrix tr[data-subject]").all()] == ["sin"]
+    page.select_option("#outcome", "")
+    # the planted <script> in an error message is shown as text, and never runs
+    page.locator("#matrix tr[data-subject='abs'] td.cell").first.click()
+    assert '<script>document.title="pwned"</script>' in page.locator("#details").text_content()
+    assert page.title() != "pwned" and page.locator("#details script").count() == 0
+    assert "neuron-conform repro ops/abs/complex64/forward" in page.locator("#details").text_content()
+    page.select_option("#view", "aten")
+    assert page.locator("#aten tr").count() == 11  # header + 10 aten ops
+    assert "of 7 declared native ops exercised" in page.locator("#shown").text_content()
+    assert errors == []
+    # a filtered view is addressable
+    page2, errors2 = open_page(browser, tmp_path / "out" / "index.html")
+    page2.goto((tmp_path / "out" / "index.html").as_uri() + "#q=nonzero")
+    page2.reload()
+    assert [r.get_attribute("data-subject") for r in page2.locator("#matrix tr[data-subject]").all()] == ["nonzero"]
+    assert errors2 == []
+
+
+def test_dashboard_over_history(small_db, tmp_path, browser):
+    cli("report", "--db", str(small_db), "--run", RUN)
+    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z",
+              {"ops/add/float32/forward": "fail", "ops/tan/float32/out": "pass"})
+    out = tmp_path / "dashboard"
+    printed = cli("dashboard", "--db", str(small_db), "--out", str(out)).stdout
+    assert "dashboard of 2 run(s) of suite 'ops'" in printed
+    model = json.loads((out / "dashboard.json").read_text())
+    assert [r["run"]["id"] for r in model["runs"]] == [RUN, "20260102-000000-next"]
+    assert model["regressions"] == [{"id": "ops/add/float32/forward", "before": "pass", "after": "fail",
+                                     "message": "planted fail"}]
+    add = next(o for o in model["ops"] if o["name"] == "add")
+    assert add["history"] == "PP" and add["last_changed"] is None
+    tan = next(o for o in model["ops"] if o["name"] == "tan")
+    assert tan["history"] == "XP" and tan["last_changed"] == "20260102-000000-next"
+    assert model["runs"][0]["report"] == f"../runs/{RUN}/index.html" and model["runs"][1]["report"] is None
+    page, errors = open_page(browser, out / "index.html")
+    assert page.locator("#charts svg").count() >= 4
+    assert "ops/add/float32/forward" in page.locator("#regressions").text_content()
+    page.fill("#q", "add")
+    assert page.locator("#ops tr").count() == 2
+    assert errors == []
