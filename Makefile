@@ -18,7 +18,7 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist format clean help
+.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports format clean help
 all: build
 
 help:
@@ -28,6 +28,7 @@ help:
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
 	@echo "make bench-ops      full forward sweep of the operator suite with -j 2 (ci/bench-ops.sh)"
 	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
+	@echo "make bench-reports  report on a full-size run, dashboard over 365 nightly runs"
 	@echo "make format         clang-format the C++ sources"
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -98,9 +99,12 @@ bench-ops: build
 bench-skiplist: build
 	$(BUILD)/harness/bench_skiplist
 
+bench-reports: build
+	$(BUILD)/harness/bench_reports
+
 format:
 	@command -v clang-format >/dev/null || { echo "make format needs clang-format (apt-get install clang-format)"; exit 1; }
-	clang-format -i $$(find backend/csrc backend/tests harness/src harness/tests harness/bench -name '*.cpp' -o -name '*.h')
+	clang-format -i $$(find backend/csrc backend/tests harness/src harness/tests harness/bench reports/src -name '*.cpp' -o -name '*.h')
 
 clean:
 	rm -rf $(BUILD)

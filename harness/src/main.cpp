@@ -132,13 +132,15 @@ int main(int argc, char** argv) {
       "written at the end of every run)");
   report_cmd->add_option("--run", report.run, "Run (id, latest, previous)")->capture_default_str();
   report_cmd->add_option("--db", report.db, "Results database")->capture_default_str();
-  report_cmd->add_option("--out", report.out,
-                         "Directory (default: runs/<run-id>/ beside the DB, and 'latest' pointed at it)");
+  report_cmd->add_option(
+      "--out", report.out,
+      "Directory (default: runs/<run-id>/ beside the DB, and 'latest' pointed at it)");
 
   conform::DiffOptions diff;
   auto* diff_cmd = app.add_subcommand(
-      "diff", "What changed between runs A and B: new failures and passes, changed errors, new and "
-              "removed cases, OpInfo status and aten op changes");
+      "diff",
+      "What changed between runs A and B: new failures and passes, changed errors, new and "
+      "removed cases, OpInfo status and aten op changes");
   diff_cmd->add_option("a", diff.a, "Run A, before (id, latest, previous)")->capture_default_str();
   diff_cmd->add_option("b", diff.b, "Run B, after (id, latest, previous)")->capture_default_str();
   diff_cmd->add_option("--db", diff.db, "Results database")->capture_default_str();
@@ -146,11 +148,14 @@ int main(int argc, char** argv) {
 
   conform::GateOptions gate;
   auto* gate_cmd = app.add_subcommand(
-      "gate", "Release gate of a run against a baseline. Exit 0 pass, 1 regressions, 2 only "
-              "unacknowledged improvements, 3 bad input; prints a Markdown verdict");
-  gate_cmd->add_option("--baseline", gate.baseline,
-                       "Baseline: a run (id, latest, previous) or a file written by --write-baseline");
-  gate_cmd->add_option("--run", gate.run, "Run to judge (id, latest, previous)")->capture_default_str();
+      "gate",
+      "Release gate of a run against a baseline. Exit 0 pass, 1 regressions, 2 only "
+      "unacknowledged improvements, 3 bad input; prints a Markdown verdict");
+  gate_cmd->add_option(
+      "--baseline", gate.baseline,
+      "Baseline: a run (id, latest, previous) or a file written by --write-baseline");
+  gate_cmd->add_option("--run", gate.run, "Run to judge (id, latest, previous)")
+      ->capture_default_str();
   gate_cmd->add_option("--db", gate.db, "Results database")->capture_default_str();
   gate_cmd->add_option("--policy", gate.policy,
                        "Policy file (JSON); default: any regression, crash, native op lost or new "
@@ -159,9 +164,10 @@ int main(int argc, char** argv) {
                        "Write the run as a baseline file (e.g. ci/baseline.json) and exit");
 
   conform::DashboardOptions dashboard;
-  auto* dashboard_cmd = app.add_subcommand(
-      "dashboard", "Static nightly dashboard over the DB's history: trends, per-op history, "
-                   "the newest run's regressions, links to each run's report");
+  auto* dashboard_cmd =
+      app.add_subcommand("dashboard",
+                         "Static nightly dashboard over the DB's history: trends, per-op history, "
+                         "the newest run's regressions, links to each run's report");
   dashboard_cmd->add_option("--db", dashboard.db, "Results database")->capture_default_str();
   dashboard_cmd->add_option("--out", dashboard.out, "Output directory")->capture_default_str();
   dashboard_cmd->add_option("--suite", dashboard.suite, "Suite (default: the newest run's)");

@@ -261,3 +261,20 @@ def test_dashboard_over_history(small_db, tmp_path, browser):
     page.fill("#q", "add")
     assert page.locator("#ops tr").count() == 2
     assert errors == []
+
+
+def test_gate_fails_on_a_new_fallback_op_and_a_lost_native_op(small_db, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
+    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z", {})
+    with sqlite3.connect(small_db) as con:  # planted: add.Tensor leaves the device for the fallback
+        con.execute("UPDATE op_events SET route = 'fallback' WHERE run_id = '20260102-000000-next' "
+                    "AND op = 'aten::add.Tensor'")
+    policy = tmp_path / "policy.json"
+    policy.write_text(json.dumps({"fail_on_crash": False}))
+    result = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
+    assert result.returncode == 1
+    assert "native coverage dropped: 1 aten op(s) no longer run natively (allowed 0)" in result.stdout
+    assert "1 aten op(s) newly through the CPU fallback (allowed 0)" in result.stdout
+    policy.write_text(json.dumps({"fail_on_crash": False, "max_native_ops_lost": 1, "max_new_fallback_ops": 1}))
+    assert cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy)).returncode == 0

@@ -182,16 +182,17 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
       {"declared_native_ops", declared_json.is_array() ? json(declared.size()) : json()},
       {"declared_native_ops_exercised",
        declared_json.is_array() ? json(exercised_declared) : json()},
-      {"compile_cache", cache_reported ? json{{"compiles", cache_compiles}, {"hits", cache_hits}}
-                                       : json()},
+      {"compile_cache",
+       cache_reported ? json{{"compiles", cache_compiles}, {"hits", cache_hits}} : json()},
       {"text", fmt::format("{} of {} cases pass natively, {} match through the CPU fallback; "
                            "{} of {} OpInfos run natively at every dtype and check",
                            passed, recorded, headline_counts["fallback"].get<std::int64_t>(),
                            by_status["native"], opinfo.size())}};
   if (declared_json.is_array() && !declared.empty()) {
-    headline["text"] = headline["text"].get<std::string>() +
-                       fmt::format("; {} of the backend's {} declared native aten ops were exercised",
-                                   exercised_declared, declared.size());
+    headline["text"] =
+        headline["text"].get<std::string>() +
+        fmt::format("; {} of the backend's {} declared native aten ops were exercised",
+                    exercised_declared, declared.size());
   }
 
   return {{"schema", "neuron-conform/coverage"},

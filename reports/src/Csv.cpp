@@ -16,7 +16,9 @@ std::string csv_field(const std::string& text) {
   return out + "\"";
 }
 
-std::string number(const json& v) { return v.is_null() ? std::string() : v.dump(); }
+std::string number(const json& v) {
+  return v.is_null() ? std::string() : v.dump();
+}
 
 }  // namespace
 
@@ -29,16 +31,16 @@ std::string render_csv(const json& cov) {
     std::int64_t total = 0;
     for (const auto& [_, v] : n.items()) total += v.get<std::int64_t>();
     out += fmt::format("opinfo,{},{},{},{},{},{},{},{},{},{},{},{},,,,,,\n",
-                       csv_field(s["name"].get<std::string>()), s["status"].get<std::string>(), total,
-                       number(n["pass"]), number(n["fallback"]), number(n["fail"]), number(n["error"]),
-                       number(n["crash"]), number(n["timeout"]), number(n["skip"]), number(n["xfail"]),
-                       number(n["xpass"]));
+                       csv_field(s["name"].get<std::string>()), s["status"].get<std::string>(),
+                       total, number(n["pass"]), number(n["fallback"]), number(n["fail"]),
+                       number(n["error"]), number(n["crash"]), number(n["timeout"]),
+                       number(n["skip"]), number(n["xfail"]), number(n["xpass"]));
   }
   for (const auto& a : cov["aten"]) {
-    out += fmt::format("aten,{},,,,,,,,,,,,{},{},{},{},{},{}\n", csv_field(a["op"].get<std::string>()),
-                       number(a["declared_native"]), number(a["native_calls"]),
-                       number(a["fallback_calls"]), number(a["cases_native"]),
-                       number(a["cases_fallback"]), number(a["cases_failing"]));
+    out += fmt::format(
+        "aten,{},,,,,,,,,,,,{},{},{},{},{},{}\n", csv_field(a["op"].get<std::string>()),
+        number(a["declared_native"]), number(a["native_calls"]), number(a["fallback_calls"]),
+        number(a["cases_native"]), number(a["cases_fallback"]), number(a["cases_failing"]));
   }
   return out;
 }

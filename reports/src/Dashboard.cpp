@@ -29,8 +29,8 @@ char status_letter(const std::string& status) {
 
 }  // namespace
 
-json build_dashboard(Store& store, const std::string& db_path, const std::optional<std::string>& suite_arg,
-                     const std::string& out_dir) {
+json build_dashboard(Store& store, const std::string& db_path,
+                     const std::optional<std::string>& suite_arg, const std::string& out_dir) {
   const std::string suite = suite_arg ? *suite_arg : store.run(store.resolve_run("latest"))->suite;
   const std::vector<std::string> ids = store.run_ids(suite);
   if (ids.empty()) throw StoreError(fmt::format("{} has no run of suite '{}'", db_path, suite));
@@ -65,15 +65,21 @@ json build_dashboard(Store& store, const std::string& db_path, const std::option
     const Diff d = diff_snapshots(snapshot_of_run(store, ids[ids.size() - 2]),
                                   snapshot_of_run(store, ids.back()));
     for (const auto& c : d.new_failures)
-      regressions.push_back({{"id", c.id}, {"before", c.before}, {"after", c.after}, {"message", c.after_message}});
+      regressions.push_back(
+          {{"id", c.id}, {"before", c.before}, {"after", c.after}, {"message", c.after_message}});
   }
   return {{"schema", "neuron-conform/dashboard"},
           {"schema_version", 1},
           {"suite", suite},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
-          {"status_letters", {{"N", "native"}, {"F", "fallback"}, {"P", "partial"}, {"X", "failing"},
-                              {"S", "skipped"}, {"-", "not run"}}},
+          {"status_letters",
+           {{"N", "native"},
+            {"F", "fallback"},
+            {"P", "partial"},
+            {"X", "failing"},
+            {"S", "skipped"},
+            {"-", "not run"}}},
           {"runs", runs},
           {"ops", ops},
           {"regressions", regressions}};
@@ -81,7 +87,7 @@ json build_dashboard(Store& store, const std::string& db_path, const std::option
 
 void write_dashboard(const json& model, const std::string& out_dir) {
   fs::create_directories(out_dir);
-  const std::string html = fill_template(read_report_asset("templates/dashboard.html"), "dashboard.html", model);
+  const std::string html = fill_template(page_template("dashboard.html"), model);
   write_file(fs::path(out_dir) / "dashboard.json", model.dump(1) + "\n");
   write_file(fs::path(out_dir) / "index.html", html);
 }

@@ -19,17 +19,21 @@ std::string render_junit(const nlohmann::json& coverage);
 // ops.csv: one row per OpInfo (view "opinfo") and per aten op (view "aten").
 std::string render_csv(const nlohmann::json& coverage);
 
-// index.html: `html_template` with the coverage model embedded, self-contained.
-std::string render_html(const nlohmann::json& coverage, const std::string& html_template);
+// A page of reports/templates/: its HTML and the script it shares with the other pages.
+struct PageTemplate {
+  std::string name;
+  std::string html;
+  std::string common_js;
+};
+
+// The page with `common_js` where /*COMMON_JS*/ stands and `data` for /*DATA*/null: one
+// self-contained file (index.html of a report or of the dashboard). Throws naming the
+// template when a placeholder is missing.
+std::string fill_template(const PageTemplate& page, const nlohmann::json& data);
 
 // JSON text that is safe inside an HTML <script> element: '<' is written as \u003c, so no
 // string in the data can close the element, and the page parses it with JSON.parse.
 std::string json_for_script(const nlohmann::json& data);
-
-// Substitutes `data` for the one placeholder /*DATA*/null in `html_template`; throws naming
-// `template_name` when the placeholder is missing.
-std::string fill_template(const std::string& html_template, const std::string& template_name,
-                          const nlohmann::json& data);
 
 // Markdown table cell text: pipes and HTML's <, >, & escaped, line breaks flattened, cut at
 // `limit` characters.

@@ -21,20 +21,24 @@ std::string json_for_script(const nlohmann::json& data) {
   return out;
 }
 
-std::string fill_template(const std::string& html_template, const std::string& template_name,
-                          const nlohmann::json& data) {
-  static constexpr std::string_view kPlaceholder = "/*DATA*/null";
-  const auto at = html_template.find(kPlaceholder);
+namespace {
+
+std::string replace_once(const std::string& text, std::string_view placeholder,
+                         const std::string& value, const std::string& template_name) {
+  const auto at = text.find(placeholder);
   if (at == std::string::npos) {
     throw std::runtime_error(
-        fmt::format("{}: the placeholder {} is missing", template_name, kPlaceholder));
+        fmt::format("{}: the placeholder {} is missing", template_name, placeholder));
   }
-  return html_template.substr(0, at) + json_for_script(data) +
-         html_template.substr(at + kPlaceholder.size());
+  return text.substr(0, at) + value + text.substr(at + placeholder.size());
 }
 
-std::string render_html(const nlohmann::json& coverage, const std::string& html_template) {
-  return fill_template(html_template, "report.html", coverage);
+}  // namespace
+
+std::string fill_template(const PageTemplate& page, const nlohmann::json& data) {
+  // The script first: the data, inserted last, may contain any text.
+  return replace_once(replace_once(page.html, "/*COMMON_JS*/", page.common_js, page.name),
+                      "/*DATA*/null", json_for_script(data), page.name);
 }
 
 }  // namespace conform

@@ -41,7 +41,8 @@ std::string render_junit(const json& cov) {
   const json& counts = cov["headline"]["outcomes"];
   const auto n = [&](const char* o) { return counts[o].get<std::int64_t>(); };
   auto suites = doc.append_child("testsuites");
-  suites.append_attribute("name") = fmt::format("neuron-conform {}", run["id"].get<std::string>()).c_str();
+  suites.append_attribute("name") =
+      fmt::format("neuron-conform {}", run["id"].get<std::string>()).c_str();
   auto suite = suites.append_child("testsuite");
   suite.append_attribute("name") = run["suite"].get<std::string>().c_str();
   suite.append_attribute("tests") = static_cast<long long>(cov["cases"].size());
@@ -52,7 +53,8 @@ std::string render_junit(const json& cov) {
   suite.append_attribute("hostname") = run["host"].get<std::string>().c_str();
   double total = 0;
   auto props = suite.append_child("properties");
-  for (const char* key : {"torch", "backend_module", "backend_version", "harness_version", "device"}) {
+  for (const char* key :
+       {"torch", "backend_module", "backend_version", "harness_version", "device"}) {
     auto p = props.append_child("property");
     p.append_attribute("name") = key;
     p.append_attribute("value") = run[key].get<std::string>().c_str();
@@ -63,7 +65,8 @@ std::string render_junit(const json& cov) {
     total += seconds;
     auto tc = suite.append_child("testcase");
     tc.append_attribute("classname") =
-        fmt::format("{}.{}", run["suite"].get<std::string>(), c["subject"].get<std::string>()).c_str();
+        fmt::format("{}.{}", run["suite"].get<std::string>(), c["subject"].get<std::string>())
+            .c_str();
     tc.append_attribute("name") =
         fmt::format("{}/{}", c["dtype"].get<std::string>(), c["check"].get<std::string>()).c_str();
     tc.append_attribute("time") = seconds;
@@ -73,7 +76,8 @@ std::string render_junit(const json& cov) {
     op.append_attribute("value") = outcome.c_str();
     if (!c["fallback_ops"].empty()) {
       std::string ops;
-      for (const auto& f : c["fallback_ops"]) ops += (ops.empty() ? "" : " ") + f.get<std::string>();
+      for (const auto& f : c["fallback_ops"])
+        ops += (ops.empty() ? "" : " ") + f.get<std::string>();
       auto fp = cprops.append_child("property");
       fp.append_attribute("name") = "fallback_ops";
       fp.append_attribute("value") = ops.c_str();
@@ -96,7 +100,8 @@ std::string render_junit(const json& cov) {
     } else if (outcome == "skip" || outcome == "xfail") {
       tc.append_child("skipped").append_attribute("message") = skiplist_text(c).c_str();
     }
-    if (c.contains("repro")) tc.append_child("system-out").text() = c["repro"].get<std::string>().c_str();
+    if (c.contains("repro"))
+      tc.append_child("system-out").text() = c["repro"].get<std::string>().c_str();
   }
   suite.append_attribute("time") = total;
   std::ostringstream out;

@@ -31,8 +31,8 @@ std::string md_cell(const std::string& text, std::size_t limit) {
 std::string render_markdown(const json& cov) {
   const json& run = cov["run"];
   const json& h = cov["headline"];
-  std::string md = fmt::format("## neuron-conform: {} run `{}`\n\n", run["suite"].get<std::string>(),
-                               run["id"].get<std::string>());
+  std::string md = fmt::format("## neuron-conform: {} run `{}`\n\n",
+                               run["suite"].get<std::string>(), run["id"].get<std::string>());
   md += fmt::format("**{}.**\n\n", h["text"].get<std::string>());
   md += fmt::format("torch {} · {} {} · harness {} · host {} · seed {}{}\n\n",
                     run["torch"].get<std::string>(), run["backend_module"].get<std::string>(),
@@ -49,10 +49,13 @@ std::string render_markdown(const json& cov) {
   }
   md += "| outcome | cases |\n| --- | ---: |\n";
   for (const auto& [outcome, n] : h["outcomes"].items()) {
-    if (n.get<std::int64_t>() > 0) md += fmt::format("| {} | {} |\n", outcome, n.get<std::int64_t>());
+    if (n.get<std::int64_t>() > 0)
+      md += fmt::format("| {} | {} |\n", outcome, n.get<std::int64_t>());
   }
   if (!cov["skips_by_category"].empty()) {
-    md += "\n### Skip lists, by category\n\n| category | skip | xfail | xpass |\n| --- | ---: | ---: | ---: |\n";
+    md +=
+        "\n### Skip lists, by category\n\n| category | skip | xfail | xpass |\n| --- | ---: | ---: "
+        "| ---: |\n";
     for (const auto& [category, counts] : cov["skips_by_category"].items()) {
       md += fmt::format("| {} | {} | {} | {} |\n", category, counts.value("skip", 0),
                         counts.value("xfail", 0), counts.value("xpass", 0));
@@ -60,7 +63,8 @@ std::string render_markdown(const json& cov) {
   }
   md += "\n### Aten operators\n\n";
   md += fmt::format("{} aten ops ran; {} of them through the CPU fallback in at least one case.",
-                    h["aten_ops_seen"].get<std::int64_t>(), h["aten_ops_with_fallback"].get<std::int64_t>());
+                    h["aten_ops_seen"].get<std::int64_t>(),
+                    h["aten_ops_with_fallback"].get<std::int64_t>());
   if (h["declared_native_ops"].is_number()) {
     md += fmt::format(" {} of the backend's {} declared native ops were exercised.",
                       h["declared_native_ops_exercised"].get<std::int64_t>(),
@@ -86,11 +90,13 @@ std::string render_markdown(const json& cov) {
   std::vector<const json*> failing;
   for (const auto& c : cov["cases"]) {
     const std::string o = c["outcome"];
-    if (o == "fail" || o == "error" || o == "crash" || o == "timeout" || o == "xpass") failing.push_back(&c);
+    if (o == "fail" || o == "error" || o == "crash" || o == "timeout" || o == "xpass")
+      failing.push_back(&c);
   }
   if (!failing.empty()) {
-    md += fmt::format("\n### Unexpected outcomes ({})\n\n| case | outcome | evidence |\n| --- | --- | --- |\n",
-                      failing.size());
+    md += fmt::format(
+        "\n### Unexpected outcomes ({})\n\n| case | outcome | evidence |\n| --- | --- | --- |\n",
+        failing.size());
     for (std::size_t i = 0; i < std::min<std::size_t>(30, failing.size()); ++i) {
       const json& c = *failing[i];
       const json& e = c["evidence"];

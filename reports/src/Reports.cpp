@@ -26,13 +26,21 @@ void write_file(const fs::path& path, const std::string& text) {
   fs::rename(partial, path);
 }
 
-std::string read_report_asset(const std::string& relative_path) {
-  const fs::path path = fs::path(source_dir()) / "reports" / relative_path;
+namespace {
+
+std::string read_template_file(const std::string& name) {
+  const fs::path path = fs::path(source_dir()) / "reports" / "templates" / name;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+}  // namespace
+
+PageTemplate page_template(const std::string& name) {
+  return {name, read_template_file(name), read_template_file("common.js")};
 }
 
 json digest_of(const json& cov) {
@@ -65,7 +73,8 @@ json digest_of(const json& cov) {
 }
 
 json run_digest(Store& store, const std::string& run_id, const std::string& db_path) {
-  if (auto saved = store.digest(run_id); saved && (*saved)["run"]["status"] == store.run(run_id)->status)
+  if (auto saved = store.digest(run_id);
+      saved && (*saved)["run"]["status"] == store.run(run_id)->status)
     return *saved;
   const json cov = build_coverage(store, run_id, db_path);
   const json digest = digest_of(cov);
@@ -79,7 +88,7 @@ json write_reports(Store& store, const std::string& run_id, const std::string& d
   const fs::path dir(out_dir);
   fs::create_directories(dir);
   write_file(dir / "coverage.json", cov.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-  write_file(dir / "index.html", render_html(cov, read_report_asset("templates/report.html")));
+  write_file(dir / "index.html", fill_template(page_template("report.html"), cov));
   write_file(dir / "summary.md", render_markdown(cov));
   write_file(dir / "junit.xml", render_junit(cov));
   write_file(dir / "ops.csv", render_csv(cov));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "Formats.h"
 #include "record/Store.h"
 
 #include <nlohmann/json.hpp>
@@ -27,7 +28,8 @@ void point_latest(const std::string& db_path, const std::string& run_id);
 // Writes `text` beside `path` and renames it into place, so a reader never sees half a file.
 void write_file(const std::filesystem::path& path, const std::string& text);
 
-// The text of a file under reports/ in the source tree; throws naming it when unreadable.
-std::string read_report_asset(const std::string& relative_path);
+// A page of reports/templates/ in the source tree, with the script the pages share; throws
+// naming the file when unreadable.
+PageTemplate page_template(const std::string& name);
 
 }  // namespace conform

@@ -17,15 +17,19 @@ int gate_command(const GateOptions& o) {
   if (o.write_baseline) {
     ensure_parent_dir(*o.write_baseline);
     std::ofstream(*o.write_baseline) << baseline_json(run, *store.run(run_id)).dump(1) << "\n";
-    fmt::print("wrote baseline {} from run {} ({} cases)\n", *o.write_baseline, run_id, run.cases.size());
+    fmt::print("wrote baseline {} from run {} ({} cases)\n", *o.write_baseline, run_id,
+               run.cases.size());
     return 0;
   }
-  if (o.baseline.empty()) throw std::invalid_argument("--baseline is required (a run id, latest, previous, or a baseline file)");
+  if (o.baseline.empty())
+    throw std::invalid_argument(
+        "--baseline is required (a run id, latest, previous, or a baseline file)");
   const bool is_file = o.baseline.ends_with(".json");
-  const Snapshot baseline = is_file ? load_baseline(o.baseline) : snapshot_of_run(store, store.resolve_run(o.baseline));
+  const Snapshot baseline =
+      is_file ? load_baseline(o.baseline) : snapshot_of_run(store, store.resolve_run(o.baseline));
   if (baseline.suite != run.suite)
-    throw std::invalid_argument(fmt::format("baseline {} is of suite '{}', run {} of suite '{}'", baseline.name,
-                                            baseline.suite, run_id, run.suite));
+    throw std::invalid_argument(fmt::format("baseline {} is of suite '{}', run {} of suite '{}'",
+                                            baseline.name, baseline.suite, run_id, run.suite));
   const GatePolicy policy = o.policy ? GatePolicy::load(*o.policy) : GatePolicy{};
   const GateVerdict verdict = judge(baseline, run, policy);
   fmt::print("{}", verdict.markdown);

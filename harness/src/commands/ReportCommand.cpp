@@ -14,8 +14,9 @@ int report_command(const ReportOptions& o) {
   const std::string dir = o.out.value_or(run_dir(o.db, run_id));
   const auto cov = write_reports(store, run_id, o.db, dir);
   if (!o.out) point_latest(o.db, run_id);
-  fmt::print("{}.\nreport of run {}: {}/index.html (coverage.json, summary.md, junit.xml, ops.csv)\n",
-             cov["headline"]["text"].get<std::string>(), run_id, dir);
+  fmt::print(
+      "{}.\nreport of run {}: {}/index.html (coverage.json, summary.md, junit.xml, ops.csv)\n",
+      cov["headline"]["text"].get<std::string>(), run_id, dir);
   return 0;
 }
 

@@ -11,7 +11,9 @@ bool is_outcome(std::string_view text) {
   return std::find(kOutcomes.begin(), kOutcomes.end(), text) != kOutcomes.end();
 }
 
-bool is_success(std::string_view o) { return o == "pass" || o == "fallback" || o == "xpass"; }
+bool is_success(std::string_view o) {
+  return o == "pass" || o == "fallback" || o == "xpass";
+}
 
 bool is_failure(std::string_view o) {
   return o == "fail" || o == "error" || o == "crash" || o == "timeout";
@@ -21,7 +23,8 @@ int severity(std::string_view outcome) {
   static constexpr std::array<std::string_view, 9> kOrder = {
       "pass", "fallback", "skip", "xfail", "xpass", "fail", "error", "timeout", "crash"};
   const auto it = std::find(kOrder.begin(), kOrder.end(), outcome);
-  return it == kOrder.end() ? static_cast<int>(kOrder.size()) : static_cast<int>(it - kOrder.begin());
+  return it == kOrder.end() ? static_cast<int>(kOrder.size())
+                            : static_cast<int>(it - kOrder.begin());
 }
 
 std::string subject_status(const std::map<std::string, std::int64_t>& counts) {

@@ -12,7 +12,9 @@ namespace conform {
 
 namespace {
 
-bool bad(const std::string& o) { return is_failure(o) || o == "xfail"; }
+bool bad(const std::string& o) {
+  return is_failure(o) || o == "xfail";
+}
 
 std::vector<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
   std::vector<std::string> out;
@@ -126,10 +128,12 @@ std::string diff_markdown(const Diff& d) {
   if (d.empty()) return out + "No change.\n";
   out += "| change | count |\n| --- | ---: |\n";
   for (const auto& s : sections(d)) out += fmt::format("| {} | {} |\n", s.title, s.changes->size());
-  for (const auto& s : op_sections(d)) out += fmt::format("| {} | {} |\n", s.title, s.items->size());
+  for (const auto& s : op_sections(d))
+    out += fmt::format("| {} | {} |\n", s.title, s.items->size());
   for (const auto& s : sections(d)) {
     if (s.changes->empty()) continue;
-    out += fmt::format("\n#### {}\n\n| case | before | after | message |\n| --- | --- | --- | --- |\n", s.title);
+    out += fmt::format(
+        "\n#### {}\n\n| case | before | after | message |\n| --- | --- | --- | --- |\n", s.title);
     for (const auto& c : *s.changes) {
       out += fmt::format("| `{}` | {} | {} | {} |\n", md_cell(c.id), c.before, c.after,
                          md_cell(c.after_message));
@@ -148,8 +152,11 @@ nlohmann::json diff_json(const Diff& d) {
   for (const auto& s : sections(d)) {
     auto& list = out[s.key] = nlohmann::json::array();
     for (const auto& c : *s.changes) {
-      list.push_back({{"id", c.id}, {"before", c.before}, {"after", c.after},
-                      {"before_message", c.before_message}, {"after_message", c.after_message}});
+      list.push_back({{"id", c.id},
+                      {"before", c.before},
+                      {"after", c.after},
+                      {"before_message", c.before_message},
+                      {"after_message", c.after_message}});
     }
   }
   for (const auto& s : op_sections(d)) out[s.key] = *s.items;

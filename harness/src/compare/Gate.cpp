@@ -1,23 +1,15 @@
 #include "compare/Gate.h"
 
 #include "Formats.h"
+#include "common/JsonFile.h"
 #include "common/Result.h"
 
 #include <fmt/format.h>
 
-#include <fstream>
-
 namespace conform {
 
 GatePolicy GatePolicy::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("cannot read policy {}", path));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(fmt::format("policy {} is not JSON: {}", path, e.what()));
-  }
+  const nlohmann::json j = read_json_file(path, "policy");
   if (!j.is_object()) throw std::runtime_error(fmt::format("policy {} is not a JSON object", path));
   GatePolicy p;
   for (const auto& [key, value] : j.items()) {
@@ -68,7 +60,8 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     if (is_success(baseline.cases.at(id).outcome)) removed_passing.push_back(id);
   std::vector<std::string> crashes;
   for (const auto& [id, c] : run.cases)
-    if (c.outcome == "crash" || c.outcome == "timeout") crashes.push_back(id + " (" + c.outcome + ")");
+    if (c.outcome == "crash" || c.outcome == "timeout")
+      crashes.push_back(id + " (" + c.outcome + ")");
 
   std::string details;
   auto list = [&](const std::string& title, const std::vector<std::string>& items) {
@@ -78,10 +71,12 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     if (items.size() > 50) details += fmt::format("- ... and {} more\n", items.size() - 50);
   };
   std::vector<std::string> failed_now;
-  for (const auto& c : d.new_failures) failed_now.push_back(fmt::format("{}: {} → {} {}", c.id, c.before, c.after, c.after_message));
+  for (const auto& c : d.new_failures)
+    failed_now.push_back(fmt::format("{}: {} → {} {}", c.id, c.before, c.after, c.after_message));
   if (policy.fail_on_regression && (!failed_now.empty() || !removed_passing.empty())) {
-    regressions.push_back(fmt::format("{} case(s) that matched in the baseline fail now, {} no longer run",
-                                      failed_now.size(), removed_passing.size()));
+    regressions.push_back(
+        fmt::format("{} case(s) that matched in the baseline fail now, {} no longer run",
+                    failed_now.size(), removed_passing.size()));
     if (!failed_now.empty()) list("matched in the baseline, fail now", failed_now);
     if (!removed_passing.empty()) list("matched in the baseline, not run now", removed_passing);
   }
@@ -90,8 +85,9 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     list("crashes and timeouts", crashes);
   }
   if (static_cast<std::int64_t>(d.native_ops_lost.size()) > policy.max_native_ops_lost) {
-    regressions.push_back(fmt::format("native coverage dropped: {} aten op(s) no longer run natively (allowed {})",
-                                      d.native_ops_lost.size(), policy.max_native_ops_lost));
+    regressions.push_back(
+        fmt::format("native coverage dropped: {} aten op(s) no longer run natively (allowed {})",
+                    d.native_ops_lost.size(), policy.max_native_ops_lost));
     list("aten ops no longer run natively", d.native_ops_lost);
   }
   if (static_cast<std::int64_t>(d.fallback_ops_new.size()) > policy.max_new_fallback_ops) {
@@ -100,7 +96,8 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     list("aten ops newly through the fallback", d.fallback_ops_new);
   }
   std::vector<std::string> improved;
-  for (const auto& c : d.new_passes) improved.push_back(fmt::format("{}: {} → {}", c.id, c.before, c.after));
+  for (const auto& c : d.new_passes)
+    improved.push_back(fmt::format("{}: {} → {}", c.id, c.before, c.after));
   for (const auto& op : d.native_ops_gained) improved.push_back("aten op now native: " + op);
   if (!improved.empty()) {
     notes.push_back(fmt::format("{} improvement(s) not in the baseline", improved.size()));
@@ -114,12 +111,15 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     verdict = "FAIL: regressions";
   } else if (!improved.empty() && policy.require_acknowledged_improvements) {
     v.exit_code = 2;
-    verdict = "FAIL: unacknowledged improvements; update the baseline (`neuron-conform gate --write-baseline`)";
+    verdict =
+        "FAIL: unacknowledged improvements; update the baseline (`neuron-conform gate "
+        "--write-baseline`)";
   } else {
     verdict = "PASS";
   }
-  v.markdown = fmt::format("### neuron-conform gate: {}\n\nbaseline `{}` ({} cases) against run `{}` ({} cases)\n\n",
-                           verdict, baseline.name, baseline.cases.size(), run.name, run.cases.size());
+  v.markdown = fmt::format(
+      "### neuron-conform gate: {}\n\nbaseline `{}` ({} cases) against run `{}` ({} cases)\n\n",
+      verdict, baseline.name, baseline.cases.size(), run.name, run.cases.size());
   for (const auto& r : regressions) v.markdown += fmt::format("- regression: {}\n", r);
   for (const auto& n : notes) v.markdown += fmt::format("- {}\n", n);
   if (regressions.empty() && notes.empty()) v.markdown += "No change against the baseline.\n";

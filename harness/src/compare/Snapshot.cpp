@@ -1,11 +1,10 @@
 #include "compare/Snapshot.h"
 
 #include "common/CaseId.h"
+#include "common/JsonFile.h"
 #include "common/Result.h"
 
 #include <fmt/format.h>
-
-#include <fstream>
 
 namespace conform {
 
@@ -55,17 +54,10 @@ nlohmann::json baseline_json(const Snapshot& s, const RunInfo& run) {
 }
 
 Snapshot load_baseline(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("cannot read baseline {}", path));
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error(fmt::format("baseline {} is not JSON: {}", path, e.what()));
-  }
+  const nlohmann::json j = read_json_file(path, "baseline");
   if (!j.is_object() || j.value("schema", "") != "neuron-conform/baseline") {
-    throw std::runtime_error(
-        fmt::format("{} is not a neuron-conform baseline (no \"schema\": \"neuron-conform/baseline\")", path));
+    throw std::runtime_error(fmt::format(
+        "{} is not a neuron-conform baseline (no \"schema\": \"neuron-conform/baseline\")", path));
   }
   if (j.value("schema_version", 0) != kBaselineSchemaVersion) {
     throw std::runtime_error(fmt::format(
@@ -82,7 +74,8 @@ Snapshot load_baseline(const std::string& path) {
     for (const auto& [id, outcome] : j.at("cases").items()) {
       CaseId::parse(id);
       const std::string o = outcome.get<std::string>();
-      if (!is_outcome(o)) throw std::invalid_argument(fmt::format("case {}: unknown outcome '{}'", id, o));
+      if (!is_outcome(o))
+        throw std::invalid_argument(fmt::format("case {}: unknown outcome '{}'", id, o));
       s.cases[id] = {o, ""};
     }
   } catch (const std::exception& e) {

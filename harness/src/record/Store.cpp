@@ -222,8 +222,8 @@ std::optional<RunInfo> Store::run(const std::string& id) {
 }
 
 std::vector<std::string> Store::run_ids(const std::optional<std::string>& suite) {
-  auto st = db_.prepare(
-      "SELECT id FROM runs WHERE ?1 IS NULL OR suite = ?1 ORDER BY started_at, id");
+  auto st =
+      db_.prepare("SELECT id FROM runs WHERE ?1 IS NULL OR suite = ?1 ORDER BY started_at, id");
   st.bind(1, suite);
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));

@@ -149,3 +149,41 @@ TEST(Store, MissingFileIsNotCreatedWhenAskedNotTo) {
   EXPECT_THROW(Store(path, false), StoreError);
   EXPECT_FALSE(fs::exists(path));
 }
+
+TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
+  const std::string path = temp_db("v1.db");
+  {
+    conform::Database db(path, true);
+    db.exec(
+        "CREATE TABLE runs (id TEXT PRIMARY KEY, suite TEXT NOT NULL, status TEXT NOT NULL, "
+        "started_at TEXT NOT NULL, ended_at TEXT, label TEXT, seed INTEGER NOT NULL, host TEXT NOT "
+        "NULL, torch_version TEXT NOT NULL, backend_module TEXT NOT NULL, backend_version TEXT NOT "
+        "NULL, harness_version TEXT NOT NULL, device TEXT NOT NULL, shard TEXT, command TEXT NOT "
+        "NULL);"
+        "INSERT INTO runs VALUES ('r1', 'ops', 'complete', '2026-01-01T00:00:00.000Z', NULL, NULL, "
+        "0, 'h', '2.13.0', 'm', '1', '0.1.0', 'neuron', NULL, 'old');"
+        "PRAGMA user_version = 1;");
+  }
+  Store store(path);
+  EXPECT_EQ(store.schema_version(), 2);
+  const auto run = store.run("r1");
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->command, "old");
+  EXPECT_EQ(run->backend_info, nlohmann::json::object());
+}
+
+TEST(Store, ADigestOfFewerResultsIsStale) {
+  Store store(temp_db("digest.db"));
+  RunInfo run = make_run("r1", "2026-01-01T00:00:00.000Z");
+  run.backend_info = {{"native_ops", {"aten::add.Tensor"}}};
+  store.create_run(run);
+  store.record_plan("r1", plan());
+  store.record_result("r1", CaseResult{plan()[0].str(), "pass", 0.1, {}, {}, {}});
+  EXPECT_EQ(store.run("r1")->backend_info, run.backend_info);
+  store.save_digest("r1", 1, {{"n", 1}});
+  EXPECT_EQ(store.digest("r1"), nlohmann::json({{"n", 1}}));
+  store.record_result("r1", CaseResult{plan()[1].str(), "fail", 0.1, {}, {}, {}});
+  EXPECT_FALSE(store.digest("r1"));  // the run gained a result since: recompute
+  EXPECT_EQ(store.run_ids(), std::vector<std::string>{"r1"});
+  EXPECT_TRUE(store.run_ids(std::string("hf")).empty());
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The nightly job: a full run of the operator suite (every check) against the backend, its
+# report, the dashboard over the whole history, and the release gate against the committed
+# baseline. The history accumulates in $DB, so keep that file between nights (a CI cache or
+# artifact). Exit code: the gate's (0 pass, 1 regressions, 2 only unacknowledged improvements,
+# 3 could not judge); a run that could not complete exits with its own code first.
+#
+#   ci/nightly.sh                      # torch_neuronsim, out/results.db, -j = cores
+#   BACKEND=torch_neuronx JOBS=8 ci/nightly.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DB=${DB:-out/results.db}
+JOBS=${JOBS:-$(nproc)}
+BACKEND=${BACKEND:-torch_neuronsim}
+BASELINE=${BASELINE:-ci/baseline.json}
+CLI=build/neuron-conform
+
+make build
+mkdir -p "$(dirname "$DB")"
+
+# Not --strict: skip-list drift shows in the report and the gate; the night goes on.
+"$CLI" run --suite ops --backend-module "$BACKEND" -j "$JOBS" --db "$DB" --label nightly
+"$CLI" dashboard --db "$DB" --out "$(dirname "$DB")/dashboard"
+
+if [[ ! -f "$BASELINE" ]]; then
+  echo "no baseline at $BASELINE: write one with $CLI gate --write-baseline $BASELINE --db $DB" >&2
+  exit 3
+fi
+status=0
+"$CLI" gate --baseline "$BASELINE" --db "$DB" | tee "$(dirname "$DB")/gate.md" || status=${PIPESTATUS[0]}
+echo "report: $(dirname "$DB")/latest/index.html  dashboard: $(dirname "$DB")/dashboard/index.html"
+exit "$status"
