@@ -59,6 +59,7 @@ def load_suite(name: str) -> ModuleType:
     path = REPO / "suites" / name / "suite.py"
     if not path.is_file():
         raise SystemExit(f"unknown suite '{name}': no {path}")
+    sys.path.insert(0, str(path.parent))  # a suite may import its own modules
     spec = importlib.util.spec_from_file_location(f"neuron_conform_suite_{name}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)

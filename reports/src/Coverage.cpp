@@ -1,5 +1,8 @@
 #include "Coverage.h"
 
+#include "Architectures.h"
+#include "common/JsonFile.h"
+
 #include "commands/Environment.h"
 #include "common/CaseId.h"
 #include "common/Result.h"
@@ -9,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -185,9 +189,10 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
       {"compile_cache",
        cache_reported ? json{{"compiles", cache_compiles}, {"hits", cache_hits}} : json()},
       {"text", fmt::format("{} of {} cases pass natively, {} match through the CPU fallback; "
-                           "{} of {} OpInfos run natively at every dtype and check",
+                           "{} of {} {} run natively at every dtype and check",
                            passed, recorded, headline_counts["fallback"].get<std::int64_t>(),
-                           by_status["native"], opinfo.size())}};
+                           by_status["native"], opinfo.size(),
+                           run->suite == "ops" ? "OpInfos" : "subjects")}};
   if (declared_json.is_array() && !declared.empty()) {
     headline["text"] =
         headline["text"].get<std::string>() +
@@ -195,34 +200,51 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
                     exercised_declared, declared.size());
   }
 
-  return {{"schema", "neuron-conform/coverage"},
-          {"schema_version", kCoverageSchemaVersion},
-          {"run",
-           {{"id", run->id},
-            {"suite", run->suite},
-            {"status", run->status},
-            {"label", run->label ? json(*run->label) : json()},
-            {"started_at", run->started_at},
-            {"ended_at", run->ended_at ? json(*run->ended_at) : json()},
-            {"duration_seconds", seconds_between(run->started_at, run->ended_at)},
-            {"seed", run->seed},
-            {"host", run->host},
-            {"torch", run->torch_version},
-            {"backend_module", run->backend_module},
-            {"backend_version", run->backend_version},
-            {"harness_version", run->harness_version},
-            {"device", run->device},
-            {"shard", run->shard ? json(*run->shard) : json()},
-            {"command", run->command}}},
-          {"headline", headline},
-          {"dtypes", dtypes},
-          {"checks", checks},
-          {"skips_by_category", categories},
-          {"opinfo", opinfo},
-          {"aten", aten_rows},
-          {"cases", cases},
-          {"slowest", slowest},
-          {"worst", worst}};
+  json hf;
+  if (run->suite == "hf") {
+    // The most-used list is data of the suite; a run without it still gets the full headline.
+    const std::string list = source_dir() + "/suites/hf/most_used.json";
+    std::vector<std::string> most_used;
+    if (std::filesystem::exists(list))
+      most_used = read_json_file(list, "most-used list")
+                      .at("architectures")
+                      .get<std::vector<std::string>>();
+    hf = architecture_view(cases, most_used);
+    headline["text"] = fmt::format("{}; {}; {}", hf["headline"]["text"].get<std::string>(),
+                                   hf["headline"]["most_used_text"].get<std::string>(),
+                                   headline["text"].get<std::string>());
+  }
+
+  json coverage = {{"schema", "neuron-conform/coverage"},
+                   {"schema_version", kCoverageSchemaVersion},
+                   {"run",
+                    {{"id", run->id},
+                     {"suite", run->suite},
+                     {"status", run->status},
+                     {"label", run->label ? json(*run->label) : json()},
+                     {"started_at", run->started_at},
+                     {"ended_at", run->ended_at ? json(*run->ended_at) : json()},
+                     {"duration_seconds", seconds_between(run->started_at, run->ended_at)},
+                     {"seed", run->seed},
+                     {"host", run->host},
+                     {"torch", run->torch_version},
+                     {"backend_module", run->backend_module},
+                     {"backend_version", run->backend_version},
+                     {"harness_version", run->harness_version},
+                     {"device", run->device},
+                     {"shard", run->shard ? json(*run->shard) : json()},
+                     {"command", run->command}}},
+                   {"headline", headline},
+                   {"dtypes", dtypes},
+                   {"checks", checks},
+                   {"skips_by_category", categories},
+                   {"opinfo", opinfo},
+                   {"aten", aten_rows},
+                   {"cases", cases},
+                   {"slowest", slowest},
+                   {"worst", worst}};
+  if (!hf.is_null()) coverage["hf"] = std::move(hf);
+  return coverage;
 }
 
 }  // namespace conform

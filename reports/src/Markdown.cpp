@@ -28,6 +28,49 @@ std::string md_cell(const std::string& text, std::size_t limit) {
   return text.size() > limit ? out + "..." : out;
 }
 
+namespace {
+
+std::string render_architectures_markdown(const json& hf) {
+  std::string md = fmt::format("\n### Architectures\n\n**{}.** **{}.**\n",
+                               hf["headline"]["text"].get<std::string>(),
+                               hf["headline"]["most_used_text"].get<std::string>());
+  if (!hf["op_impact"].empty()) {
+    md +=
+        "\nWhat to implement next: each aten op that fell back or failed, by the architectures "
+        "that would pass "
+        "if it alone were fixed.\n\n| aten op | would pass if fixed | blocks |\n| --- | ---: | "
+        "---: |\n";
+    for (std::size_t i = 0; i < std::min<std::size_t>(15, hf["op_impact"].size()); ++i) {
+      const json& r = hf["op_impact"][i];
+      md +=
+          fmt::format("| `{}` | {} | {} |\n", md_cell(r["op"].get<std::string>()),
+                      r["would_pass_if_fixed"].get<std::size_t>(), r["blocks"].get<std::size_t>());
+    }
+  }
+  md +=
+      "\n<details><summary>Every architecture</summary>\n\n| architecture | status | seconds | "
+      "peak device "
+      "memory | fallback ops | failing ops | first error |\n| --- | --- | ---: | ---: | --- | --- "
+      "| --- |\n";
+  for (const auto& a : hf["architectures"]) {
+    auto joined = [](const json& ops) {
+      std::string out;
+      for (const auto& op : ops) out += (out.empty() ? "" : " ") + op.get<std::string>();
+      return out;
+    };
+    md += fmt::format(
+        "| {}{} | {} | {:.1f} | {} | {} | {} | {} |\n", a["architecture"].get<std::string>(),
+        a["most_used"].get<bool>() ? " ★" : "", a["status"].get<std::string>(),
+        a["seconds"].get<double>(),
+        a["peak_device_memory"].is_null() ? std::string("?") : a["peak_device_memory"].dump(),
+        md_cell(joined(a["fallback_ops"]), 120), md_cell(joined(a["failing_ops"]), 120),
+        md_cell(a["first_error"].get<std::string>(), 120));
+  }
+  return md + "\n★ most-used. </details>\n";
+}
+
+}  // namespace
+
 std::string render_markdown(const json& cov) {
   const json& run = cov["run"];
   const json& h = cov["headline"];
@@ -61,6 +104,7 @@ std::string render_markdown(const json& cov) {
                         counts.value("xfail", 0), counts.value("xpass", 0));
     }
   }
+  if (cov.contains("hf")) md += render_architectures_markdown(cov["hf"]);
   md += "\n### Aten operators\n\n";
   md += fmt::format("{} aten ops ran; {} of them through the CPU fallback in at least one case.",
                     h["aten_ops_seen"].get<std::int64_t>(),

@@ -49,7 +49,16 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     case FallbackMode::kAllow:
       break;
   }
-  at::native::cpu_fallback(op, stack);
+  // The CPU kernel's own error does not say which device op it came from; name it, keeping the
+  // error's kind (NotImplementedError stays one).
+  try {
+    at::native::cpu_fallback(op, stack);
+  } catch (const c10::NotImplementedError& e) {
+    TORCH_CHECK_NOT_IMPLEMENTED(false, op_name,
+                                " failed in the CPU fallback: ", e.what_without_backtrace());
+  } catch (const c10::Error& e) {
+    TORCH_CHECK(false, op_name, " failed in the CPU fallback: ", e.what_without_backtrace());
+  }
   record_fallback(op);
 }
 

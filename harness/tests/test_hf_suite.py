@@ -1,0 +1,78 @@
+"""The hf suite: the shrinker on a sample of configs, its bad inputs, and architectures end to end."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+import torch
+
+from conform_cli import REPO, cli, outcomes, query
+
+sys.path.insert(0, str(REPO / "suites" / "hf"))
+import shrink  # noqa: E402
+import transformers  # noqa: E402
+
+
+@pytest.mark.parametrize("arch", ["LlamaForCausalLM", "GPT2LMHeadModel", "MixtralForCausalLM", "BloomForCausalLM",
+                                  "Gemma3ForCausalLM", "Qwen3NextForCausalLM", "DeepseekV3ForCausalLM"])
+def test_the_shrinker_makes_tiny_models(arch):
+    config = shrink.tiny_config(arch)
+    assert config.vocab_size == 99
+    assert getattr(config, "hidden_size", 32) == 32 and getattr(config, "num_hidden_layers", 2) == 2
+    with torch.device("meta"):
+        parameters = sum(p.numel() for p in getattr(transformers, arch)(config).parameters())
+    assert parameters < 1_000_000, f"{arch}: {parameters:,} parameters"
+
+
+def test_a_hybrid_model_keeps_each_kind_of_layer():
+    config = shrink.tiny_config("Qwen3NextForCausalLM")
+    assert config.num_hidden_layers == 2 and set(config.layer_types) == {"linear_attention", "full_attention"}
+
+
+def test_unknown_architecture_and_bad_overrides_are_named(tmp_path, monkeypatch):
+    with pytest.raises(KeyError, match="'NoSuchForCausalLM' is not a causal-LM architecture"):
+        shrink.tiny_config("NoSuchForCausalLM")
+    bad = tmp_path / "overrides.json"
+    monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
+    bad.write_text(json.dumps({"overrides": {"NoSuchForCausalLM": {"hidden_size": 8}}}))
+    shrink.overrides.cache_clear()
+    with pytest.raises(ValueError, match="'NoSuchForCausalLM' is not a causal-LM architecture or model_type"):
+        shrink.overrides()
+    bad.write_text(json.dumps({"overrides": {"llama": {"hidden_sise": 8}}}))
+    shrink.overrides.cache_clear()
+    with pytest.raises(ValueError, match=r"override for 'llama' names field\(s\) \['hidden_sise'\]"):
+        shrink.overrides()
+    shrink.overrides.cache_clear()
+
+
+def test_the_shipped_override_and_most_used_files_are_valid():
+    shrink.overrides.cache_clear()
+    assert shrink.overrides()
+    assert "LlamaForCausalLM" in shrink.most_used()
+
+
+def test_architectures_end_to_end_through_the_cli(db):
+    result = cli("run", "--suite", "hf", "--ops", "^(LlamaForCausalLM|GPT2LMHeadModel)$", "--dtypes", "float32",
+                 "--db", str(db), "--timeout", "120")
+    got = outcomes(db)
+    assert got["hf/LlamaForCausalLM/float32/forward"] == "pass"
+    assert got["hf/LlamaForCausalLM/float32/backward"] == "pass"
+    assert got["hf/LlamaForCausalLM/float32/static_shapes"] == "pass"
+    assert got["hf/LlamaForCausalLM/float32/generate"] in ("pass", "fallback")
+    evidence = {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+    shapes = evidence["hf/LlamaForCausalLM/float32/static_shapes"]
+    assert shapes["compiles_same_shapes"] == 0 and shapes["compiles_new_sequence_length"] > 0
+    assert evidence["hf/LlamaForCausalLM/float32/forward"]["peak_device_memory"] > 0
+    # GPT-2 ties its embedding to its output layer; Module.to untie them on a PrivateUse1 device
+    gpt2 = evidence["hf/GPT2LMHeadModel/float32/backward"]
+    assert gpt2["weight_ties_broken_by_move"] == ["transformer.wte.weight = lm_head.weight"]
+    coverage = json.loads((db.parent / "latest" / "coverage.json").read_text())
+    hf = coverage["hf"]
+    assert hf["headline"]["architectures"] == 2 and hf["headline"]["most_used"] == 2
+    assert hf["headline"]["text"].endswith("of 2 causal-LM architectures pass forward, generate and backward natively")
+    assert {a["architecture"] for a in hf["architectures"]} == {"LlamaForCausalLM", "GPT2LMHeadModel"}
+    summary = (db.parent / "latest" / "summary.md").read_text()
+    assert "### Architectures" in summary and "most-used causal-LM architectures" in summary
+    assert "report:" in result.stdout

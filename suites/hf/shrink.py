@@ -1,0 +1,155 @@
+"""Tiny configs for transformers' causal-LM architectures, built without downloading anything.
+
+The generic shrinker reads an architecture's default config, sets the usual size fields to the
+sizes transformers' own tests use (hidden 32, 2 layers, 2 heads, vocab 99), cuts per-layer lists
+to the new depth, and builds the config again from those values, so that fields derived in the
+config's constructor (head_dim, layer_types, ...) follow. `overrides.json` holds the few fields
+an architecture needs beyond that; an override that names an unknown architecture or a field the
+config does not have is an error naming it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import transformers
+from transformers import PretrainedConfig
+from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+HERE = Path(__file__).resolve().parent
+OVERRIDES_FILE = HERE / "overrides.json"
+MOST_USED_FILE = HERE / "most_used.json"
+
+# Intermediate sizes are multiples of 16: grouped matmuls of mixture-of-experts layers need it.
+HIDDEN, LAYERS, HEADS, KV_HEADS, INTERMEDIATE, VOCAB, HEAD_DIM = 32, 2, 2, 2, 64, 99, 16
+EXPERTS, EXPERTS_PER_TOKEN = 4, 2
+
+# Field names of the same size across architectures (transformers is not uniform about them).
+SIZES: dict[str, int] = {
+    **dict.fromkeys(["hidden_size", "n_embd", "d_model", "dim", "embed_dim", "model_dim", "n_embed",
+                     "word_embed_proj_dim", "emb_dim"], HIDDEN),
+    **dict.fromkeys(["num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers",
+                     "num_decoder_layers"], LAYERS),
+    **dict.fromkeys(["num_attention_heads", "n_head", "num_heads", "n_heads", "decoder_attention_heads"], HEADS),
+    **dict.fromkeys(["num_key_value_heads", "n_kv_heads", "num_kv_heads", "multi_query_group_num"], KV_HEADS),
+    **dict.fromkeys(["intermediate_size", "n_inner", "ffn_dim", "decoder_ffn_dim", "ffn_hidden_size",
+                     "moe_intermediate_size", "shared_expert_intermediate_size", "expert_intermediate_size",
+                     "dense_intermediate_size", "ff_intermediate_size"], INTERMEDIATE),
+    **dict.fromkeys(["head_dim", "attention_head_dim", "kv_channels", "qk_nope_head_dim", "v_head_dim",
+                     "qk_rope_head_dim", "kv_lora_rank", "q_lora_rank"], HEAD_DIM),
+    **dict.fromkeys(["num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts"], EXPERTS),
+    **dict.fromkeys(["num_experts_per_tok", "moe_topk", "top_k", "num_experts_per_token", "moe_k"],
+                    EXPERTS_PER_TOKEN),
+    **dict.fromkeys(["n_group", "topk_group"], 1),  # expert groups must divide the tiny expert count
+    **dict.fromkeys(["rotary_dim", "rotary_emb_base_dim"], HEAD_DIM // 2),
+    "vocab_size": VOCAB,
+}
+# Token ids must stay inside the tiny vocabulary.
+TOKEN_IDS = ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_token_id", "sep_token_id",
+             "cls_token_id", "mask_token_id")
+LAYER_COUNTS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "num_decoder_layers")
+
+
+def causal_lm_architectures() -> dict[str, str]:
+    """Architecture class name -> model_type, for every causal-LM class of the installed transformers."""
+    out: dict[str, str] = {}
+    for model_type, names in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.items():
+        for name in (names,) if isinstance(names, str) else names:
+            out.setdefault(name, model_type)
+    return dict(sorted(out.items()))
+
+
+@cache
+def overrides() -> dict[str, dict[str, Any]]:
+    """overrides.json, checked: every key an architecture (class or model_type), every field one
+    its config has."""
+    if not OVERRIDES_FILE.is_file():
+        return {}
+    data = json.loads(OVERRIDES_FILE.read_text())["overrides"]
+    archs = causal_lm_architectures()
+    for key, fields in data.items():
+        if key not in archs and key not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+            raise ValueError(f"{OVERRIDES_FILE}: '{key}' is not a causal-LM architecture or model_type "
+                             f"of transformers {transformers.__version__}")
+        config = (_config_class(key) if key in archs else CONFIG_MAPPING[key])()
+        unknown = [f for f in fields if f not in config.to_dict() and not hasattr(config, f)]
+        if unknown:
+            raise ValueError(f"{OVERRIDES_FILE}: override for '{key}' names field(s) {unknown} that "
+                             f"{type(config).__name__} does not have")
+    return data
+
+
+@cache
+def most_used() -> list[str]:
+    """most_used.json, checked: every name a causal-LM architecture of the installed transformers."""
+    names = json.loads(MOST_USED_FILE.read_text())["architectures"]
+    unknown = [n for n in names if n not in causal_lm_architectures()]
+    if unknown:
+        raise ValueError(f"{MOST_USED_FILE}: {unknown} not causal-LM architectures of transformers "
+                         f"{transformers.__version__}")
+    return names
+
+
+def _config_class(architecture: str) -> type[PretrainedConfig]:
+    # The class's own config class: it differs from the model_type's for the text-only model of a
+    # multimodal family.
+    return getattr(transformers, architecture).config_class or CONFIG_MAPPING[causal_lm_architectures()[architecture]]
+
+
+def _keep_every_kind(per_layer: list[Any]) -> list[Any]:
+    """The first LAYERS entries of a per-layer list, with its last entries replaced by kinds the
+    cut would lose: a hybrid model keeps one full-attention layer beside its linear ones."""
+    kept = per_layer[:LAYERS]
+    missing = [kind for kind in dict.fromkeys(per_layer) if kind not in kept and isinstance(kind, str)]
+    for i, kind in enumerate(missing[:LAYERS]):
+        kept[LAYERS - 1 - i] = kind
+    return kept
+
+
+def _shrunk_fields(defaults: dict[str, Any]) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for key, size in SIZES.items():
+        if isinstance(defaults.get(key), int) and not isinstance(defaults.get(key), bool):
+            fields[key] = min(size, defaults[key]) if size == EXPERTS_PER_TOKEN else size
+    old_layers = next((defaults[k] for k in LAYER_COUNTS if isinstance(defaults.get(k), int)), None)
+    if old_layers:
+        for key, value in defaults.items():  # per-layer lists follow the new depth
+            if isinstance(value, list) and len(value) == old_layers and old_layers > LAYERS:
+                fields[key] = _keep_every_kind(value)
+    for key, value in defaults.items():  # every vocabulary, not only vocab_size
+        if "vocab" in key and isinstance(value, int) and not isinstance(value, bool) and value > VOCAB:
+            fields[key] = VOCAB
+        elif isinstance(value, dict) and "model_type" in value:  # a sub-config: shrink it too
+            fields[key] = {**value, **_shrunk_fields(value)}
+        elif isinstance(value, dict) and value and all(str(k).isdigit() for k in value):
+            fields[key] = {k: v for k, v in value.items() if int(k) < LAYERS}  # keyed by layer index
+    for key in TOKEN_IDS:
+        value = defaults.get(key)
+        if isinstance(value, int) and value >= VOCAB:
+            fields[key] = VOCAB - 1
+        elif isinstance(value, list):
+            fields[key] = [v if v < VOCAB else VOCAB - 1 for v in value if isinstance(v, int)]
+    if isinstance(defaults.get("max_position_embeddings"), int):
+        fields["max_position_embeddings"] = 512
+    return fields
+
+
+def tiny_config(architecture: str) -> PretrainedConfig:
+    """The architecture's config at test size. Raises KeyError for an unknown architecture."""
+    archs = causal_lm_architectures()
+    if architecture not in archs:
+        raise KeyError(f"'{architecture}' is not a causal-LM architecture of transformers "
+                       f"{transformers.__version__}")
+    config_class = _config_class(architecture)
+    model_type = config_class.model_type
+    defaults = config_class().to_dict()
+    fields = _shrunk_fields(defaults)
+    fields.update(overrides().get(model_type, {}))
+    fields.update(overrides().get(architecture, {}))
+    config = config_class(**fields)
+    config.use_cache = True
+    return config

@@ -1,0 +1,249 @@
+"""The `hf` suite: every causal-LM architecture of the installed transformers, built tiny from its
+config with random weights (nothing is downloaded), run on the device against a CPU copy.
+
+Case ids: hf/<architecture class>/<dtype>/<check>, dtypes float32 and bfloat16, checks:
+  forward        logits on the device against the CPU's, per-dtype tolerances;
+  generate       greedy decoding of NEW_TOKENS tokens gives the CPU's tokens;
+  backward       the loss and the gradients of a few named parameters match;
+  static_shapes  a second forward at the same shapes needs no new executable; a new sequence length
+                 may, and the count (compiled or loaded from the disk cache) is recorded (needs the
+                 backend's compile_cache_stats()).
+Every case records the parameter count, wall time including compilation, peak device memory and
+the aten op an error names; the worker adds the ops that ran natively and through the fallback.
+An architecture that cannot be built is an `error` at stage `build`, never dropped.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import time
+from typing import Any, Callable, Iterable
+
+import torch
+import transformers
+
+from shrink import causal_lm_architectures, most_used, overrides, tiny_config
+
+CHECKS = ("forward", "generate", "backward", "static_shapes")
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
+BATCH, SEQ, SEQ2, NEW_TOKENS = 2, 7, 11, 4
+MAX_PARAMETERS = 20_000_000  # a tiny config has well under 1M; more means the shrinker missed a size
+# (rtol, atol) per dtype, for logits and for gradients.
+TOLERANCES = {"float32": (1.3e-4, 1e-4), "bfloat16": (3e-2, 3e-2)}
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    overrides(), most_used()  # a bad override or list stops the listing, naming the entry
+    for arch in causal_lm_architectures():
+        for dtype in DTYPES:
+            for check in CHECKS:
+                yield {"id": f"hf/{arch}/{dtype}/{check}", "suite": "hf", "subject": arch, "dtype": dtype,
+                       "check": check}
+
+
+class Stage(Exception):
+    """An exception, with the stage it happened in (build, move, cpu_reference, device)."""
+
+    def __init__(self, stage: str, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.stage, self.cause = stage, cause
+
+
+def build(arch: str, dtype: torch.dtype, seed: int) -> tuple[torch.nn.Module, int]:
+    config = tiny_config(arch)
+    model_class = getattr(transformers, arch)
+    with torch.device("meta"):
+        parameters = sum(p.numel() for p in model_class(config).parameters())
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(f"the tiny config still has {parameters:,} parameters: a size field the shrinker "
+                         f"does not know; add it to suites/hf/overrides.json")
+    torch.manual_seed(seed)
+    model = model_class(config).eval().to(dtype)
+    generation = getattr(model, "generation_config", None)
+    if generation is not None and generation.pad_token_id is None:
+        generation.pad_token_id = 0
+    return model, parameters
+
+
+def inputs(seed: int, seq: int = SEQ) -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(3, 99, (BATCH, seq), generator=g)
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+
+
+def on(device: str, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def both(stage_cpu: Callable[[], Any], stage_device: Callable[[], Any]) -> tuple[Any, Any]:
+    try:
+        expected = stage_cpu()
+    except Exception as exc:
+        raise Stage("cpu_reference", exc) from exc
+    try:
+        actual = stage_device()
+    except Exception as exc:
+        raise Stage("device", exc) from exc
+    return expected, actual
+
+
+def errors(actual: torch.Tensor, expected: torch.Tensor) -> tuple[float, float]:
+    a, e = actual.detach().cpu().double(), expected.detach().double()
+    diff = (a - e).abs()
+    return float(diff.max()), float((diff / e.abs().clamp_min(1e-12)).max())
+
+
+def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, dtype: str, evidence: dict[str, Any]) -> bool:
+    rtol, atol = TOLERANCES[dtype]
+    abs_err, rel_err = errors(actual, expected)
+    evidence["max_abs_error"] = max(evidence.get("max_abs_error", 0.0), abs_err)
+    evidence["max_rel_error"] = max(evidence.get("max_rel_error", 0.0), rel_err)
+    evidence.update(rtol=rtol, atol=atol)
+    try:
+        torch.testing.assert_close(actual.detach().cpu(), expected.detach(), rtol=rtol, atol=atol,
+                                   check_device=False)
+    except AssertionError as exc:
+        evidence["message"] = f"{name}: {str(exc)[:1500]}"
+        return False
+    return True
+
+
+def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
+    batch = inputs(ctx.seed)
+    with torch.no_grad():
+        expected, actual = both(lambda: cpu(**batch).logits, lambda: dev(**on(ctx.device, batch)).logits)
+    return "pass" if compare("logits", actual, expected, dtype, evidence) else "fail"
+
+
+def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
+    batch = inputs(ctx.seed)
+    kwargs = {"max_new_tokens": NEW_TOKENS, "min_new_tokens": NEW_TOKENS, "do_sample": False}
+    with torch.no_grad():
+        expected, actual = both(lambda: cpu.generate(**batch, **kwargs),
+                                lambda: dev.generate(**on(ctx.device, batch), **kwargs))
+    evidence["cpu_tokens"] = expected[:, SEQ:].tolist()
+    evidence["device_tokens"] = actual[:, SEQ:].cpu().tolist()
+    if evidence["cpu_tokens"] != evidence["device_tokens"]:
+        evidence["message"] = (f"greedy tokens differ: CPU {evidence['cpu_tokens']}, "
+                               f"device {evidence['device_tokens']}")
+        return "fail"
+    return "pass"
+
+
+def named_parameters_to_check(model: torch.nn.Module) -> list[str]:
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    picks = {names[0], names[len(names) // 3], names[2 * len(names) // 3], names[-1]} if names else set()
+    return sorted(picks)
+
+
+def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
+    batch = inputs(ctx.seed)
+
+    def loss(model, data):
+        out = model(**data, labels=data["input_ids"])
+        out.loss.backward()
+        return out.loss
+
+    expected, actual = both(lambda: loss(cpu, batch), lambda: loss(dev, on(ctx.device, batch)))
+    ok = compare("loss", actual, expected, dtype, evidence)
+    grads_cpu, grads_dev = dict(cpu.named_parameters()), dict(dev.named_parameters())
+    evidence["gradients_checked"] = names = named_parameters_to_check(cpu)
+    for name in names:
+        g_cpu, g_dev = grads_cpu[name].grad, grads_dev[name].grad
+        if (g_cpu is None) != (g_dev is None):
+            evidence["message"] = f"gradient of {name}: {'no' if g_dev is None else 'a'} gradient on the device"
+            return "fail"
+        if g_cpu is not None and ok:
+            ok = compare(f"gradient of {name}", g_dev, g_cpu, dtype, evidence)
+    return "pass" if ok else "fail"
+
+
+def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
+    if not ctx.compile_cache():
+        raise Stage("device", RuntimeError("the backend reports no compile_cache_stats(): "
+                                            "static_shapes cannot be observed"))
+
+    def compiles() -> int:  # executables not in memory: compiled now, or loaded from the disk cache
+        stats = ctx.compile_cache()
+        return int(stats.get("compiles", 0)) + int(stats.get("disk_hits", 0))
+
+    batch, longer = on(ctx.device, inputs(ctx.seed)), on(ctx.device, inputs(ctx.seed, SEQ2))
+    with torch.no_grad():
+        both(lambda: cpu(**inputs(ctx.seed)), lambda: dev(**batch))  # also tells a CPU failure apart
+        try:
+            first = compiles()
+            dev(**batch)
+            second = compiles()
+            dev(**longer)
+            third = compiles()
+        except Exception as exc:
+            raise Stage("device", exc) from exc
+    evidence.update(compiles_same_shapes=second - first, compiles_new_sequence_length=third - second,
+                    sequence_lengths=[SEQ, SEQ2])
+    if second != first:
+        evidence["message"] = f"a second forward at the same shapes compiled {second - first} new executable(s)"
+        return "fail"
+    return "pass"
+
+
+def broken_ties(cpu: torch.nn.Module, dev: torch.nn.Module) -> list[str]:
+    """Parameters shared on the CPU (tied weights) that are separate after the move: Module.to
+    keeps ties only when it can swap tensor data in place, which PyTorch allows between CPU and
+    its built-in devices but not for PrivateUse1 backends."""
+    groups: dict[int, list[str]] = {}
+    for name, p in cpu.named_parameters(remove_duplicate=False):
+        groups.setdefault(id(p), []).append(name)
+    on_device = dict(dev.named_parameters(remove_duplicate=False))
+    return [" = ".join(names) for names in groups.values()
+            if len(names) > 1 and len({id(on_device[n]) for n in names}) > 1]
+
+
+RUNNERS = {"forward": check_forward, "generate": check_generate, "backward": check_backward,
+           "static_shapes": check_static_shapes}
+# The aten op an error names: "aten::add.Tensor: ...", or PyTorch's "convolution_overrideable not
+# implemented" for ops that have no kernel for the device at all.
+FAILING_OP = re.compile(r"(aten::[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)|^([a-z0-9_]+) not implemented")
+
+
+def device_module(device: str):
+    return getattr(torch, device.split(":")[0], None)
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, arch, dtype_name, check = case_id.split("/")
+    if suite != "hf" or arch not in causal_lm_architectures() or dtype_name not in DTYPES or check not in RUNNERS:
+        raise KeyError(f"unknown case {case_id}")
+    start = time.perf_counter()
+    evidence: dict[str, Any] = {}
+    module = device_module(ctx.device)
+    if module is not None and hasattr(module, "reset_peak_memory_stats"):
+        module.reset_peak_memory_stats()
+    try:
+        try:
+            cpu, evidence["parameters"] = build(arch, DTYPES[dtype_name], ctx.seed)
+        except Exception as exc:
+            raise Stage("build", exc) from exc
+        try:
+            dev = copy.deepcopy(cpu).to(ctx.device)
+        except Exception as exc:
+            raise Stage("move", exc) from exc
+        if ties := broken_ties(cpu, dev):
+            evidence["weight_ties_broken_by_move"] = ties
+        outcome = RUNNERS[check](cpu, dev, dtype_name, ctx, evidence)
+        if outcome == "fail" and ties and check == "backward":
+            evidence["message"] = (f"model.to('{ctx.device}') untied {'; '.join(ties)}, so their gradients "
+                                   f"are no longer summed: {evidence.get('message', '')}")
+    except Stage as stage:
+        message = str(stage.cause)[:2000]
+        evidence.update(stage=stage.stage, exception_type=type(stage.cause).__name__, message=message,
+                        unsupported=isinstance(stage.cause, NotImplementedError))
+        if stage.stage in ("device", "move") and (op := FAILING_OP.search(message)):
+            evidence["failing_op"] = op.group(1) or f"aten::{op.group(2)}"
+        if stage.stage in ("build", "cpu_reference"):
+            evidence["where"] = "harness"  # the architecture itself, not the backend
+        outcome = "error"
+    evidence["seconds_with_compile"] = time.perf_counter() - start
+    if module is not None and hasattr(module, "max_memory_allocated"):
+        evidence["peak_device_memory"] = int(module.max_memory_allocated())
+    return outcome, evidence
