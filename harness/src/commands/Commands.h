@@ -81,6 +81,22 @@ struct DashboardOptions {
   std::optional<std::string> suite;
 };
 
+struct CheckModelOptions {
+  std::optional<std::string> hf;        // architecture class or model_type
+  std::optional<std::string> script;    // FILE.py:FUNCTION returning (model, inputs)
+  std::optional<std::string> exported;  // a torch.export .pt2 file
+  bool full_size = false;
+  std::string dtype = "float32";
+  bool train = false;
+  std::string db = "out/results.db";
+  std::optional<std::string> run;  // default: the newest run of the ops suite
+  bool json = false;
+  bool markdown = false;
+  bool probe = false;
+  std::string backend_module = "torch_neuronsim";
+  std::string device = "neuron";
+};
+
 // Each returns the process exit code; a problem with the input throws std::exception whose
 // message is the one line printed to stderr.
 int run_command(const RunOptions& options);
@@ -91,5 +107,6 @@ int report_command(const ReportOptions& options);
 int diff_command(const DiffOptions& options);
 int gate_command(const GateOptions& options);
 int dashboard_command(const DashboardOptions& options);
+int check_model_command(const CheckModelOptions& options);
 
 }  // namespace conform

@@ -1,0 +1,38 @@
+"""Models for check-model's tests: functions returning (model, example inputs)."""
+
+import torch
+
+
+class Classifier(torch.nn.Module):
+    """Linear layers, relu, softmax (native); lgamma (through the CPU fallback); erfinv (skipped by
+    the fixture's skip list); cumsum (not in the fixture's run: untested)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hidden = torch.nn.Linear(8, 16)
+        self.out = torch.nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = torch.relu(self.hidden(x))
+        probs = torch.softmax(self.out(h), dim=-1)
+        return probs, torch.lgamma(probs + 1), torch.erfinv(probs * 0.5), torch.cumsum(probs, dim=-1)
+
+
+def classifier():
+    torch.manual_seed(0)
+    return Classifier(), (torch.randn(3, 8),)
+
+
+class Spectral(torch.nn.Module):
+    """A complex magnitude: complex64 is refused by the device (failing)."""
+
+    def forward(self, x):
+        return torch.abs(torch.complex(x, x)) + 1
+
+
+def spectral():
+    return Spectral(), (torch.randn(4, 4),)
+
+
+def not_a_pair():
+    return torch.nn.Linear(2, 2)

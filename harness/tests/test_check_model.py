@@ -1,0 +1,124 @@
+"""check-model against a small fixed DB (tests/data/ops_slice_run.sql): one run of the ops suite
+over linear, addmm, mm, relu, softmax, lgamma, abs, complex, erfinv, add, mul, t, view, expand at
+float32, complex64, int64 and bool, with erfinv at float32 skipped by a planted skip-list entry.
+The models are in tests/data/check_models.py."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+import torch
+
+from conform_cli import HERE, cli
+
+MODELS = HERE / "data" / "check_models.py"
+
+
+@pytest.fixture
+def fixed_db(tmp_path: Path) -> Path:
+    db = tmp_path / "results.db"
+    with sqlite3.connect(db) as con:
+        con.executescript((HERE / "data" / "ops_slice_run.sql").read_text())
+    return db
+
+
+def check(db: Path, *args: str, expect: int):
+    result = cli("check-model", *args, "--db", str(db), check=False)
+    assert result.returncode == expect, result.stdout + result.stderr
+    return result
+
+
+def verdicts(result) -> dict[str, str]:
+    return {f"{o['op']}@{o['dtype']}": o["verdict"] for o in json.loads(result.stdout)["ops"]}
+
+
+def test_a_script_model_gets_every_verdict_class_but_failing(fixed_db):
+    result = check(fixed_db, "--script", f"{MODELS}:classifier", "--json", expect=1)
+    got = verdicts(result)
+    assert got["aten::addmm@float32"] == "native"
+    assert got["aten::relu@float32"] == "native"
+    assert got["aten::t@float32"] == "native"  # a view: not compiled, judged by its OpInfo
+    assert got["aten::lgamma@float32"] == "fallback"  # its .out overload ran through the fallback
+    assert got["aten::erfinv@float32"] == "skipped"
+    assert got["aten::cumsum@float32"] == "untested"
+    data = json.loads(result.stdout)
+    assert data["verdict"] == ("runs with 2 op(s) on the CPU fallback: aten::erfinv, aten::lgamma; "
+                               "1 op(s) with a device kernel the run never tested: aten::cumsum")
+    erfinv = next(o for o in data["ops"] if o["op"] == "aten::erfinv")
+    assert erfinv["evidence"]["category"] == "unsupported_op" and "planted" in erfinv["evidence"]["reason"]
+    cumsum = next(o for o in data["ops"] if o["op"] == "aten::cumsum")
+    assert cumsum["kernel"] == "device"
+
+
+def test_a_failing_op_blocks_the_model(fixed_db):
+    result = check(fixed_db, "--script", f"{MODELS}:spectral", expect=2)
+    assert "verdict: blocked by aten::abs, aten::complex" in result.stdout
+    assert "ops/abs/complex64/forward: aten::abs: complex64 is not supported on neuron" in result.stdout
+    md = check(fixed_db, "--script", f"{MODELS}:spectral", "--markdown", expect=2).stdout
+    assert md.startswith("### check-model:") and "| `aten::abs` | complex64 | 1 | failing |" in md
+
+
+def test_an_exported_program(fixed_db, tmp_path):
+    import sys
+
+    sys.path.insert(0, str(MODELS.parent))
+    import check_models
+
+    model, args = check_models.classifier()
+    path = tmp_path / "classifier.pt2"
+    torch.export.save(torch.export.export(model, args), str(path))
+    got = verdicts(check(fixed_db, "--exported", str(path), "--json", expect=1))
+    assert got["aten::lgamma@float32"] == "fallback" and got["aten::relu@float32"] == "native"
+    assert got["aten::linear@float32"] == "untested"  # export keeps linear: a composite of addmm
+
+
+def test_an_hf_architecture_at_full_size_on_meta_tensors(fixed_db):
+    result = check(fixed_db, "--hf", "llama", "--full-size", "--train", "--json", expect=1)
+    data = json.loads(result.stdout)
+    assert data["model"]["architecture"] == "LlamaForCausalLM" and data["model"]["parameters"] > 6_000_000_000
+    got = verdicts(result)
+    assert got["aten::mm@float32"] == "native" and got["aten::mul.Tensor@float32"] == "native"
+    assert got["aten::embedding_dense_backward@float32"] == "untested"  # backward ops are captured
+    # the fixture's slice never ran embedding: a device kernel is a claim, not evidence
+    assert "with a device kernel the run never tested" in data["verdict"] and "aten::embedding" in data["verdict"]
+
+
+def test_probe_shows_a_planted_disagreement(fixed_db):
+    agreed = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", expect=1)
+    assert "the probe agrees with the prediction" in agreed.stdout
+    # Planted: the DB now says addmm only ran through the fallback; the probe sees it run natively.
+    with sqlite3.connect(fixed_db) as con:
+        con.execute("UPDATE op_events SET route = 'fallback' WHERE op = 'aten::addmm'")
+    result = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", "--json", expect=1)
+    probe = json.loads(result.stdout)["probe"]
+    assert {"op": "aten::addmm", "predicted": "fallback", "observed": "native"} in probe["disagreements"]
+    assert probe["outcome"] == "ran" and probe["max_abs_error"] == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--script", "nowhere.py:f"], "--script: nowhere.py does not exist"),
+    (["--script", f"{MODELS}:missing"], "has no function 'missing'"),
+    (["--script", f"{MODELS}:not_a_pair"], "must return (model, inputs)"),
+    (["--hf", "NoSuchForCausalLM"], "'NoSuchForCausalLM' is not a causal-LM architecture or model_type"),
+    (["--exported", "nowhere.pt2"], "--exported: nowhere.pt2 does not exist"),
+])
+def test_bad_input_is_one_line_and_exit_3(fixed_db, args, message):
+    result = check(fixed_db, *args, expect=3)
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_export_torch_cannot_read_and_an_empty_db(fixed_db, tmp_path):
+    bad = tmp_path / "other-torch.pt2"
+    bad.write_bytes(b"not an archive of this torch")
+    result = check(fixed_db, "--exported", str(bad), expect=3)
+    assert f"--exported: {bad} cannot be loaded by torch" in result.stderr
+    empty = tmp_path / "empty.db"
+    with sqlite3.connect(empty) as con:
+        con.executescript((HERE / "data" / "ops_slice_run.sql").read_text())
+        for table in ("op_events", "results", "planned", "runs"):
+            con.execute(f"DELETE FROM {table}")
+    result = check(empty, "--script", f"{MODELS}:classifier", expect=3)
+    assert "has no run of the ops suite" in result.stderr

@@ -1,0 +1,311 @@
+"""The Python side of `neuron-conform check-model`: which aten ops a model uses, without running it.
+
+Prints one JSON document on stdout (the C++ side puts verdicts from the results store on it):
+  {"model": ..., "ops": [{"op", "calls", "dtypes", "phases", "device_kernel"}], "probe": ...}
+or {"fatal": "<one line naming the problem>"} with exit code 3.
+
+The model's ops are captured under a TorchDispatchMode while it runs on meta tensors (a
+7B-parameter config costs no memory), forward and, with --train, backward. `device_kernel` says
+whether the backend registers a kernel for the op on its dispatch key (PrivateUse1); without one
+the op would reach the CPU fallback. --probe runs the (tiny) model for real, on the device and on
+the CPU, and reports what fell back or failed, and how far the outputs are apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib
+import importlib.util
+import json
+import logging
+import sys
+import time
+import traceback
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class Fatal(Exception):
+    """Bad input: the message is the one line the user sees."""
+
+
+def dtype_name(dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+# --- the model ------------------------------------------------------------------------------
+
+def hf_model(name: str, full_size: bool, dtype, on_meta: bool = True):
+    sys.path.insert(0, str(REPO / "suites" / "hf"))
+    import torch
+    import transformers
+    from shrink import causal_lm_architectures, tiny_config
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+    archs = causal_lm_architectures()
+    by_type = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(name)
+    arch = name if name in archs else (by_type if isinstance(by_type, str) else (by_type or [None])[0])
+    if arch is None:
+        raise Fatal(f"'{name}' is not a causal-LM architecture or model_type of transformers "
+                    f"{transformers.__version__} (e.g. LlamaForCausalLM or llama)")
+    model_class = getattr(transformers, arch)
+    config = (model_class.config_class or CONFIG_MAPPING[archs[arch]])() if full_size else tiny_config(arch)
+    torch.manual_seed(0)
+    with torch.device("meta" if on_meta else "cpu"):
+        model = model_class(config).to(dtype).eval()
+    ids = torch.randint(0, min(99, config.vocab_size), (2, 7))
+    parameters = sum(p.numel() for p in model.parameters())
+    return model, {"input_ids": ids}, {"kind": "hf", "architecture": arch, "full_size": full_size,
+                                       "parameters": parameters}, lambda: hf_model(name, False, dtype, on_meta=False)
+
+
+def script_model(spec: str, dtype):
+    path_text, _, function = spec.rpartition(":")
+    if not path_text or not function:
+        raise Fatal(f"--script {spec}: expected FILE.py:FUNCTION")
+    path = Path(path_text)
+    if not path.is_file():
+        raise Fatal(f"--script: {path} does not exist")
+    module_spec = importlib.util.spec_from_file_location(f"user_model_{path.stem}", path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.path.insert(0, str(path.resolve().parent))
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        raise Fatal(f"--script: importing {path} raised {type(exc).__name__}: {exc}") from exc
+    if not callable(getattr(module, function, None)):
+        raise Fatal(f"--script: {path} has no function '{function}'")
+    try:
+        result = getattr(module, function)()
+    except Exception as exc:
+        raise Fatal(f"--script: {path}:{function}() raised {type(exc).__name__}: {exc}") from exc
+    import torch
+
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
+        raise Fatal(f"--script: {path}:{function}() must return (model, inputs) with model a torch.nn.Module, "
+                    f"got {type(result).__name__}")
+    model, inputs = result
+    return (model.to(dtype) if dtype is not None else model), inputs, {"kind": "script", "script": spec}, \
+        lambda: script_model(spec, dtype)
+
+
+def call(model, inputs):
+    if isinstance(inputs, dict):
+        return model(**inputs)
+    if isinstance(inputs, (tuple, list)):
+        return model(*inputs)
+    return model(inputs)
+
+
+def to_device(tree, device: str):
+    import torch
+    from torch.utils._pytree import tree_map
+
+    return tree_map(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t, tree)
+
+
+def first_tensor(tree):
+    import torch
+    from torch.utils._pytree import tree_leaves
+
+    tensors = [t for t in tree_leaves(tree) if isinstance(t, torch.Tensor)]
+    floating = [t for t in tensors if t.is_floating_point()]
+    return (floating or tensors or [None])[0]
+
+
+def scalar_loss(output):
+    import torch
+
+    loss = getattr(output, "loss", None)
+    if loss is None:
+        tensor = first_tensor(output if not hasattr(output, "to_tuple") else output.to_tuple())
+        if tensor is None:
+            raise Fatal("--train: the model's output has no tensor to take a loss of")
+        loss = tensor.float().sum()
+    return loss
+
+
+# --- capture ----------------------------------------------------------------------------------
+
+class Recorder:
+    def __init__(self) -> None:
+        self.calls: dict[str, int] = defaultdict(int)
+        self.dtypes: dict[str, set[str]] = defaultdict(set)
+        self.phases: dict[str, set[str]] = defaultdict(set)
+        self.phase = "forward"
+
+    def record(self, op_name: str, args, kwargs) -> None:
+        self.calls[op_name] += 1
+        self.phases[op_name].add(self.phase)
+        tensor = first_tensor((args, kwargs))
+        if tensor is not None:
+            self.dtypes[op_name].add(dtype_name(tensor.dtype))
+
+
+def capture(model, inputs, train: bool, device_key_check) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    recorder = Recorder()
+
+    class Mode(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            recorder.record(f"aten::{func._schema.name.removeprefix('aten::')}"
+                            + (f".{func._overloadname}" if func._overloadname != "default" else ""), args, kwargs)
+            return func(*args, **kwargs)
+
+    meta_model = model if next(iter(model.parameters()), torch.empty(0)).device.type == "meta" else \
+        copy.deepcopy(model).to("meta")
+    meta_inputs = to_device(inputs, "meta")
+    if train and isinstance(meta_inputs, dict) and "input_ids" in meta_inputs:
+        meta_inputs = {**meta_inputs, "labels": meta_inputs["input_ids"]}
+    with Mode():
+        if train:
+            meta_model.train()
+            output = call(meta_model, meta_inputs)
+            recorder.phase = "backward"
+            scalar_loss(output).backward()
+        else:
+            with torch.no_grad():
+                call(meta_model, meta_inputs)
+    ops = []
+    for op, calls in sorted(recorder.calls.items()):
+        ops.append({"op": op, "calls": calls, "dtypes": sorted(recorder.dtypes[op]),
+                    "phases": sorted(recorder.phases[op]), "device_kernel": device_key_check(op)})
+    return ops, {"train": train}
+
+
+def exported_ops(path: Path, device_key_check) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    import torch
+
+    if not path.is_file():
+        raise Fatal(f"--exported: {path} does not exist")
+    logging.getLogger("torch.export").setLevel(logging.CRITICAL)  # the one-line Fatal says it all
+    try:
+        program = torch.export.load(str(path))
+    except Exception as exc:
+        raise Fatal(f"--exported: {path} cannot be loaded by torch {torch.__version__} "
+                    f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}); "
+                    f"export it again with this torch") from exc
+    recorder = Recorder()
+    for node in program.graph_module.graph.nodes:
+        if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
+            target = node.target
+            name = f"aten::{target._schema.name.removeprefix('aten::')}" + (
+                f".{target._overloadname}" if target._overloadname != "default" else "")
+            args = [a.meta.get("val") if hasattr(a, "meta") else a for a in node.args]
+            recorder.record(name, args, {})
+    ops = [{"op": op, "calls": calls, "dtypes": sorted(recorder.dtypes[op]), "phases": ["forward"],
+            "device_kernel": device_key_check(op)} for op, calls in sorted(recorder.calls.items())]
+    return ops, {"kind": "exported", "exported": str(path)}
+
+
+def device_kernel_checker():
+    """What runs an op on the device: "device" (a kernel on PrivateUse1), "composite" (a kernel
+    for every backend, made of other ops), or "fallback" (neither: the backend's CPU fallback)."""
+    import torch
+
+    def check(op: str) -> str | None:
+        name = op.removeprefix("aten::")
+        qualified = "aten::" + name
+        try:
+            if torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "PrivateUse1"):
+                return "device"
+            if any(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
+                   for key in ("CompositeExplicitAutograd", "CompositeImplicitAutograd",
+                               "CompositeExplicitAutogradNonFunctional")):
+                return "composite"
+            return "fallback"
+        except RuntimeError:
+            return None
+
+    return check
+
+
+# --- probe ------------------------------------------------------------------------------------
+
+def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
+    """Runs the tiny model's forward for real on the device and on the CPU."""
+    import torch
+
+    model, inputs, _, _ = rebuild_tiny()
+    model = model.eval()
+    device_model = copy.deepcopy(model).to(device)
+    backend.clear_op_tracking()
+    result: dict[str, Any] = {}
+    try:
+        with torch.no_grad():
+            expected = call(model, inputs)
+            actual = call(device_model, to_device(inputs, device))
+        e, a = first_tensor(expected if not hasattr(expected, "to_tuple") else expected.to_tuple()), \
+            first_tensor(actual if not hasattr(actual, "to_tuple") else actual.to_tuple())
+        result["max_abs_error"] = float((a.detach().cpu().double() - e.detach().double()).abs().max())
+        result["outcome"] = "ran"
+    except Exception as exc:
+        result.update(outcome="error", exception_type=type(exc).__name__, message=str(exc)[:1000])
+    result["native_ops"] = dict(backend.get_executed_ops())
+    result["fallback_ops"] = dict(backend.get_fallback_ops())
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--hf")
+    source.add_argument("--script")
+    source.add_argument("--exported")
+    parser.add_argument("--full-size", action="store_true")
+    parser.add_argument("--dtype", default="float32")
+    parser.add_argument("--train", action="store_true")
+    parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--backend-module", default="torch_neuronsim")
+    parser.add_argument("--device", default="neuron")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    try:
+        import torch
+
+        try:
+            backend = importlib.import_module(args.backend_module)
+        except Exception as exc:
+            raise Fatal(f"cannot import backend module '{args.backend_module}': {type(exc).__name__}: {exc}")
+        dtype = getattr(torch, args.dtype, None)
+        if not isinstance(dtype, torch.dtype):
+            raise Fatal(f"--dtype {args.dtype}: not a torch dtype")
+        check = device_kernel_checker()
+        if args.exported:
+            if args.probe or args.train:
+                raise Fatal("--exported: --probe and --train need a model to run; use --script or --hf")
+            ops, model_info = exported_ops(Path(args.exported), check)
+        else:
+            if args.full_size and not args.hf:
+                raise Fatal("--full-size applies to --hf only")
+            model, inputs, model_info, rebuild = (hf_model(args.hf, args.full_size, dtype) if args.hf
+                                                  else script_model(args.script, dtype))
+            ops, capture_info = capture(model, inputs, args.train, check)
+            model_info.update(capture_info)
+        document: dict[str, Any] = {"model": {**model_info, "dtype": args.dtype, "train": args.train,
+                                              "torch": torch.__version__},
+                                    "ops": ops}
+        if args.probe:
+            document["probe"] = probe(rebuild, backend, args.device)
+        document["capture_seconds"] = time.perf_counter() - started
+        print(json.dumps(document))
+    except Fatal as fatal:
+        print(json.dumps({"fatal": str(fatal)}))
+        sys.exit(3)
+    except Exception as exc:  # a bug of ours: say so, with the traceback on stderr
+        traceback.print_exc()
+        print(json.dumps({"fatal": f"check-model failed: {type(exc).__name__}: {exc}"}))
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()
