@@ -18,7 +18,7 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf format clean help
+.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-check-model format clean help
 all: build
 
 help:
@@ -30,6 +30,7 @@ help:
 	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
 	@echo "make bench-reports  report on a full-size run, dashboard over 365 nightly runs"
 	@echo "make bench-hf       every causal-LM architecture, forward, float32, -j 2: per-architecture times"
+	@echo "make bench-check-model  check-model on a 6.7 B-parameter Llama config: time and peak RSS"
 	@echo "make format         clang-format the C++ sources"
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -105,6 +106,9 @@ bench-reports: build
 
 bench-hf: build
 	ci/bench-hf.sh
+
+bench-check-model: build
+	ci/bench-check-model.sh
 
 format:
 	@command -v clang-format >/dev/null || { echo "make format needs clang-format (apt-get install clang-format)"; exit 1; }

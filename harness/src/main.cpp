@@ -173,29 +173,36 @@ int main(int argc, char** argv) {
   dashboard_cmd->add_option("--suite", dashboard.suite, "Suite (default: the newest run's)");
 
   conform::CheckModelOptions check;
-  auto* check_cmd = app.add_subcommand(
-      "check-model",
-      "Will a model run on the device? Captures its aten ops on meta tensors and judges each by a run "
-      "of the ops suite. Exit 0 runs natively, 1 runs with ops on the CPU fallback (or unproven), 2 "
-      "blocked by failing ops, 3 bad input");
-  check_cmd->add_option("--hf", check.hf,
-                        "A transformers architecture or model_type (LlamaForCausalLM, llama), built tiny "
-                        "from its config, nothing downloaded");
+  auto* check_cmd = app.add_subcommand("check-model",
+                                       "Will a model run on the device? Captures its aten ops on "
+                                       "meta tensors and judges each by a run "
+                                       "of the ops suite. Exit 0 runs natively, 1 runs with ops on "
+                                       "the CPU fallback (or unproven), 2 "
+                                       "blocked by failing ops, 3 bad input");
+  check_cmd->add_option(
+      "--hf", check.hf,
+      "A transformers architecture or model_type (LlamaForCausalLM, llama), built tiny "
+      "from its config, nothing downloaded");
   check_cmd->add_option("--script", check.script,
                         "FILE.py:FUNCTION, a function returning (model, example inputs)");
-  check_cmd->add_option("--exported", check.exported, "A program saved with torch.export.save (.pt2)");
+  check_cmd->add_option("--exported", check.exported,
+                        "A program saved with torch.export.save (.pt2)");
   check_cmd->add_flag("--full-size", check.full_size,
                       "--hf at the config's real size (on meta tensors: no memory, no download)");
   check_cmd->add_option("--dtype", check.dtype, "dtype of the model")->capture_default_str();
   check_cmd->add_flag("--train", check.train, "Include the backward pass");
   check_cmd->add_option("--db", check.db, "Results database")->capture_default_str();
-  check_cmd->add_option("--run", check.run, "Run of the ops suite (id, latest, previous); default the newest");
+  check_cmd->add_option("--run", check.run,
+                        "Run of the ops suite (id, latest, previous); default the newest");
   check_cmd->add_flag("--json", check.json, "Print the result as JSON (docs/check-model.md)");
-  check_cmd->add_flag("--markdown", check.markdown, "Print the result as Markdown, for a pull request");
-  check_cmd->add_flag("--probe", check.probe,
-                      "Also run the tiny model on the device and the CPU, and show where the prediction "
-                      "and the observation disagree");
-  check_cmd->add_option("--backend-module", check.backend_module, "Backend module")->capture_default_str();
+  check_cmd->add_flag("--markdown", check.markdown,
+                      "Print the result as Markdown, for a pull request");
+  check_cmd->add_flag(
+      "--probe", check.probe,
+      "Also run the tiny model on the device and the CPU, and show where the prediction "
+      "and the observation disagree");
+  check_cmd->add_option("--backend-module", check.backend_module, "Backend module")
+      ->capture_default_str();
   check_cmd->add_option("--device", check.device, "Device string")->capture_default_str();
 
   try {

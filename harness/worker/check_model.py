@@ -208,22 +208,25 @@ def exported_ops(path: Path, device_key_check) -> tuple[list[dict[str, Any]], di
 
 
 def device_kernel_checker():
-    """What runs an op on the device: "device" (a kernel on PrivateUse1), "composite" (a kernel
-    for every backend, made of other ops), or "fallback" (neither: the backend's CPU fallback)."""
+    """What runs an op on the device: "device" (a kernel on PrivateUse1), "view" (a view kernel
+    every backend shares), "composite" (a kernel for every backend made of other ops, which the
+    capture does not see: convolution reaches convolution_overrideable), or "fallback" (none: the
+    backend's CPU fallback)."""
     import torch
 
     def check(op: str) -> str | None:
-        name = op.removeprefix("aten::")
-        qualified = "aten::" + name
+        qualified = op if op.startswith("aten::") else "aten::" + op
+        name, _, overload = qualified.removeprefix("aten::").partition(".")
         try:
             if torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "PrivateUse1"):
                 return "device"
             if any(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
                    for key in ("CompositeExplicitAutograd", "CompositeImplicitAutograd",
                                "CompositeExplicitAutogradNonFunctional")):
-                return "composite"
+                overload_packet = getattr(torch.ops.aten, name)
+                return "view" if getattr(overload_packet, overload or "default").is_view else "composite"
             return "fallback"
-        except RuntimeError:
+        except (RuntimeError, AttributeError):
             return None
 
     return check

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 
@@ -18,7 +19,7 @@ namespace {
 
 // What the run says about one aten op at one dtype.
 struct Evidence {
-  std::vector<std::string> native, fallback;             // matched cases, by route
+  std::vector<std::string> native, fallback;                 // matched cases, by route
   std::vector<std::pair<std::string, std::string>> failing;  // case, message naming the op
 };
 
@@ -33,8 +34,19 @@ struct RunEvidence {
   std::set<std::string> dtypes_seen;
 };
 
+// The aten op an error message names: "aten::histc failed in the CPU fallback: ...",
+// "aten::abs: complex64 is not supported ...", or PyTorch's "convolution_overrideable not
+// implemented" for an op with no kernel for the device.
+std::optional<std::string> named_op(const std::string& message) {
+  static const std::regex kAten(R"(^(aten::[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)[: ])");
+  static const std::regex kNoKernel(R"(^([a-z0-9_]+) not implemented)");
+  std::smatch m;
+  if (std::regex_search(message, m, kAten)) return m[1].str();
+  if (std::regex_search(message, m, kNoKernel)) return "aten::" + m[1].str();
+  return std::nullopt;
+}
+
 RunEvidence index_run(Store& store, const std::string& run_id) {
-  static const std::regex kNamedOp(R"(^(aten::[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)[: ])");
   RunEvidence ev;
   for (const CaseResult& r : store.results(run_id)) {
     const CaseId id = CaseId::parse(r.case_id);
@@ -44,9 +56,9 @@ RunEvidence index_run(Store& store, const std::string& run_id) {
       for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].fallback.push_back(r.case_id);
     }
     const std::string message = r.evidence.value("message", std::string());
-    std::smatch m;
-    if ((r.outcome == "error" || r.outcome == "xfail") && std::regex_search(message, m, kNamedOp)) {
-      ev.ops[m[1]][id.dtype].failing.emplace_back(r.case_id, message.substr(0, 300));
+    if (r.outcome == "error" || r.outcome == "xfail") {
+      if (const auto op = named_op(message))
+        ev.ops[*op][id.dtype].failing.emplace_back(r.case_id, message.substr(0, 300));
     }
     ev.subjects[id.subject][id.dtype].push_back({r.case_id, r.outcome, r.evidence});
   }
@@ -62,21 +74,33 @@ std::string base_name(const std::string& op) {
 }
 
 // "aten::lgamma.out" -> "aten::lgamma": overloads share a kernel family.
-std::string op_family(const std::string& op) { return op.substr(0, op.find('.', op.find("::"))); }
+std::string op_family(const std::string& op) {
+  return op.substr(0, op.find('.', op.find("::")));
+}
 
 json verdict_from(const Evidence& e, const char* how) {
   if (!e.native.empty())
-    return {{"verdict", "native"}, {"cases", e.native.size()}, {"example", e.native.front()},
-            {"failing_cases", e.failing.size()}, {"how", how}};
+    return {{"verdict", "native"},
+            {"cases", e.native.size()},
+            {"example", e.native.front()},
+            {"failing_cases", e.failing.size()},
+            {"how", how}};
   if (!e.fallback.empty())
-    return {{"verdict", "fallback"}, {"cases", e.fallback.size()}, {"example", e.fallback.front()}, {"how", how}};
+    return {{"verdict", "fallback"},
+            {"cases", e.fallback.size()},
+            {"example", e.fallback.front()},
+            {"how", how}};
   if (!e.failing.empty())
-    return {{"verdict", "failing"}, {"cases", e.failing.size()}, {"example", e.failing.front().first},
-            {"message", e.failing.front().second}, {"how", how}};
+    return {{"verdict", "failing"},
+            {"cases", e.failing.size()},
+            {"example", e.failing.front().first},
+            {"message", e.failing.front().second},
+            {"how", how}};
   return nullptr;
 }
 
-json verdict_of(const RunEvidence& ev, const std::string& op, const std::string& dtype, const json& kernel) {
+json verdict_of(const RunEvidence& ev, const std::string& op, const std::string& dtype,
+                const json& kernel) {
   // 1. The op itself at this dtype; 2. its other overloads (a functional op runs as its .out).
   Evidence exact, family;
   for (const auto& [name, by_dtype] : ev.ops) {
@@ -88,7 +112,9 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
     into.failing.insert(into.failing.end(), d->second.failing.begin(), d->second.failing.end());
   }
   if (json v = verdict_from(exact, "the op ran in the run's cases"); !v.is_null()) return v;
-  if (json v = verdict_from(family, "another overload of the op ran in the run's cases"); !v.is_null()) return v;
+  if (json v = verdict_from(family, "another overload of the op ran in the run's cases");
+      !v.is_null())
+    return v;
   // No tracked event at this dtype: ops that are not compiled (views, factories) are not tracked
   // when they run natively, but a fallback always is. So the OpInfo named after the op decides.
   if (auto s = ev.subjects.find(base_name(op)); s != ev.subjects.end()) {
@@ -96,17 +122,25 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
       const auto& cases = d->second;
       for (const auto& c : cases) {
         if (is_success(c.outcome))
-          return {{"verdict", "native"}, {"cases", cases.size()}, {"example", c.id},
-                  {"how", "its OpInfo matched on the device and the op never went through the fallback"}};
+          return {{"verdict", "native"},
+                  {"cases", cases.size()},
+                  {"example", c.id},
+                  {"how",
+                   "its OpInfo matched on the device and the op never went through the fallback"}};
       }
       for (const auto& c : cases) {
         if (is_failure(c.outcome))
-          return {{"verdict", "failing"}, {"cases", cases.size()}, {"example", c.id},
+          return {{"verdict", "failing"},
+                  {"cases", cases.size()},
+                  {"example", c.id},
                   {"message", c.evidence.value("message", c.outcome).substr(0, 300)}};
       }
       const json entry = cases.front().evidence.value("skiplist", json::object());
-      return {{"verdict", "skipped"}, {"example", cases.front().id}, {"category", entry.value("category", "")},
-              {"reason", entry.value("reason", "")}, {"entry", entry.value("entry", "")}};
+      return {{"verdict", "skipped"},
+              {"example", cases.front().id},
+              {"category", entry.value("category", "")},
+              {"reason", entry.value("reason", "")},
+              {"entry", entry.value("entry", "")}};
     }
   }
   json untested = {{"verdict", "untested"}, {"kernel", kernel}};
@@ -117,19 +151,22 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
   return untested;
 }
 
-const std::map<std::string, int> kOrder = {{"failing", 0}, {"fallback", 1}, {"skipped", 2}, {"untested", 3}, {"native", 4}};
+const std::map<std::string, int> kOrder = {
+    {"failing", 0}, {"fallback", 1}, {"skipped", 2}, {"untested", 3}, {"native", 4}};
 
 }  // namespace
 
-json judge_model(const json& capture, Store& store, const std::string& run_id, const std::string& db_path) {
+json judge_model(const json& capture, Store& store, const std::string& run_id,
+                 const std::string& db_path) {
   const RunEvidence ev = index_run(store, run_id);
   const std::string model_dtype = capture["model"].value("dtype", "float32");
   json ops = json::array();
-  std::set<std::string> failing, fallback, untested_fallback, skipped, composite;
+  std::set<std::string> failing, fallback, untested_fallback, skipped, views;
   for (const auto& use : capture["ops"]) {
     const std::string op = use["op"];
     std::vector<std::string> dtypes = use["dtypes"].get<std::vector<std::string>>();
-    if (dtypes.empty()) dtypes.push_back(model_dtype);  // factory ops (ones, arange) make the model's dtype
+    if (dtypes.empty())
+      dtypes.push_back(model_dtype);  // factory ops (ones, arange) make the model's dtype
     // Kernel: on the device's dispatch key, a composite of other ops, or none (the CPU fallback).
     const json kernel = use["device_kernel"];
     for (const auto& dtype : dtypes) {
@@ -139,9 +176,14 @@ json judge_model(const json& capture, Store& store, const std::string& run_id, c
       if (verdict == "fallback") fallback.insert(op);
       if (verdict == "skipped") skipped.insert(op);
       if (verdict == "untested" && kernel == "fallback") untested_fallback.insert(op);
-      if (verdict == "untested" && kernel == "composite") composite.insert(op);
-      ops.push_back({{"op", op}, {"dtype", dtype}, {"calls", use["calls"]}, {"phases", use["phases"]},
-                     {"kernel", kernel}, {"evidence", v}, {"verdict", verdict}});
+      if (verdict == "untested" && kernel == "view") views.insert(op);
+      ops.push_back({{"op", op},
+                     {"dtype", dtype},
+                     {"calls", use["calls"]},
+                     {"phases", use["phases"]},
+                     {"kernel", kernel},
+                     {"evidence", v},
+                     {"verdict", verdict}});
     }
   }
   std::stable_sort(ops.begin(), ops.end(), [](const json& a, const json& b) {
@@ -152,14 +194,15 @@ json judge_model(const json& capture, Store& store, const std::string& run_id, c
     for (const auto& op : s) out += (out.empty() ? "" : ", ") + op;
     return out;
   };
-  // Composite ops never reach the backend themselves (a kernel for every backend runs them as
-  // other ops), so they neither prove nor block anything; an untested op with a device kernel is
-  // a claim of the backend, not evidence: the model is not called native on it.
+  // An untested op proves nothing: a device kernel is a claim of the backend, and a composite
+  // kernel runs as other ops the capture does not see (convolution reaches
+  // convolution_overrideable). Only views, which every backend shares, need no evidence.
   std::set<std::string> on_cpu = fallback, unproven;
   on_cpu.insert(untested_fallback.begin(), untested_fallback.end());
   on_cpu.insert(skipped.begin(), skipped.end());
   for (const auto& o : ops)
-    if (o["verdict"] == "untested" && o["kernel"] != "composite" && o["kernel"] != "fallback") unproven.insert(o["op"]);
+    if (o["verdict"] == "untested" && o["kernel"] != "view" && o["kernel"] != "fallback")
+      unproven.insert(o["op"]);
   int exit_code = 0;
   std::string verdict;
   if (!failing.empty()) {
@@ -168,9 +211,12 @@ json judge_model(const json& capture, Store& store, const std::string& run_id, c
   } else if (!on_cpu.empty() || !unproven.empty()) {
     exit_code = 1;
     std::vector<std::string> parts;
-    if (!on_cpu.empty()) parts.push_back(fmt::format("runs with {} op(s) on the CPU fallback: {}", on_cpu.size(), list(on_cpu)));
+    if (!on_cpu.empty())
+      parts.push_back(
+          fmt::format("runs with {} op(s) on the CPU fallback: {}", on_cpu.size(), list(on_cpu)));
     if (!unproven.empty())
-      parts.push_back(fmt::format("{} op(s) with a device kernel the run never tested: {}", unproven.size(), list(unproven)));
+      parts.push_back(fmt::format("{} op(s) the run never tested: {} (--probe runs the model)",
+                                  unproven.size(), list(unproven)));
     verdict = parts.size() == 2 ? parts[0] + "; " + parts[1] : parts[0];
   } else {
     verdict = "runs natively";
@@ -187,8 +233,8 @@ json judge_model(const json& capture, Store& store, const std::string& run_id, c
                    {"fallback", fallback.size()},
                    {"skipped", skipped.size()},
                    {"untested_fallback", untested_fallback.size()},
-                   {"untested_with_device_kernel", unproven.size()},
-                   {"untested_composite", composite.size()}}},
+                   {"untested_unproven", unproven.size()},
+                   {"untested_views", views.size()}}},
                  {"ops", ops},
                  {"capture_seconds", capture.value("capture_seconds", 0.0)}};
   if (capture.contains("probe")) {
@@ -221,7 +267,18 @@ json judge_model(const json& capture, Store& store, const std::string& run_id, c
     const std::string message = probe.value("message", std::string());
     for (const auto& op : failing) {
       if (probe.value("outcome", "") == "ran" && message.find(op) == std::string::npos)
-        disagreements.push_back({{"op", op}, {"predicted", "failing"}, {"observed", "the model ran"}});
+        disagreements.push_back(
+            {{"op", op}, {"predicted", "failing"}, {"observed", "the model ran"}});
+    }
+    // What the probe saw outweighs what the store predicted: a model that failed is blocked.
+    if (probe.value("outcome", "") == "error" && failing.empty()) {
+      const std::string culprit = named_op(message).value_or("the model");
+      disagreements.push_back(
+          {{"op", culprit}, {"predicted", prediction(culprit)}, {"observed", "failed"}});
+      result["exit_code"] = 2;
+      result["verdict"] =
+          fmt::format("blocked: the probe failed in {} ({}); predicted: {}", culprit,
+                      message.substr(0, 120), result["verdict"].get<std::string>());
     }
     result["probe"] = probe;
     result["probe"]["disagreements"] = disagreements;
@@ -232,33 +289,50 @@ json judge_model(const json& capture, Store& store, const std::string& run_id, c
 std::string model_check_text(const json& r) {
   const json& m = r["model"];
   std::string out = fmt::format(
-      "model: {} ({}{}, {}{})\nevidence: run {} in {}\n\n", m.value("architecture", m.value("script", m.value("exported", "?"))),
+      "model: {} ({}{}, {}{})\nevidence: run {} in {}\n\n",
+      m.value("architecture", m.value("script", m.value("exported", "?"))),
       m["dtype"].get<std::string>(), m.value("full_size", false) ? ", full size" : "",
-      m.contains("parameters") ? fmt::format("{:L} parameters", m["parameters"].get<std::int64_t>()) : "",
-      m.value("train", false) ? ", forward and backward" : (m.contains("parameters") ? ", forward" : "forward"),
+      m.contains("parameters") ? fmt::format("{:L} parameters", m["parameters"].get<std::int64_t>())
+                               : "",
+      m.value("train", false) ? ", forward and backward"
+                              : (m.contains("parameters") ? ", forward" : "forward"),
       r["run"]["id"].get<std::string>(), r["run"]["db"].get<std::string>());
-  out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", "aten op", "dtype", "calls", "verdict", "evidence");
+  out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", "aten op", "dtype", "calls", "verdict",
+                     "evidence");
   for (const auto& o : r["ops"]) {
     const json& e = o["evidence"];
     std::string why;
     const std::string v = o["verdict"];
-    if (v == "native" || v == "fallback") why = fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(), e["example"].get<std::string>());
-    if (v == "failing") why = fmt::format("{}: {}", e["example"].get<std::string>(), e["message"].get<std::string>().substr(0, 100));
-    if (v == "skipped") why = fmt::format("{} ({}): {}", e["category"].get<std::string>(), e["example"].get<std::string>(), e["reason"].get<std::string>().substr(0, 90));
-    if (v == "untested") why = fmt::format("no case of the run; kernel: {}{}", e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
-                                           e.contains("tested_at") ? "; tested at " + e["tested_at"].dump() : "");
-    out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", o["op"].get<std::string>(), o["dtype"].get<std::string>(),
-                       o["calls"].get<std::int64_t>(), v, why);
+    if (v == "native" || v == "fallback")
+      why = fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
+                        e["example"].get<std::string>());
+    if (v == "failing")
+      why = fmt::format("{}: {}", e["example"].get<std::string>(),
+                        e["message"].get<std::string>().substr(0, 100));
+    if (v == "skipped")
+      why = fmt::format("{} ({}): {}", e["category"].get<std::string>(),
+                        e["example"].get<std::string>(),
+                        e["reason"].get<std::string>().substr(0, 90));
+    if (v == "untested")
+      why = fmt::format("no case of the run; kernel: {}{}",
+                        e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
+                        e.contains("tested_at") ? "; tested at " + e["tested_at"].dump() : "");
+    out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", o["op"].get<std::string>(),
+                       o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(), v, why);
   }
   if (r.contains("probe")) {
     const json& p = r["probe"];
-    out += fmt::format("\nprobe (the tiny model on the device and on the CPU): {}", p.value("outcome", "?"));
-    if (p.contains("max_abs_error")) out += fmt::format(", max abs error {:.3g}", p["max_abs_error"].get<double>());
+    out += fmt::format("\nprobe (the tiny model on the device and on the CPU): {}",
+                       p.value("outcome", "?"));
+    if (p.contains("max_abs_error"))
+      out += fmt::format(", max abs error {:.3g}", p["max_abs_error"].get<double>());
     if (p.contains("message")) out += ": " + p["message"].get<std::string>().substr(0, 200);
-    out += fmt::format("; {} op(s) ran natively, {} through the fallback\n", p["native_ops"].size(), p["fallback_ops"].size());
+    out += fmt::format("; {} op(s) ran natively, {} through the fallback\n", p["native_ops"].size(),
+                       p["fallback_ops"].size());
     for (const auto& d : p["disagreements"])
-      out += fmt::format("  disagreement: {} predicted {}, observed {}\n", d["op"].get<std::string>(),
-                         d["predicted"].get<std::string>(), d["observed"].get<std::string>());
+      out +=
+          fmt::format("  disagreement: {} predicted {}, observed {}\n", d["op"].get<std::string>(),
+                      d["predicted"].get<std::string>(), d["observed"].get<std::string>());
     if (p["disagreements"].empty()) out += "  the probe agrees with the prediction\n";
   }
   out += fmt::format("\nverdict: {}\n", r["verdict"].get<std::string>());
@@ -271,20 +345,25 @@ std::string model_check_markdown(const json& r) {
                                m.value("architecture", m.value("script", m.value("exported", "?"))),
                                r["verdict"].get<std::string>(), r["exit_code"].get<int>());
   md += fmt::format("dtype {}, {}; evidence from run `{}`\n\n", m["dtype"].get<std::string>(),
-                    m.value("train", false) ? "forward and backward" : "forward", r["run"]["id"].get<std::string>());
+                    m.value("train", false) ? "forward and backward" : "forward",
+                    r["run"]["id"].get<std::string>());
   md += "| aten op | dtype | calls | verdict | evidence |\n| --- | --- | ---: | --- | --- |\n";
   for (const auto& o : r["ops"]) {
     const json& e = o["evidence"];
     std::string why = e.value("example", std::string());
     if (o["verdict"] == "failing") why += ": " + e.value("message", std::string());
-    if (o["verdict"] == "skipped") why = e.value("category", std::string()) + ": " + e.value("reason", std::string());
-    if (o["verdict"] == "untested") why = "kernel: " + (e["kernel"].is_null() ? std::string("unknown") : e["kernel"].get<std::string>());
-    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", o["op"].get<std::string>(), o["dtype"].get<std::string>(),
-                      o["calls"].get<std::int64_t>(), o["verdict"].get<std::string>(), md_cell(why));
+    if (o["verdict"] == "skipped")
+      why = e.value("category", std::string()) + ": " + e.value("reason", std::string());
+    if (o["verdict"] == "untested")
+      why = "kernel: " +
+            (e["kernel"].is_null() ? std::string("unknown") : e["kernel"].get<std::string>());
+    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", o["op"].get<std::string>(),
+                      o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(),
+                      o["verdict"].get<std::string>(), md_cell(why));
   }
   if (r.contains("probe")) {
-    md += fmt::format("\nProbe: {}; {} disagreement(s) with the prediction.\n", r["probe"].value("outcome", "?"),
-                      r["probe"]["disagreements"].size());
+    md += fmt::format("\nProbe: {}; {} disagreement(s) with the prediction.\n",
+                      r["probe"].value("outcome", "?"), r["probe"]["disagreements"].size());
     for (const auto& d : r["probe"]["disagreements"])
       md += fmt::format("- `{}`: predicted {}, observed {}\n", d["op"].get<std::string>(),
                         d["predicted"].get<std::string>(), d["observed"].get<std::string>());

@@ -20,9 +20,9 @@ namespace conform {
 //   untested  no evidence: `kernel` says what would happen (device kernel, composite of other
 //             ops, or the CPU fallback).
 // The model: blocked (exit 2) when an op fails; exit 1 when ops fall back, are skipped, or are
-// untested (without a device kernel: they would fall back; with one: unproven); else runs
-// natively (exit 0). Untested composite ops (views, copies, decompositions) run as other ops on
-// every backend and decide nothing. docs/check-model.md documents the JSON.
+// untested (without a kernel: they would fall back; with one: unproven); else runs natively
+// (exit 0). Untested views, which every backend shares, decide nothing. docs/check-model.md
+// documents the JSON.
 nlohmann::json judge_model(const nlohmann::json& capture, Store& store, const std::string& run_id,
                            const std::string& db_path);
 

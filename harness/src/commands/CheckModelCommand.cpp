@@ -6,8 +6,8 @@
 #include "commands/Environment.h"
 #include "record/Store.h"
 
-#include <boost/process.hpp>
 #include <fmt/format.h>
+#include <boost/process.hpp>
 
 #include <filesystem>
 #include <sstream>
@@ -19,8 +19,13 @@ namespace bp = boost::process;
 namespace {
 
 nlohmann::json capture_model(const CheckModelOptions& o) {
-  std::vector<std::string> args = {source_dir() + "/harness/worker/check_model.py", "--dtype", o.dtype,
-                                   "--backend-module", o.backend_module, "--device", o.device};
+  std::vector<std::string> args = {source_dir() + "/harness/worker/check_model.py",
+                                   "--dtype",
+                                   o.dtype,
+                                   "--backend-module",
+                                   o.backend_module,
+                                   "--device",
+                                   o.device};
   if (o.hf) args.insert(args.end(), {"--hf", *o.hf});
   if (o.script) args.insert(args.end(), {"--script", *o.script});
   if (o.exported) args.insert(args.end(), {"--exported", *o.exported});
@@ -36,8 +41,8 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   child.wait();
   const auto document = nlohmann::json::parse(text.str(), nullptr, false);
   if (document.is_discarded() || !document.is_object())
-    throw std::runtime_error(fmt::format("check-model: the capture helper exited {} without a result",
-                                         child.exit_code()));
+    throw std::runtime_error(fmt::format(
+        "check-model: the capture helper exited {} without a result", child.exit_code()));
   if (document.contains("fatal")) throw std::invalid_argument(document["fatal"].get<std::string>());
   return document;
 }
@@ -48,7 +53,8 @@ int check_model_command(const CheckModelOptions& o) {
   if (static_cast<int>(o.hf.has_value()) + o.script.has_value() + o.exported.has_value() != 1)
     throw std::invalid_argument("give the model as exactly one of --hf, --script, --exported");
   if (o.json && o.markdown) throw std::invalid_argument("--json and --markdown exclude each other");
-  if (!std::filesystem::exists(o.db)) throw std::invalid_argument(fmt::format("no results database at {}", o.db));
+  if (!std::filesystem::exists(o.db))
+    throw std::invalid_argument(fmt::format("no results database at {}", o.db));
   Store store(o.db, /*create=*/false);
   std::string run_id;
   if (o.run) {
@@ -56,12 +62,14 @@ int check_model_command(const CheckModelOptions& o) {
   } else {
     const auto runs = store.run_ids("ops");
     if (runs.empty())
-      throw std::invalid_argument(fmt::format("{} has no run of the ops suite to judge the model's ops by", o.db));
+      throw std::invalid_argument(
+          fmt::format("{} has no run of the ops suite to judge the model's ops by", o.db));
     run_id = runs.back();
   }
   if (store.run(run_id)->suite != "ops")
-    throw std::invalid_argument(fmt::format("run {} is of suite '{}'; check-model needs a run of the ops suite",
-                                            run_id, store.run(run_id)->suite));
+    throw std::invalid_argument(
+        fmt::format("run {} is of suite '{}'; check-model needs a run of the ops suite", run_id,
+                    store.run(run_id)->suite));
   const nlohmann::json result = judge_model(capture_model(o), store, run_id, o.db);
   if (o.json) {
     fmt::print("{}\n", result.dump(2));
