@@ -76,3 +76,14 @@ def test_architectures_end_to_end_through_the_cli(db):
     summary = (db.parent / "latest" / "summary.md").read_text()
     assert "### Architectures" in summary and "most-used causal-LM architectures" in summary
     assert "report:" in result.stdout
+
+
+def test_an_hf_coverage_json_follows_the_schema_too(db):
+    import jsonschema
+
+    cli("run", "--suite", "hf", "--ops", "^OPTForCausalLM$", "--dtypes", "float32", "--checks", "forward",
+        "--db", str(db), "--timeout", "120")
+    schema = json.loads((REPO / "reports" / "coverage.schema.json").read_text())
+    coverage = json.loads((db.parent / "latest" / "coverage.json").read_text())
+    jsonschema.validate(coverage, schema)
+    assert coverage["hf"]["architectures"][0]["architecture"] == "OPTForCausalLM"

@@ -278,3 +278,12 @@ def test_gate_fails_on_a_new_fallback_op_and_a_lost_native_op(small_db, tmp_path
     assert "1 aten op(s) newly through the CPU fallback (allowed 0)" in result.stdout
     policy.write_text(json.dumps({"fail_on_crash": False, "max_native_ops_lost": 1, "max_new_fallback_ops": 1}))
     assert cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy)).returncode == 0
+
+
+def test_coverage_json_follows_its_documented_schema(small_db, tmp_path):
+    import jsonschema
+
+    schema = json.loads((HERE.parents[1] / "reports" / "coverage.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    cli("report", "--db", str(small_db), "--out", str(tmp_path / "out"))
+    jsonschema.validate(json.loads((tmp_path / "out" / "coverage.json").read_text()), schema)

@@ -171,9 +171,13 @@ def main() -> None:
 
     if args.list:
         count = 0
-        for case in suite.list_cases():
-            emit(out, case)
-            count += 1
+        try:
+            for case in suite.list_cases():
+                emit(out, case)
+                count += 1
+        except (ValueError, KeyError) as exc:  # the suite's own data is wrong: say what, in one line
+            emit(out, {"fatal": f"suite '{args.suite}' cannot list its cases: {exc}"})
+            sys.exit(3)
         emit(out, {"done": count})
         return
     if args.repro:

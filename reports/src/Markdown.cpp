@@ -48,23 +48,30 @@ std::string render_architectures_markdown(const json& hf) {
     }
   }
   md +=
-      "\n<details><summary>Every architecture</summary>\n\n| architecture | status | seconds | "
-      "peak device "
-      "memory | fallback ops | failing ops | first error |\n| --- | --- | ---: | ---: | --- | --- "
-      "| --- |\n";
+      "\n<details><summary>Every architecture</summary>\n\n"
+      "| architecture | status | checks | seconds | peak device memory | fallback ops | failing "
+      "ops "
+      "| first error | repro |\n| --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n";
+  const auto joined = [](const json& ops) {
+    std::string out;
+    for (const auto& op : ops) out += (out.empty() ? "" : " ") + op.get<std::string>();
+    return out;
+  };
   for (const auto& a : hf["architectures"]) {
-    auto joined = [](const json& ops) {
-      std::string out;
-      for (const auto& op : ops) out += (out.empty() ? "" : " ") + op.get<std::string>();
-      return out;
-    };
+    std::string checks;  // "float32: forward pass generate fallback ...; bfloat16: ..."
+    for (const auto& [dtype, by_check] : a["checks"].items()) {
+      checks += (checks.empty() ? "" : "; ") + dtype + ":";
+      for (const auto& [check, outcome] : by_check.items())
+        checks += " " + check + " " + outcome.get<std::string>();
+    }
+    const std::string repro = a["repro"];
     md += fmt::format(
-        "| {}{} | {} | {:.1f} | {} | {} | {} | {} |\n", a["architecture"].get<std::string>(),
-        a["most_used"].get<bool>() ? " ★" : "", a["status"].get<std::string>(),
-        a["seconds"].get<double>(),
+        "| {}{} | {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n",
+        a["architecture"].get<std::string>(), a["most_used"].get<bool>() ? " ★" : "",
+        a["status"].get<std::string>(), md_cell(checks, 400), a["seconds"].get<double>(),
         a["peak_device_memory"].is_null() ? std::string("?") : a["peak_device_memory"].dump(),
         md_cell(joined(a["fallback_ops"]), 120), md_cell(joined(a["failing_ops"]), 120),
-        md_cell(a["first_error"].get<std::string>(), 120));
+        md_cell(a["first_error"].get<std::string>(), 120), repro.empty() ? "" : "`" + repro + "`");
   }
   return md + "\n★ most-used. </details>\n";
 }
