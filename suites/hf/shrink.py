@@ -113,8 +113,11 @@ def _keep_every_kind(per_layer: list[Any]) -> list[Any]:
 def _shrunk_fields(defaults: dict[str, Any]) -> dict[str, Any]:
     fields: dict[str, Any] = {}
     for key, size in SIZES.items():
-        if isinstance(defaults.get(key), int) and not isinstance(defaults.get(key), bool):
-            fields[key] = min(size, defaults[key]) if size == EXPERTS_PER_TOKEN else size
+        value = defaults.get(key, "absent")
+        if isinstance(value, int) and not isinstance(value, bool):
+            fields[key] = min(size, value) if size == EXPERTS_PER_TOKEN else size
+        elif value is None:  # "derive it" in some configs, "required" in their models: give the size
+            fields[key] = size
     old_layers = next((defaults[k] for k in LAYER_COUNTS if isinstance(defaults.get(k), int)), None)
     if old_layers:
         for key, value in defaults.items():  # per-layer lists follow the new depth
