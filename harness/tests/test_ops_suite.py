@@ -2,17 +2,33 @@
 
 import json
 
-from conform_cli import cli, outcomes, query
+import pytest
+
+from conform_cli import REPO, cli, outcomes, query
 
 
 def test_uninitialized_outputs_compare_shapes_only_and_say_so(db):
-    # torch.empty's values are garbage on both sides; upstream skips comparing them, so do we,
-    # but shapes and dtypes still must match and the evidence says values were not compared.
+    # torch.empty's values are whatever memory held, on both sides; upstream skips comparing them,
+    # so do we: when they differ, shapes and dtypes must still match, and the evidence says so.
+    import sys
+
+    import torch
+
+    sys.path.insert(0, str(REPO / "suites" / "ops"))
+    import suite
+
+    assert suite.values_not_comparable(suite.OPS["empty"], torch.float32) == "output is non-deterministic"
+    assert suite.values_not_comparable(suite.OPS["add"], torch.float32) is None
+    garbage, other = torch.full((2, 3), 7.0), torch.zeros(2, 3)
+    with pytest.raises(suite.Mismatch):
+        suite.compare(garbage, other, rtol=0, atol=0)
+    assert suite.compare(garbage, other, rtol=0, atol=0, values=False) == (0.0, 0.0)
+    with pytest.raises(suite.Mismatch, match=r"expected float32\[2, 3\], got float32\[3, 2\]"):
+        suite.compare(torch.zeros(3, 2), other, rtol=0, atol=0, values=False)
     cli("run", "--ops", "^(empty|add)$", "--dtypes", "float32", "--checks", "forward", "--no-skiplists",
         "--db", str(db), "--timeout", "60")
     assert outcomes(db) == {"ops/empty/float32/forward": "pass", "ops/add/float32/forward": "pass"}
     evidence = {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
-    assert "output is non-deterministic" in evidence["ops/empty/float32/forward"]["values_not_compared"]
     assert "values_not_compared" not in evidence["ops/add/float32/forward"]
 
 
