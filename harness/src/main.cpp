@@ -20,16 +20,23 @@ int main(int argc, char** argv) {
   conform::RunOptions run;
   run.command_line = command_line;
   auto* run_cmd = app.add_subcommand("run", "Run a suite against a backend and record the results");
-  run_cmd->add_option("--suite", run.suite, "Suite to run (ops)")->capture_default_str();
+  run_cmd
+      ->add_option("--suite", run.suite,
+                   "Suite to run: ops (PyTorch's OpInfo operator suite) or hf (transformers "
+                   "causal-LM architectures)")
+      ->capture_default_str();
   run_cmd->add_option("--ops", run.ops_regex,
-                      "Regular expression searched in the case subject (OpInfo name[.variant]); "
+                      "Regular expression searched in the case subject (OpInfo name[.variant], or "
+                      "architecture class for hf); "
                       "'^(add|mul)$' selects exactly those two");
   run_cmd
-      ->add_option("--dtypes", run.dtypes, "Comma-separated dtypes (default: each op's CPU dtypes)")
+      ->add_option("--dtypes", run.dtypes,
+                   "Comma-separated dtypes (default: each op's CPU dtypes; hf: float32,bfloat16)")
       ->delimiter(',');
   run_cmd
       ->add_option("--checks", run.checks,
-                   "Comma-separated checks: forward,out,inplace,backward,forward_ad")
+                   "Comma-separated checks: ops forward,out,inplace,backward,forward_ad; hf "
+                   "forward,generate,backward,static_shapes")
       ->delimiter(',');
   run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
   run_cmd->add_option("--shard", run.shard,

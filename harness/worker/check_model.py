@@ -26,43 +26,40 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[2]
+from evidence import dtype_name, exception_evidence
+from worker import Context, load_suite
 
 
 class Fatal(Exception):
     """Bad input: the message is the one line the user sees."""
 
 
-def dtype_name(dtype) -> str:
-    return str(dtype).removeprefix("torch.")
-
-
 # --- the model ------------------------------------------------------------------------------
 
-def hf_model(name: str, full_size: bool, dtype, on_meta: bool = True):
-    sys.path.insert(0, str(REPO / "suites" / "hf"))
+def hf_model(name: str, full_size: bool, dtype):
+    """An architecture on meta tensors (tiny, or at its config's real size), and a rebuild of the
+    tiny one on the CPU for --probe, built as the hf suite builds it."""
     import torch
     import transformers
-    from shrink import causal_lm_architectures, tiny_config
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 
-    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    hf = load_suite("hf")
+    from shrink import architecture_of, config_class, tiny_config
 
-    archs = causal_lm_architectures()
-    by_type = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(name)
-    arch = name if name in archs else (by_type if isinstance(by_type, str) else (by_type or [None])[0])
-    if arch is None:
-        raise Fatal(f"'{name}' is not a causal-LM architecture or model_type of transformers "
-                    f"{transformers.__version__} (e.g. LlamaForCausalLM or llama)")
-    model_class = getattr(transformers, arch)
-    config = (model_class.config_class or CONFIG_MAPPING[archs[arch]])() if full_size else tiny_config(arch)
-    torch.manual_seed(0)
-    with torch.device("meta" if on_meta else "cpu"):
-        model = model_class(config).to(dtype).eval()
-    ids = torch.randint(0, min(99, config.vocab_size), (2, 7))
+    try:
+        arch = architecture_of(name)
+    except KeyError as exc:
+        raise Fatal(exc.args[0]) from exc
+    config = config_class(arch)() if full_size else tiny_config(arch)
+    with torch.device("meta"):
+        model = getattr(transformers, arch)(config).to(dtype).eval()
     parameters = sum(p.numel() for p in model.parameters())
-    return model, {"input_ids": ids}, {"kind": "hf", "architecture": arch, "full_size": full_size,
-                                       "parameters": parameters}, lambda: hf_model(name, False, dtype, on_meta=False)
+    inputs = {"input_ids": torch.randint(0, min(99, config.vocab_size), (2, 7))}
+
+    def rebuild_tiny():
+        return hf.build(arch, dtype, 0)[0], hf.inputs(0)
+
+    return model, inputs, {"kind": "hf", "architecture": arch, "full_size": full_size,
+                           "parameters": parameters}, rebuild_tiny
 
 
 def script_model(spec: str, dtype):
@@ -81,18 +78,21 @@ def script_model(spec: str, dtype):
         raise Fatal(f"--script: importing {path} raised {type(exc).__name__}: {exc}") from exc
     if not callable(getattr(module, function, None)):
         raise Fatal(f"--script: {path} has no function '{function}'")
-    try:
-        result = getattr(module, function)()
-    except Exception as exc:
-        raise Fatal(f"--script: {path}:{function}() raised {type(exc).__name__}: {exc}") from exc
-    import torch
 
-    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
-        raise Fatal(f"--script: {path}:{function}() must return (model, inputs) with model a torch.nn.Module, "
-                    f"got {type(result).__name__}")
-    model, inputs = result
-    return (model.to(dtype) if dtype is not None else model), inputs, {"kind": "script", "script": spec}, \
-        lambda: script_model(spec, dtype)
+    def build():
+        try:
+            result = getattr(module, function)()
+        except Exception as exc:
+            raise Fatal(f"--script: {path}:{function}() raised {type(exc).__name__}: {exc}") from exc
+        import torch
+
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], torch.nn.Module)):
+            raise Fatal(f"--script: {path}:{function}() must return (model, inputs) with model a "
+                        f"torch.nn.Module, got {type(result).__name__}")
+        return result[0].to(dtype), result[1]
+
+    model, inputs = build()
+    return model, inputs, {"kind": "script", "script": spec}, build
 
 
 def call(model, inputs):
@@ -111,20 +111,21 @@ def to_device(tree, device: str):
 
 
 def first_tensor(tree):
+    """The first floating-point tensor in a tree (or any tensor), looking inside model outputs."""
     import torch
     from torch.utils._pytree import tree_leaves
 
+    if hasattr(tree, "to_tuple"):  # transformers' ModelOutput
+        tree = tree.to_tuple()
     tensors = [t for t in tree_leaves(tree) if isinstance(t, torch.Tensor)]
     floating = [t for t in tensors if t.is_floating_point()]
     return (floating or tensors or [None])[0]
 
 
 def scalar_loss(output):
-    import torch
-
     loss = getattr(output, "loss", None)
     if loss is None:
-        tensor = first_tensor(output if not hasattr(output, "to_tuple") else output.to_tuple())
+        tensor = first_tensor(output)
         if tensor is None:
             raise Fatal("--train: the model's output has no tensor to take a loss of")
         loss = tensor.float().sum()
@@ -133,22 +134,50 @@ def scalar_loss(output):
 
 # --- capture ----------------------------------------------------------------------------------
 
+def kernel_kind(func) -> str | None:
+    """What runs an op on the device: "device" (a kernel on PrivateUse1), "view" (a view kernel
+    every backend shares), "composite" (a kernel for every backend made of other ops, which the
+    capture does not see: convolution reaches convolution_overrideable), or "fallback" (none: the
+    backend's CPU fallback)."""
+    import torch
+
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    try:
+        if has(func.name(), "PrivateUse1"):
+            return "device"
+        if any(has(func.name(), key) for key in ("CompositeExplicitAutograd", "CompositeImplicitAutograd",
+                                                  "CompositeExplicitAutogradNonFunctional")):
+            return "view" if func.is_view else "composite"
+        return "fallback"
+    except RuntimeError:
+        return None
+
+
 class Recorder:
+    """Each op overload seen, with its calls, the dtypes of its tensor arguments and its phases."""
+
     def __init__(self) -> None:
+        self.funcs: dict[str, Any] = {}
         self.calls: dict[str, int] = defaultdict(int)
         self.dtypes: dict[str, set[str]] = defaultdict(set)
         self.phases: dict[str, set[str]] = defaultdict(set)
         self.phase = "forward"
 
-    def record(self, op_name: str, args, kwargs) -> None:
-        self.calls[op_name] += 1
-        self.phases[op_name].add(self.phase)
+    def record(self, func, args, kwargs) -> None:
+        name = func.name()
+        self.funcs[name] = func
+        self.calls[name] += 1
+        self.phases[name].add(self.phase)
         tensor = first_tensor((args, kwargs))
         if tensor is not None:
-            self.dtypes[op_name].add(dtype_name(tensor.dtype))
+            self.dtypes[name].add(dtype_name(tensor.dtype))
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [{"op": name, "calls": calls, "dtypes": sorted(self.dtypes[name]), "phases": sorted(self.phases[name]),
+                 "device_kernel": kernel_kind(self.funcs[name])} for name, calls in sorted(self.calls.items())]
 
 
-def capture(model, inputs, train: bool, device_key_check) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def capture(model, inputs, train: bool) -> list[dict[str, Any]]:
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -157,8 +186,7 @@ def capture(model, inputs, train: bool, device_key_check) -> tuple[list[dict[str
     class Mode(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
-            recorder.record(f"aten::{func._schema.name.removeprefix('aten::')}"
-                            + (f".{func._overloadname}" if func._overloadname != "default" else ""), args, kwargs)
+            recorder.record(func, args, kwargs)
             return func(*args, **kwargs)
 
     meta_model = model if next(iter(model.parameters()), torch.empty(0)).device.type == "meta" else \
@@ -175,15 +203,12 @@ def capture(model, inputs, train: bool, device_key_check) -> tuple[list[dict[str
         else:
             with torch.no_grad():
                 call(meta_model, meta_inputs)
-    ops = []
-    for op, calls in sorted(recorder.calls.items()):
-        ops.append({"op": op, "calls": calls, "dtypes": sorted(recorder.dtypes[op]),
-                    "phases": sorted(recorder.phases[op]), "device_kernel": device_key_check(op)})
-    return ops, {"train": train}
+    return recorder.rows()
 
 
-def exported_ops(path: Path, device_key_check) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def exported_ops(path: Path) -> list[dict[str, Any]]:
     import torch
+    from torch.fx.node import map_arg
 
     if not path.is_file():
         raise Fatal(f"--exported: {path} does not exist")
@@ -197,64 +222,36 @@ def exported_ops(path: Path, device_key_check) -> tuple[list[dict[str, Any]], di
     recorder = Recorder()
     for node in program.graph_module.graph.nodes:
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
-            target = node.target
-            name = f"aten::{target._schema.name.removeprefix('aten::')}" + (
-                f".{target._overloadname}" if target._overloadname != "default" else "")
-            args = [a.meta.get("val") if hasattr(a, "meta") else a for a in node.args]
-            recorder.record(name, args, {})
-    ops = [{"op": op, "calls": calls, "dtypes": sorted(recorder.dtypes[op]), "phases": ["forward"],
-            "device_kernel": device_key_check(op)} for op, calls in sorted(recorder.calls.items())]
-    return ops, {"kind": "exported", "exported": str(path)}
-
-
-def device_kernel_checker():
-    """What runs an op on the device: "device" (a kernel on PrivateUse1), "view" (a view kernel
-    every backend shares), "composite" (a kernel for every backend made of other ops, which the
-    capture does not see: convolution reaches convolution_overrideable), or "fallback" (none: the
-    backend's CPU fallback)."""
-    import torch
-
-    def check(op: str) -> str | None:
-        qualified = op if op.startswith("aten::") else "aten::" + op
-        name, _, overload = qualified.removeprefix("aten::").partition(".")
-        try:
-            if torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "PrivateUse1"):
-                return "device"
-            if any(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
-                   for key in ("CompositeExplicitAutograd", "CompositeImplicitAutograd",
-                               "CompositeExplicitAutogradNonFunctional")):
-                overload_packet = getattr(torch.ops.aten, name)
-                return "view" if getattr(overload_packet, overload or "default").is_view else "composite"
-            return "fallback"
-        except (RuntimeError, AttributeError):
-            return None
-
-    return check
+            args, kwargs = map_arg((node.args, node.kwargs), lambda n: n.meta.get("val"))
+            recorder.record(node.target, args, kwargs)
+    return recorder.rows()
 
 
 # --- probe ------------------------------------------------------------------------------------
 
 def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
-    """Runs the tiny model's forward for real on the device and on the CPU."""
+    """Runs the tiny model's forward for real on the device and on the CPU, with the worker's op
+    tracking."""
     import torch
 
-    model, inputs, _, _ = rebuild_tiny()
+    model, inputs = rebuild_tiny()
     model = model.eval()
     device_model = copy.deepcopy(model).to(device)
-    backend.clear_op_tracking()
+    ctx = Context(backend, device, 0)
+    ctx.clear_tracking()
     result: dict[str, Any] = {}
     try:
         with torch.no_grad():
             expected = call(model, inputs)
             actual = call(device_model, to_device(inputs, device))
-        e, a = first_tensor(expected if not hasattr(expected, "to_tuple") else expected.to_tuple()), \
-            first_tensor(actual if not hasattr(actual, "to_tuple") else actual.to_tuple())
+        e, a = first_tensor(expected), first_tensor(actual)
         result["max_abs_error"] = float((a.detach().cpu().double() - e.detach().double()).abs().max())
         result["outcome"] = "ran"
     except Exception as exc:
-        result.update(outcome="error", exception_type=type(exc).__name__, message=str(exc)[:1000])
-    result["native_ops"] = dict(backend.get_executed_ops())
-    result["fallback_ops"] = dict(backend.get_fallback_ops())
+        result.update(exception_evidence(exc, limit=1000), outcome="error")
+    result["native_ops"], result["fallback_ops"] = ctx.tracked_ops()
+    if not ctx.tracking:
+        result["tracking"] = "unavailable"
     return result
 
 
@@ -282,18 +279,16 @@ def main() -> None:
         dtype = getattr(torch, args.dtype, None)
         if not isinstance(dtype, torch.dtype):
             raise Fatal(f"--dtype {args.dtype}: not a torch dtype")
-        check = device_kernel_checker()
         if args.exported:
             if args.probe or args.train:
                 raise Fatal("--exported: --probe and --train need a model to run; use --script or --hf")
-            ops, model_info = exported_ops(Path(args.exported), check)
+            ops, model_info = exported_ops(Path(args.exported)), {"kind": "exported", "exported": args.exported}
         else:
             if args.full_size and not args.hf:
                 raise Fatal("--full-size applies to --hf only")
             model, inputs, model_info, rebuild = (hf_model(args.hf, args.full_size, dtype) if args.hf
                                                   else script_model(args.script, dtype))
-            ops, capture_info = capture(model, inputs, args.train, check)
-            model_info.update(capture_info)
+            ops = capture(model, inputs, args.train)
         document: dict[str, Any] = {"model": {**model_info, "dtype": args.dtype, "train": args.train,
                                               "torch": torch.__version__},
                                     "ops": ops}

@@ -28,6 +28,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from evidence import exception_evidence
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -103,12 +105,8 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
         if verbose:
             traceback.print_exc()
         outcome = "error"
-        evidence = {
-            "exception_type": type(exc).__name__,
-            "message": str(exc)[:2000],
-            "where": "harness",
-            "traceback": traceback.format_exc()[-4000:],
-        }
+        evidence = {**exception_evidence(exc), "where": "harness", "traceback": traceback.format_exc()[-4000:]}
+        evidence.pop("failing_op", None)  # the suite failed, not an op of the backend
     native, fallback = ctx.tracked_ops()
     if outcome == "pass" and fallback:
         outcome = "fallback"  # matched, but not every op ran on the device

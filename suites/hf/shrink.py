@@ -54,6 +54,7 @@ TOKEN_IDS = ("pad_token_id", "bos_token_id", "eos_token_id", "decoder_start_toke
 LAYER_COUNTS = ("num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers", "num_decoder_layers")
 
 
+@cache
 def causal_lm_architectures() -> dict[str, str]:
     """Architecture class name -> model_type, for every causal-LM class of the installed transformers."""
     out: dict[str, str] = {}
@@ -75,7 +76,7 @@ def overrides() -> dict[str, dict[str, Any]]:
         if key not in archs and key not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
             raise ValueError(f"{OVERRIDES_FILE}: '{key}' is not a causal-LM architecture or model_type "
                              f"of transformers {transformers.__version__}")
-        config = (_config_class(key) if key in archs else CONFIG_MAPPING[key])()
+        config = (config_class(key) if key in archs else CONFIG_MAPPING[key])()
         unknown = [f for f in fields if f not in config.to_dict() and not hasattr(config, f)]
         if unknown:
             raise ValueError(f"{OVERRIDES_FILE}: override for '{key}' names field(s) {unknown} that "
@@ -94,7 +95,18 @@ def most_used() -> list[str]:
     return names
 
 
-def _config_class(architecture: str) -> type[PretrainedConfig]:
+def architecture_of(name: str) -> str:
+    """An architecture class name, given it or a model_type (llama -> LlamaForCausalLM)."""
+    if name in causal_lm_architectures():
+        return name
+    by_type = MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(name)
+    if by_type is None:
+        raise KeyError(f"'{name}' is not a causal-LM architecture or model_type of transformers "
+                       f"{transformers.__version__} (e.g. LlamaForCausalLM or llama)")
+    return by_type if isinstance(by_type, str) else by_type[0]
+
+
+def config_class(architecture: str) -> type[PretrainedConfig]:
     # The class's own config class: it differs from the model_type's for the text-only model of a
     # multimodal family.
     return getattr(transformers, architecture).config_class or CONFIG_MAPPING[causal_lm_architectures()[architecture]]
@@ -147,12 +159,10 @@ def tiny_config(architecture: str) -> PretrainedConfig:
     if architecture not in archs:
         raise KeyError(f"'{architecture}' is not a causal-LM architecture of transformers "
                        f"{transformers.__version__}")
-    config_class = _config_class(architecture)
-    model_type = config_class.model_type
-    defaults = config_class().to_dict()
-    fields = _shrunk_fields(defaults)
-    fields.update(overrides().get(model_type, {}))
+    cls = config_class(architecture)
+    fields = _shrunk_fields(cls().to_dict())
+    fields.update(overrides().get(cls.model_type, {}))
     fields.update(overrides().get(architecture, {}))
-    config = config_class(**fields)
+    config = cls(**fields)
     config.use_cache = True
     return config

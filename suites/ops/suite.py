@@ -29,6 +29,8 @@ from torch.testing._internal.common_device_type import precisionOverride, tolera
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.opinfo.core import DecorateInfo
 
+from evidence import dtype_name, exception_evidence
+
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad")
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
@@ -38,10 +40,6 @@ def subject_of(op) -> str:
 
 
 OPS = {subject_of(op): op for op in op_db}
-
-
-def dtype_name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
 
 
 def checks_for(op, dtype: torch.dtype) -> list[str]:
@@ -280,13 +278,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
             torch.manual_seed(ctx.seed)
             actual = run(device_sample)
         except Exception as exc:
-            evidence.update({
-                "exception_type": type(exc).__name__,
-                "message": str(exc)[:2000],
-                "unsupported": isinstance(exc, NotImplementedError),
-                "sample_index": index,
-                "sample": describe(sample),
-            })
+            evidence.update(exception_evidence(exc), sample_index=index, sample=describe(sample))
             return "error", evidence
         try:
             try:

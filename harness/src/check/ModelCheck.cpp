@@ -7,8 +7,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <optional>
-#include <regex>
 #include <set>
 
 namespace conform {
@@ -34,18 +32,6 @@ struct RunEvidence {
   std::set<std::string> dtypes_seen;
 };
 
-// The aten op an error message names: "aten::histc failed in the CPU fallback: ...",
-// "aten::abs: complex64 is not supported ...", or PyTorch's "convolution_overrideable not
-// implemented" for an op with no kernel for the device.
-std::optional<std::string> named_op(const std::string& message) {
-  static const std::regex kAten(R"(^(aten::[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)?)[: ])");
-  static const std::regex kNoKernel(R"(^([a-z0-9_]+) not implemented)");
-  std::smatch m;
-  if (std::regex_search(message, m, kAten)) return m[1].str();
-  if (std::regex_search(message, m, kNoKernel)) return "aten::" + m[1].str();
-  return std::nullopt;
-}
-
 RunEvidence index_run(Store& store, const std::string& run_id) {
   RunEvidence ev;
   for (const CaseResult& r : store.results(run_id)) {
@@ -55,10 +41,10 @@ RunEvidence index_run(Store& store, const std::string& run_id) {
       for (const auto& [op, _] : r.native_ops) ev.ops[op][id.dtype].native.push_back(r.case_id);
       for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].fallback.push_back(r.case_id);
     }
-    const std::string message = r.evidence.value("message", std::string());
-    if (r.outcome == "error" || r.outcome == "xfail") {
-      if (const auto op = named_op(message))
-        ev.ops[*op][id.dtype].failing.emplace_back(r.case_id, message.substr(0, 300));
+    // The worker records the op an error names (harness/worker/evidence.py).
+    if ((r.outcome == "error" || r.outcome == "xfail") && r.evidence.contains("failing_op")) {
+      ev.ops[r.evidence["failing_op"]][id.dtype].failing.emplace_back(
+          r.case_id, r.evidence.value("message", std::string()).substr(0, 300));
     }
     ev.subjects[id.subject][id.dtype].push_back({r.case_id, r.outcome, r.evidence});
   }
@@ -272,7 +258,7 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
     }
     // What the probe saw outweighs what the store predicted: a model that failed is blocked.
     if (probe.value("outcome", "") == "error" && failing.empty()) {
-      const std::string culprit = named_op(message).value_or("the model");
+      const std::string culprit = probe.value("failing_op", std::string("the model"));
       disagreements.push_back(
           {{"op", culprit}, {"predicted", prediction(culprit)}, {"observed", "failed"}});
       result["exit_code"] = 2;
