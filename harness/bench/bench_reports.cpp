@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   std::vector<int> state(cases.size());
   for (auto& s : state) s = static_cast<int>(rng() % 9);
 
+  const nlohmann::json fail_evidence = {
+      {"max_abs_error", 0.5}, {"max_rel_error", 0.1}, {"message", "Tensor-likes are not close!"}};
+  const nlohmann::json pass_evidence = {{"rtol", 1.3e-06}, {"atol", 1e-05}};
   fmt::print("generating {} nights of {} cases in {} ...\n", nights, cases.size(), db);
   const auto generate_start = Clock::now();
   double digest_seconds = 0;
@@ -73,28 +76,15 @@ int main(int argc, char** argv) {
     store.record_plan(run.id, cases);
     for (int k = 0; k < 40; ++k)
       state[rng() % state.size()] = static_cast<int>(rng() % 9);  // drift
-    {
-      conform::Transaction tx(store.db());
-      auto result = store.db().prepare(
-          "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-      auto event = store.db().prepare(
-          "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, 1)");
-      for (std::size_t i = 0; i < cases.size(); ++i) {
-        const std::string id = cases[i].str();
-        const std::string outcome = outcomes[state[i]];
-        result.bind(1, run.id).bind(2, id).bind(3, outcome).bind(4, 0.01 * (i % 7));
-        result.bind(
-            5,
-            outcome == "fail"
-                ? R"({"max_abs_error":0.5,"max_rel_error":0.1,"message":"Tensor-likes are not close!"})"
-                : R"({"rtol":1.3e-06,"atol":1e-05})");
-        result.bind(6, run.started_at).run();
-        event.bind(1, run.id).bind(2, id).bind(3, "aten::" + cases[i].subject);
-        event.bind(4, outcome == "fallback" ? "fallback" : "native").run();
-      }
-      tx.commit();
+    std::vector<conform::CaseResult> results;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      conform::CaseResult r{
+          cases[i].str(), outcomes[state[i]], 0.01 * (i % 7), fail_evidence, {}, {}};
+      if (r.outcome != "fail") r.evidence = pass_evidence;
+      (r.outcome == "fallback" ? r.fallback_ops : r.native_ops)["aten::" + cases[i].subject] = 1;
+      results.push_back(std::move(r));
     }
+    store.record_results(run.id, results);
     const auto digest_start = Clock::now();
     conform::run_digest(store, run.id, db);  // what the nightly report saves
     digest_seconds += seconds_since(digest_start);

@@ -5,9 +5,12 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <thread>
+#include <csignal>
 
 int main(int argc, char** argv) {
+  // A worker that dies while we write its next case must read as end of file (a crash, then a
+  // new worker), not kill the harness.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{
       "neuron-conform: runs PyTorch's operator suite (and more) against a device backend,\n"
       "records every case in SQLite, and reports what runs natively, falls back or fails."};

@@ -1,7 +1,7 @@
 #include "Coverage.h"
 
 #include "Architectures.h"
-#include "common/JsonFile.h"
+#include "common/Files.h"
 
 #include "commands/Environment.h"
 #include "common/CaseId.h"
@@ -102,7 +102,7 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
     subject["counts"][r.outcome] = subject["counts"][r.outcome].get<std::int64_t>() + 1;
     subject["dtypes"][id.dtype][id.check] = r.outcome;
 
-    const bool failing = is_failure(r.outcome) || r.outcome == "xfail";
+    const bool failing = did_not_match(r.outcome);
     for (const auto& [op, calls] : r.native_ops) {
       AtenOp& a = aten[op];
       a.native_calls += calls, ++a.cases_native, a.subjects.insert(id.subject);

@@ -3,12 +3,14 @@
 #include "Formats.h"
 #include "Reports.h"
 #include "commands/Environment.h"
+#include "common/Files.h"
 #include "compare/Diff.h"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 namespace conform {
 
@@ -17,14 +19,15 @@ using nlohmann::json;
 
 namespace {
 
-// One letter per status, so an OpInfo's history over a year is one short string.
+// One letter per status, so an OpInfo's history over a year is one short string; the page
+// gets the same table to read it back.
+const std::map<std::string, std::string> kStatusLetters = {{"native", "N"},  {"fallback", "F"},
+                                                           {"partial", "P"}, {"failing", "X"},
+                                                           {"skipped", "S"}, {"not run", "-"}};
+
 char status_letter(const std::string& status) {
-  if (status == "native") return 'N';
-  if (status == "fallback") return 'F';
-  if (status == "partial") return 'P';
-  if (status == "failing") return 'X';
-  if (status == "skipped") return 'S';
-  return '?';
+  const auto it = kStatusLetters.find(status);
+  return it == kStatusLetters.end() ? '?' : it->second.front();
 }
 
 }  // namespace
@@ -68,18 +71,14 @@ json build_dashboard(Store& store, const std::string& db_path,
       regressions.push_back(
           {{"id", c.id}, {"before", c.before}, {"after", c.after}, {"message", c.after_message}});
   }
+  json letters = json::object();
+  for (const auto& [status, letter] : kStatusLetters) letters[letter] = status;
   return {{"schema", "neuron-conform/dashboard"},
           {"schema_version", 1},
           {"suite", suite},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
-          {"status_letters",
-           {{"N", "native"},
-            {"F", "fallback"},
-            {"P", "partial"},
-            {"X", "failing"},
-            {"S", "skipped"},
-            {"-", "not run"}}},
+          {"status_letters", letters},
           {"runs", runs},
           {"ops", ops},
           {"regressions", regressions}};

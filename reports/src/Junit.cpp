@@ -1,4 +1,5 @@
 #include "Formats.h"
+#include "common/Result.h"
 
 #include <fmt/format.h>
 #include <pugixml.hpp>
@@ -14,8 +15,8 @@ namespace {
 std::string message_of(const json& c) {
   const json& e = c["evidence"];
   std::string text = e.value("exception_type", std::string());
-  if (e.contains("message")) text += (text.empty() ? "" : ": ") + e["message"].get<std::string>();
-  if (e.contains("signal")) text += fmt::format("worker died with signal {}", e["signal"].dump());
+  if (const std::string message = case_message(e); !message.empty())
+    text += (text.empty() ? "" : ": ") + message;
   if (e.contains("max_abs_error") && c["outcome"] == "fail") {
     text = fmt::format("max abs error {}, max rel error {} (rtol {}, atol {}): {}",
                        e["max_abs_error"].dump(), e.value("max_rel_error", json()).dump(),
@@ -82,16 +83,13 @@ std::string render_junit(const json& cov) {
       fp.append_attribute("name") = "fallback_ops";
       fp.append_attribute("value") = ops.c_str();
     }
-    if (outcome == "fail") {
-      auto f = tc.append_child("failure");
-      f.append_attribute("type") = "fail";
-      f.append_attribute("message") = message_of(c).substr(0, 300).c_str();
-      f.text() = message_of(c).c_str();
-    } else if (outcome == "error" || outcome == "crash" || outcome == "timeout") {
-      auto e = tc.append_child("error");
-      e.append_attribute("type") = outcome.c_str();
-      e.append_attribute("message") = message_of(c).substr(0, 300).c_str();
-      e.text() = message_of(c).c_str();
+    if (is_failure(outcome)) {
+      // A mismatch is a JUnit failure; an exception, crash or timeout is an error.
+      auto f = tc.append_child(outcome == "fail" ? "failure" : "error");
+      const std::string message = message_of(c);
+      f.append_attribute("type") = outcome.c_str();
+      f.append_attribute("message") = message.substr(0, 300).c_str();
+      f.text() = message.c_str();
     } else if (outcome == "xpass") {
       auto f = tc.append_child("failure");
       f.append_attribute("type") = "xpass";

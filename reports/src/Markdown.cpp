@@ -1,4 +1,5 @@
 #include "Formats.h"
+#include "common/Result.h"
 
 #include <fmt/format.h>
 
@@ -151,10 +152,8 @@ std::string render_markdown(const json& cov) {
     for (std::size_t i = 0; i < std::min<std::size_t>(30, failing.size()); ++i) {
       const json& c = *failing[i];
       const json& e = c["evidence"];
-      std::string why = e.value("message", std::string());
-      if (e.contains("signal")) why = fmt::format("signal {}", e["signal"].dump());
       md += fmt::format("| `{}` | {} | {} |\n", md_cell(c["id"].get<std::string>()),
-                        c["outcome"].get<std::string>(), md_cell(why));
+                        c["outcome"].get<std::string>(), md_cell(case_message(e)));
     }
     if (failing.size() > 30) md += fmt::format("\n{} more in index.html.\n", failing.size() - 30);
   }

@@ -3,6 +3,7 @@
 #include "Coverage.h"
 #include "Formats.h"
 #include "commands/Environment.h"
+#include "common/Files.h"
 
 #include <fmt/format.h>
 
@@ -14,17 +15,6 @@ namespace conform {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-void write_file(const fs::path& path, const std::string& text) {
-  // Written beside and renamed, so a reader never sees half a report.
-  const fs::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary);
-    out << text;
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", partial.string()));
-  }
-  fs::rename(partial, path);
-}
 
 namespace {
 
@@ -73,9 +63,7 @@ json digest_of(const json& cov) {
 }
 
 json run_digest(Store& store, const std::string& run_id, const std::string& db_path) {
-  if (auto saved = store.digest(run_id);
-      saved && (*saved)["run"]["status"] == store.run(run_id)->status)
-    return *saved;
+  if (auto saved = store.digest(run_id)) return *saved;
   const json cov = build_coverage(store, run_id, db_path);
   const json digest = digest_of(cov);
   store.save_digest(run_id, cov["headline"]["recorded"].get<std::int64_t>(), digest);

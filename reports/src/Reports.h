@@ -25,9 +25,6 @@ nlohmann::json write_reports(Store& store, const std::string& run_id, const std:
 // `<dir of db>/latest` -> `runs/<run-id>`, replaced atomically.
 void point_latest(const std::string& db_path, const std::string& run_id);
 
-// Writes `text` beside `path` and renames it into place, so a reader never sees half a file.
-void write_file(const std::filesystem::path& path, const std::string& text);
-
 // A page of reports/templates/ in the source tree, with the script the pages share; throws
 // naming the file when unreadable.
 PageTemplate page_template(const std::string& name);

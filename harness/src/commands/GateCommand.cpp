@@ -1,12 +1,11 @@
 // `neuron-conform gate`: a release gate of a run against a baseline run or file.
 #include "commands/Commands.h"
 #include "commands/Environment.h"
+#include "common/Files.h"
 #include "compare/Gate.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>
-
-#include <fstream>
 
 namespace conform {
 
@@ -16,7 +15,7 @@ int gate_command(const GateOptions& o) {
   const Snapshot run = snapshot_of_run(store, run_id);
   if (o.write_baseline) {
     ensure_parent_dir(*o.write_baseline);
-    std::ofstream(*o.write_baseline) << baseline_json(run, *store.run(run_id)).dump(1) << "\n";
+    write_file(*o.write_baseline, baseline_json(run, *store.run(run_id)).dump(1) + "\n");
     fmt::print("wrote baseline {} from run {} ({} cases)\n", *o.write_baseline, run_id,
                run.cases.size());
     return 0;

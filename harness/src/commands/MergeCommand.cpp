@@ -71,7 +71,8 @@ int merge_command(const MergeOptions& o) {
   out.record_plan(merged.id, plan);
   std::size_t recorded = 0;
   for (const auto& in : inputs) {
-    for (const auto& r : in.results) out.record_result(merged.id, r), ++recorded;
+    out.record_results(merged.id, in.results);
+    recorded += in.results.size();
   }
   out.finish_run(merged.id, out.unrecorded(merged.id).empty() ? "complete" : "interrupted");
   fmt::print("merged {} input run(s) into run {} in {}: {} planned cases, {} results\n",

@@ -67,11 +67,14 @@ int run_command(const RunOptions& o) {
     fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", run.id,
                cases.size(), store.planned(run.id).size());
   } else {
-    const std::string scratch = run_dir(o.db, "listing");
-    std::filesystem::create_directories(scratch);
+    // The id first: the listing worker's log goes with the run, not into a folder that
+    // concurrent runs on the same DB would share.
+    run.id = Store::new_run_id();
+    const std::string logs = run_dir(o.db, run.id) + "/logs";
+    std::filesystem::create_directories(logs);
     fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
     const Listing listing = list_suite(worker_command(o.suite, o.backend_module, o.device, o.seed),
-                                       scratch + "/list-worker.log");
+                                       logs + "/list-worker.log");
     Selection selection{
         o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
     std::vector<CaseId> selected = select_cases(listing.cases, selection);
@@ -83,7 +86,6 @@ int run_command(const RunOptions& o) {
       for (const auto& id : ids) kept.push_back(CaseId::parse(id));
       selected = std::move(kept);
     }
-    run.id = Store::new_run_id();
     run.suite = o.suite;
     run.started_at = Store::now_utc();
     run.label = o.label;
@@ -119,20 +121,20 @@ int run_command(const RunOptions& o) {
   const Expectations expectations(lists.entries);
   std::map<std::string, const Entry*> expected;
   std::vector<std::string> to_run;
-  std::size_t skipped = 0;
+  std::vector<CaseResult> skipped;
   for (const auto& id : cases) {
     const Entry* entry = expectations.decide(CaseId::parse(id));
     if (entry && entry->mode == "skip") {
-      store.record_result(run.id, skipped_result(*entry, id));
-      ++skipped;
+      skipped.push_back(skipped_result(*entry, id));
     } else {
       if (entry) expected[id] = entry;
       to_run.push_back(id);
     }
   }
+  store.record_results(run.id, skipped);
   if (!o.no_skiplists) {
     fmt::print(stderr, "skip lists: {} active entries; {} case(s) skipped, {} expected to fail\n",
-               lists.entries.size(), skipped, expected.size());
+               lists.entries.size(), skipped.size(), expected.size());
   }
   cases = std::move(to_run);
   order_for_scheduling(cases, durations);
@@ -163,7 +165,13 @@ int run_command(const RunOptions& o) {
     store.record_result(run.id, result);
     progress.add(result);
   });
-  const ScheduleStats stats = scheduler.run(cases);
+  ScheduleStats stats;
+  try {
+    stats = scheduler.run(cases);
+  } catch (...) {
+    store.finish_run(run.id, "interrupted");  // what was recorded stays; --resume finishes it
+    throw;
+  }
   progress.finish();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -1,12 +1,16 @@
 // `neuron-conform skiplist lint|stats|stale|update`: keeping the expectation files honest.
 #include "commands/Commands.h"
 #include "commands/Environment.h"
+#include "common/Files.h"
+#include "common/Result.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -23,8 +27,9 @@ int lint(const SkiplistOptions& o) {
   std::string torch_version = "0";
   std::set<std::string> subjects;
   if (o.check_subjects) {
-    const std::string scratch =
-        (std::filesystem::temp_directory_path() / "neuron-conform-lint.log").string();
+    const std::string scratch = (std::filesystem::temp_directory_path() /
+                                 fmt::format("neuron-conform-lint-{}.log", getpid()))
+                                    .string();
     const Listing listing =
         list_suite(worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
     torch_version = listing.hello.value("torch", "0");
@@ -159,12 +164,10 @@ int update(const SkiplistOptions& o) {
   }
   for (const auto& id : run.planned) {
     auto it = run.results.find(id);
-    if (it == run.results.end() || x.decide(CaseId::parse(id))) continue;
-    const CaseResult& r = it->second;
-    if (r.outcome != "fail" && r.outcome != "error" && r.outcome != "crash" &&
-        r.outcome != "timeout")
-      continue;
+    if (it == run.results.end() || !is_failure(it->second.outcome)) continue;
     const CaseId c = CaseId::parse(id);
+    if (x.decide(c)) continue;
+    const CaseResult& r = it->second;
     const std::string observed = r.evidence.value("exception_type", std::string()) +
                                  (r.evidence.contains("exception_type") ? ": " : "") +
                                  r.evidence.value("message", std::string(r.outcome)).substr(0, 200);
@@ -181,7 +184,7 @@ int update(const SkiplistOptions& o) {
     proposal["add"].push_back(entry);
   }
   ensure_parent_dir(o.output);
-  std::ofstream(o.output) << proposal.dump(2) << "\n";
+  write_file(o.output, proposal.dump(2) + "\n");
   fmt::print("wrote {}: remove {} stale entr{}, add {} for new failures (run {})\n", o.output,
              proposal["remove"].size(), proposal["remove"].size() == 1 ? "y" : "ies",
              proposal["add"].size(), run.id);

@@ -19,12 +19,14 @@ bool is_failure(std::string_view o) {
   return o == "fail" || o == "error" || o == "crash" || o == "timeout";
 }
 
-int severity(std::string_view outcome) {
-  static constexpr std::array<std::string_view, 9> kOrder = {
-      "pass", "fallback", "skip", "xfail", "xpass", "fail", "error", "timeout", "crash"};
-  const auto it = std::find(kOrder.begin(), kOrder.end(), outcome);
-  return it == kOrder.end() ? static_cast<int>(kOrder.size())
-                            : static_cast<int>(it - kOrder.begin());
+bool did_not_match(std::string_view o) {
+  return is_failure(o) || o == "xfail";
+}
+
+std::string case_message(const nlohmann::json& evidence) {
+  if (evidence.contains("message")) return evidence["message"].get<std::string>();
+  if (evidence.contains("signal")) return fmt::format("signal {}", evidence["signal"].dump());
+  return {};
 }
 
 std::string subject_status(const std::map<std::string, std::int64_t>& counts) {

@@ -19,8 +19,11 @@ bool is_outcome(std::string_view text);
 bool is_success(std::string_view outcome);
 // The case ran and did not match, unexpectedly: fail, error, crash, timeout.
 bool is_failure(std::string_view outcome);
-// How bad an outcome is, for showing the worst of several: pass 0 ... crash 8.
-int severity(std::string_view outcome);
+// The case ran and did not match, expectedly or not: a failure, or xfail.
+bool did_not_match(std::string_view outcome);
+// What a case's evidence says went wrong: its message (a crash's names the signal), else the
+// signal; empty when nothing is recorded.
+std::string case_message(const nlohmann::json& evidence);
 // A subject's status from its outcome counts: native (all pass), fallback (all matched, some
 // through the fallback), partial, failing (none matched), skipped (none ran).
 std::string subject_status(const std::map<std::string, std::int64_t>& counts);

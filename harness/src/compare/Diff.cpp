@@ -12,10 +12,6 @@ namespace conform {
 
 namespace {
 
-bool bad(const std::string& o) {
-  return is_failure(o) || o == "xfail";
-}
-
 std::vector<std::string> minus(const std::set<std::string>& a, const std::set<std::string>& b) {
   std::vector<std::string> out;
   std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
@@ -77,11 +73,11 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
     if (before.outcome == after.outcome && before.message == after.message) continue;
     if (after.outcome == "skip") {
       d.now_skipped.push_back(change);
-    } else if (is_success(before.outcome) && bad(after.outcome)) {
+    } else if (is_success(before.outcome) && did_not_match(after.outcome)) {
       d.new_failures.push_back(change);
     } else if (!is_success(before.outcome) && is_success(after.outcome)) {
       d.new_passes.push_back(change);
-    } else if (bad(before.outcome) && bad(after.outcome)) {
+    } else if (did_not_match(before.outcome) && did_not_match(after.outcome)) {
       d.changed_errors.push_back(change);
     } else if (before.outcome == "pass" && after.outcome == "fallback") {
       d.now_fallback.push_back(change);

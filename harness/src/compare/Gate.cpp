@@ -1,7 +1,7 @@
 #include "compare/Gate.h"
 
 #include "Formats.h"
-#include "common/JsonFile.h"
+#include "common/Files.h"
 #include "common/Result.h"
 
 #include <fmt/format.h>
@@ -42,14 +42,6 @@ GatePolicy GatePolicy::load(const std::string& path) {
     }
   }
   return p;
-}
-
-nlohmann::json GatePolicy::to_json() const {
-  return {{"fail_on_regression", fail_on_regression},
-          {"fail_on_crash", fail_on_crash},
-          {"max_native_ops_lost", max_native_ops_lost},
-          {"max_new_fallback_ops", max_new_fallback_ops},
-          {"require_acknowledged_improvements", require_acknowledged_improvements}};
 }
 
 GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolicy& policy) {

@@ -20,7 +20,6 @@ struct GatePolicy {
 
   // Reads a policy file; throws naming the file and the field for an unknown field or a wrong type.
   static GatePolicy load(const std::string& path);
-  nlohmann::json to_json() const;
 };
 
 struct GateVerdict {

@@ -1,7 +1,7 @@
 #include "compare/Snapshot.h"
 
 #include "common/CaseId.h"
-#include "common/JsonFile.h"
+#include "common/Files.h"
 #include "common/Result.h"
 
 #include <fmt/format.h>
@@ -11,8 +11,7 @@ namespace conform {
 namespace {
 
 std::string first_line(const nlohmann::json& evidence) {
-  std::string text = evidence.value("message", std::string());
-  if (evidence.contains("signal")) text = fmt::format("signal {}", evidence["signal"].dump());
+  const std::string text = case_message(evidence);
   return text.substr(0, std::min(text.find('\n'), std::size_t{200}));
 }
 

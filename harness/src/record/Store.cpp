@@ -187,11 +187,18 @@ void Store::create_run(const RunInfo& r) {
 }
 
 void Store::finish_run(const std::string& run_id, const std::string& status) {
+  Transaction tx(db_);
   db_.prepare("UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3")
       .bind(1, status)
       .bind(2, now_utc())
       .bind(3, run_id)
       .run();
+  forget_digest(run_id);
+  tx.commit();
+}
+
+void Store::forget_digest(const std::string& run_id) {
+  db_.prepare("DELETE FROM run_digests WHERE run_id = ?1").bind(1, run_id).run();
 }
 
 std::optional<RunInfo> Store::run(const std::string& id) {
@@ -231,10 +238,10 @@ std::vector<std::string> Store::run_ids(const std::optional<std::string>& suite)
 }
 
 std::optional<nlohmann::json> Store::digest(const std::string& run_id) {
-  auto st = db_.prepare("SELECT recorded, digest FROM run_digests WHERE run_id = ?1");
+  auto st = db_.prepare("SELECT digest FROM run_digests WHERE run_id = ?1");
   st.bind(1, run_id);
-  if (!st.step() || st.integer(0) != recorded_count(run_id)) return std::nullopt;
-  return nlohmann::json::parse(st.text(1));
+  if (!st.step()) return std::nullopt;
+  return nlohmann::json::parse(st.text(0));
 }
 
 void Store::save_digest(const std::string& run_id, std::int64_t recorded,
@@ -305,25 +312,33 @@ std::vector<std::string> Store::unrecorded(const std::string& run_id) {
 }
 
 void Store::record_result(const std::string& run_id, const CaseResult& r) {
+  record_results(run_id, std::span(&r, 1));
+}
+
+void Store::record_results(const std::string& run_id, std::span<const CaseResult> results) {
   Transaction tx(db_);
-  db_.prepare(
-         "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
-         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-      .bind(1, run_id)
-      .bind(2, r.case_id)
-      .bind(3, r.outcome)
-      .bind(4, r.duration)
-      .bind(5, r.evidence.dump())
-      .bind(6, now_utc())
-      .run();
+  auto result = db_.prepare(
+      "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
   auto event = db_.prepare(
       "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, ?5)");
-  for (const auto& [op, calls] : r.native_ops) {
-    event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "native").bind(5, calls).run();
+  const std::string now = now_utc();
+  for (const CaseResult& r : results) {
+    result.bind(1, run_id)
+        .bind(2, r.case_id)
+        .bind(3, r.outcome)
+        .bind(4, r.duration)
+        .bind(5, r.evidence.dump())
+        .bind(6, now)
+        .run();
+    for (const auto& [op, calls] : r.native_ops) {
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "native").bind(5, calls).run();
+    }
+    for (const auto& [op, calls] : r.fallback_ops) {
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "fallback").bind(5, calls).run();
+    }
   }
-  for (const auto& [op, calls] : r.fallback_ops) {
-    event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "fallback").bind(5, calls).run();
-  }
+  forget_digest(run_id);  // what the dashboard cached of this run is out of date now
   tx.commit();
 }
 
@@ -352,7 +367,9 @@ std::vector<CaseResult> Store::results(const std::string& run_id) {
 
 std::map<std::string, double> Store::last_durations() {
   std::map<std::string, double> out;
-  auto st = db_.prepare("SELECT case_id, duration FROM results ORDER BY recorded_at");
+  // Per case the newest result (SQLite takes the bare column from the MAX row), read along
+  // the case index instead of sorting the whole history.
+  auto st = db_.prepare("SELECT case_id, duration, MAX(recorded_at) FROM results GROUP BY case_id");
   while (st.step()) out[st.text(0)] = st.real(1);
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,8 +60,8 @@ class Store {
   // Every run's id, oldest first (of one suite, when given).
   std::vector<std::string> run_ids(const std::optional<std::string>& suite = std::nullopt);
 
-  // A run's digest (reports/src/Digest.h), if one was saved while the run had exactly as many
-  // results as now; a digest of fewer results is stale and not returned.
+  // A run's digest (reports/src/Reports.h), if one was saved since the run last changed:
+  // recording a result or finishing the run forgets it.
   std::optional<nlohmann::json> digest(const std::string& run_id);
   void save_digest(const std::string& run_id, std::int64_t recorded, const nlohmann::json& digest);
 
@@ -70,6 +71,8 @@ class Store {
   // Commits one result (and its op events) in its own transaction. Recording a case twice
   // for one run is an error: results are never silently replaced.
   void record_result(const std::string& run_id, const CaseResult& result);
+  // Many results in one transaction (skipped cases, a merge), with the same guarantees.
+  void record_results(const std::string& run_id, std::span<const CaseResult> results);
 
   // Every result of a run, with its op events, in planned order.
   std::vector<CaseResult> results(const std::string& run_id);
@@ -87,6 +90,7 @@ class Store {
 
  private:
   void migrate();
+  void forget_digest(const std::string& run_id);
   void enable_wal();
   Database db_;
 };

@@ -18,8 +18,19 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
   next_ = 0;
   const int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(cases.size())));
   std::vector<std::thread> slots;
-  for (int slot = 0; slot < jobs; ++slot) slots.emplace_back([this, slot] { slot_loop(slot); });
+  for (int slot = 0; slot < jobs; ++slot) {
+    slots.emplace_back([this, slot] {
+      try {
+        slot_loop(slot);
+      } catch (...) {  // e.g. the store refused a result: stop handing out cases, report it
+        next_ = cases_->size();
+        std::lock_guard lock(mutex_);
+        if (!failure_) failure_ = std::current_exception();
+      }
+    });
+  }
   for (auto& t : slots) t.join();
+  if (failure_) std::rethrow_exception(failure_);
   return stats_;
 }
 
@@ -27,7 +38,12 @@ void Scheduler::deliver(const CaseResult& result) {
   std::lock_guard lock(mutex_);
   if (result.outcome == "crash") ++stats_.crashes;
   if (result.outcome == "timeout") ++stats_.timeouts;
-  on_result_(result);
+  try {
+    on_result_(result);
+  } catch (...) {
+    next_ = cases_->size();  // before this slot's worker is torn down: no other slot goes on
+    throw;
+  }
 }
 
 std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) {

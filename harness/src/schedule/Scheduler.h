@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -50,6 +51,7 @@ class Scheduler {
   std::mutex mutex_;  // serialises on_result_ and stats_
   ScheduleStats stats_;
   std::atomic<int> spawned_{0};
+  std::exception_ptr failure_;  // the first exception of a slot, rethrown by run()
 };
 
 }  // namespace conform

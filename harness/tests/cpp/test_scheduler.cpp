@@ -87,3 +87,21 @@ TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {
   EXPECT_EQ(results[0].outcome, "crash");
   EXPECT_EQ(results[0].evidence.at("reason"), "worker failed to start");
 }
+
+TEST(Scheduler, AFailureToRecordStopsTheRunAndReachesTheCaller) {
+  ScheduleOptions options;
+  options.jobs = 2;
+  options.case_timeout = std::chrono::seconds(30);
+  options.worker.python = TEST_PYTHON;
+  options.worker.script = FAKE_WORKER;
+  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
+  std::filesystem::create_directories(options.log_dir);
+  std::vector<std::string> cases;
+  for (int i = 0; i < 40; ++i) cases.push_back("t/ok/" + std::to_string(i) + "/-");
+  std::atomic<int> delivered{0};
+  Scheduler scheduler(options, [&](const CaseResult&) {
+    if (++delivered == 3) throw std::runtime_error("the store refused a result");
+  });
+  EXPECT_THROW(scheduler.run(cases), std::runtime_error);  // not std::terminate in a slot thread
+  EXPECT_LT(delivered.load(), 40);                         // no case handed out after it
+}
