@@ -72,7 +72,12 @@ json run_digest(Store& store, const std::string& run_id, const std::string& db_p
 
 json write_reports(Store& store, const std::string& run_id, const std::string& db_path,
                    const std::string& out_dir) {
-  const json cov = build_coverage(store, run_id, db_path);
+  json cov = build_coverage(store, run_id, db_path);
+  write_reports(store, cov, out_dir);
+  return cov;
+}
+
+void write_reports(Store& store, const json& cov, const std::string& out_dir) {
   const fs::path dir(out_dir);
   fs::create_directories(dir);
   write_file(dir / "coverage.json", cov.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
@@ -80,8 +85,8 @@ json write_reports(Store& store, const std::string& run_id, const std::string& d
   write_file(dir / "summary.md", render_markdown(cov));
   write_file(dir / "junit.xml", render_junit(cov));
   write_file(dir / "ops.csv", render_csv(cov));
-  store.save_digest(run_id, cov["headline"]["recorded"].get<std::int64_t>(), digest_of(cov));
-  return cov;
+  store.save_digest(cov["run"]["id"], cov["headline"]["recorded"].get<std::int64_t>(),
+                    digest_of(cov));
 }
 
 void point_latest(const std::string& db_path, const std::string& run_id) {

@@ -21,6 +21,8 @@ nlohmann::json run_digest(Store& store, const std::string& run_id, const std::st
 // (created), saves the run's digest, and returns the coverage model.
 nlohmann::json write_reports(Store& store, const std::string& run_id, const std::string& db_path,
                              const std::string& out_dir);
+// The same for a coverage model already built.
+void write_reports(Store& store, const nlohmann::json& coverage, const std::string& out_dir);
 
 // `<dir of db>/latest` -> `runs/<run-id>`, replaced atomically.
 void point_latest(const std::string& db_path, const std::string& run_id);

@@ -1,5 +1,6 @@
 // `neuron-conform run`: plan (list the suite, select, shard), schedule the cases on workers,
 // record every result, summarise.
+#include "Coverage.h"
 #include "Reports.h"
 #include "commands/Commands.h"
 #include "commands/Environment.h"
@@ -177,9 +178,11 @@ int run_command(const RunOptions& o) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   store.finish_run(run.id, store.unrecorded(run.id).empty() ? "complete" : "interrupted");
 
+  // One coverage model for the summary and every report file.
+  const nlohmann::json coverage = build_coverage(store, run.id, o.db);
   fmt::print(
       "{}",
-      run_summary(store, run.id, wall,
+      run_summary(coverage, o.db, wall,
                   std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())))));
   if (stats.workers_started > 0) {
     fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n",
@@ -189,7 +192,7 @@ int run_command(const RunOptions& o) {
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);
   try {
-    write_reports(store, run.id, o.db, report_dir);
+    write_reports(store, coverage, report_dir);
     point_latest(o.db, run.id);
     fmt::print("  report: {}/index.html (summary.md, coverage.json, junit.xml, ops.csv)\n",
                report_dir);

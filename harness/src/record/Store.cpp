@@ -382,17 +382,6 @@ std::map<std::string, std::int64_t> Store::outcome_counts(const std::string& run
   return out;
 }
 
-std::map<std::string, std::int64_t> Store::category_counts(const std::string& run_id) {
-  std::map<std::string, std::int64_t> out;
-  auto st = db_.prepare(
-      "SELECT outcome || '/' || json_extract(evidence, '$.skiplist.category'), COUNT(*) FROM "
-      "results "
-      "WHERE run_id = ?1 AND json_extract(evidence, '$.skiplist.category') IS NOT NULL GROUP BY 1");
-  st.bind(1, run_id);
-  while (st.step()) out[st.text(0)] = st.integer(1);
-  return out;
-}
-
 std::int64_t Store::recorded_count(const std::string& run_id) {
   auto st = db_.prepare("SELECT COUNT(*) FROM results WHERE run_id = ?1");
   st.bind(1, run_id);

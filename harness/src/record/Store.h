@@ -85,8 +85,6 @@ class Store {
   std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id,
                                                                      int n);
   std::int64_t recorded_count(const std::string& run_id);
-  // Cases decided by a skip-list entry, as "outcome/category" -> count.
-  std::map<std::string, std::int64_t> category_counts(const std::string& run_id);
 
  private:
   void migrate();

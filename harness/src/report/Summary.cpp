@@ -1,62 +1,70 @@
 #include "report/Summary.h"
 
+#include "common/Result.h"
 #include "report/Progress.h"
 
 #include <fmt/format.h>
 
+#include <map>
+
 namespace conform {
 
-std::string run_summary(Store& store, const std::string& run_id, double wall_seconds, int jobs) {
-  const auto run = store.run(run_id);
-  const auto counts = store.outcome_counts(run_id);
-  std::int64_t total = 0;
-  for (const auto& [_, n] : counts) total += n;
-  std::string out = fmt::format("run {}  suite {}  torch {}  {} {}  {} worker(s)  {}\n", run_id,
-                                run->suite, run->torch_version, run->backend_module,
-                                run->backend_version, jobs, format_duration(wall_seconds));
-  out += fmt::format("  {} cases:", total);
+using nlohmann::json;
+
+std::string run_summary(const json& cov, const std::string& db_path, double wall_seconds,
+                        int jobs) {
+  const json& run = cov["run"];
+  const json& h = cov["headline"];
+  const std::string id = run["id"];
+  std::string out = fmt::format(
+      "run {}  suite {}  torch {}  {} {}  {} worker(s)  {}\n", id, run["suite"].get<std::string>(),
+      run["torch"].get<std::string>(), run["backend_module"].get<std::string>(),
+      run["backend_version"].get<std::string>(), jobs, format_duration(wall_seconds));
+  out += fmt::format("  {} cases:", h["recorded"].get<std::int64_t>());
   bool first = true;
   for (std::string_view outcome : kOutcomes) {
-    auto it = counts.find(std::string(outcome));
-    if (it == counts.end()) continue;
-    out += fmt::format("{} {} {}", first ? "" : " ·", outcome, it->second);
+    const auto n = h["outcomes"].value(std::string(outcome), std::int64_t{0});
+    if (n == 0) continue;
+    out += fmt::format("{} {} {}", first ? "" : " ·", outcome, n);
     first = false;
   }
   out += "\n";
-  if (const auto by_category = store.category_counts(run_id); !by_category.empty()) {
+  std::map<std::string, std::int64_t> by_category;  // "outcome/category", sorted
+  for (const auto& [category, counts] : cov["skips_by_category"].items())
+    for (const auto& [outcome, n] : counts.items()) by_category[outcome + "/" + category] = n;
+  if (!by_category.empty()) {
     out += "  by skip-list category:";
     for (const auto& [key, n] : by_category) out += fmt::format("  {} {}", key, n);
     out += "\n";
   }
-  const auto slowest = store.slowest(run_id, 5);
-  if (!slowest.empty()) {
+  if (!cov["slowest"].empty()) {
     out += "  slowest:";
-    for (const auto& [id, seconds] : slowest)
-      out += fmt::format("  {} {}", id, format_duration(seconds));
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, cov["slowest"].size()); ++i)
+      out += fmt::format("  {} {}", cov["slowest"][i]["id"].get<std::string>(),
+                         format_duration(cov["slowest"][i]["duration"].get<double>()));
     out += "\n";
   }
-  const auto worst = store.worst_failures(run_id, 5);
-  if (!worst.empty()) {
+  if (!cov["worst"].empty()) {
     out += "  worst failures:\n";
-    for (const auto& [id, evidence] : worst) {
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, cov["worst"].size()); ++i) {
+      const json& w = cov["worst"][i];
       auto number = [&](const char* key) {
-        if (!evidence.contains(key)) return std::string("?");
-        const auto& value = evidence[key];
+        const json& value = w[key];
         return value.is_number()   ? fmt::format("{:.3g}", value.get<double>())
                : value.is_string() ? value.get<std::string>()
                                    : std::string("?");
       };
-      out += fmt::format("    {}  max rel {}  max abs {}\n", id, number("max_rel_error"),
-                         number("max_abs_error"));
+      out += fmt::format("    {}  max rel {}  max abs {}\n", w["id"].get<std::string>(),
+                         number("max_rel_error"), number("max_abs_error"));
     }
   }
-  if (const auto unrecorded = store.unrecorded(run_id); !unrecorded.empty()) {
-    out += fmt::format("  {} planned case(s) not recorded: resume with --resume {}\n",
-                       unrecorded.size(), run_id);
+  if (const auto missing = h["planned"].get<std::int64_t>() - h["recorded"].get<std::int64_t>();
+      missing > 0) {
+    out += fmt::format("  {} planned case(s) not recorded: resume with --resume {}\n", missing, id);
   }
   out += fmt::format(
-      "  results in {} (run {}); reproduce one case with: neuron-conform repro CASE_ID\n",
-      store.db().path(), run_id);
+      "  results in {} (run {}); reproduce one case with: neuron-conform repro CASE_ID\n", db_path,
+      id);
   return out;
 }
 

@@ -1,12 +1,14 @@
 #pragma once
 
-#include "record/Store.h"
+#include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace conform {
 
-// The ten-second summary of a run: counts by outcome, slowest cases, worst failures, run id.
-std::string run_summary(Store& store, const std::string& run_id, double wall_seconds, int jobs);
+// The ten-second summary of a run, rendered from its coverage model (reports/src/Coverage.h):
+// counts by outcome and by skip-list category, slowest cases, worst failures, run id.
+std::string run_summary(const nlohmann::json& coverage, const std::string& db_path,
+                        double wall_seconds, int jobs);
 
 }  // namespace conform
