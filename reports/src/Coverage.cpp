@@ -64,7 +64,7 @@ json report_evidence(const json& evidence) {
 json build_coverage(Store& store, const std::string& run_id, const std::string& db_path) {
   const auto run = store.run(run_id);
   if (!run) throw StoreError(fmt::format("no run '{}' in {}", run_id, db_path));
-  const std::vector<std::string> planned = store.planned(run_id);
+  const std::int64_t planned = store.planned_count(run_id);
   const std::vector<CaseResult> results = store.results(run_id);
 
   json headline_counts = zero_counts();
@@ -176,7 +176,7 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
   const std::int64_t recorded = static_cast<std::int64_t>(results.size());
   const std::int64_t passed = headline_counts["pass"].get<std::int64_t>();
   json headline = {
-      {"planned", planned.size()},
+      {"planned", planned},
       {"recorded", recorded},
       {"outcomes", headline_counts},
       {"opinfo_subjects", opinfo.size()},

@@ -389,6 +389,13 @@ std::int64_t Store::recorded_count(const std::string& run_id) {
   return st.integer(0);
 }
 
+std::int64_t Store::planned_count(const std::string& run_id) {
+  auto st = db_.prepare("SELECT COUNT(*) FROM planned WHERE run_id = ?1");
+  st.bind(1, run_id);
+  st.step();
+  return st.integer(0);
+}
+
 std::vector<std::pair<std::string, double>> Store::slowest(const std::string& run_id, int n) {
   std::vector<std::pair<std::string, double>> out;
   auto st = db_.prepare(

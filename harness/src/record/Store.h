@@ -85,6 +85,7 @@ class Store {
   std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id,
                                                                      int n);
   std::int64_t recorded_count(const std::string& run_id);
+  std::int64_t planned_count(const std::string& run_id);
 
  private:
   void migrate();
