@@ -33,8 +33,10 @@ int main(int argc, char** argv) {
   const char* dtypes[] = {"float32", "bfloat16", "float16", "float64",   "int32",      "int64",
                           "int8",    "uint8",    "bool",    "complex64", "complex128", "int16"};
   const char* checks[] = {"forward", "out", "inplace", "backward", "forward_ad"};
-  const char* outcomes[] = {"pass",  "pass",  "pass", "fallback", "fallback",
-                            "xfail", "xfail", "fail", "error"};
+  using conform::Outcome;
+  const Outcome outcomes[] = {Outcome::kPass,     Outcome::kPass,  Outcome::kPass,
+                              Outcome::kFallback, Outcome::kFallback, Outcome::kXfail,
+                              Outcome::kXfail,    Outcome::kFail,  Outcome::kError};
 
   const fs::path dir = fs::temp_directory_path() / "neuron-conform-bench-reports";
   fs::remove_all(dir);
@@ -80,8 +82,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       conform::CaseResult r{
           cases[i].str(), outcomes[state[i]], 0.01 * (i % 7), fail_evidence, {}, {}};
-      if (r.outcome != "fail") r.evidence = pass_evidence;
-      (r.outcome == "fallback" ? r.fallback_ops : r.native_ops)["aten::" + cases[i].subject] = 1;
+      if (r.outcome != Outcome::kFail) r.evidence = pass_evidence;
+      (r.outcome == Outcome::kFallback ? r.fallback_ops : r.native_ops)["aten::" + cases[i].subject] = 1;
       results.push_back(std::move(r));
     }
     store.record_results(run.id, results);

@@ -25,8 +25,8 @@ int main() {
          {"subject", wildcard_subject ? std::string("*") : fmt::format("op{}", i % kSubjects)},
          {"dtype", wildcard_subject ? std::string("complex") + std::to_string(i) : dtypes[i % 8]},
          {"check", checks[(i / kSubjects) % 5]},
-         {"mode", "xfail"},
-         {"category", "precision"},
+         {"mode", conform::name(conform::Mode::kXfail)},
+         {"category", conform::name(conform::Category::kPrecision)},
          {"reason", "generated"}});
   }
   const fs::path file = fs::temp_directory_path() / "bench-skiplist.json";

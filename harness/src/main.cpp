@@ -1,6 +1,7 @@
 // neuron-conform: conformance runs of PyTorch device backends of the TorchNeuron kind.
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
+#include "common/Text.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>

@@ -29,8 +29,12 @@ from types import ModuleType
 from typing import Any, TextIO
 
 from evidence import exception_evidence
+from vocabulary import Outcome
 
 REPO = Path(__file__).resolve().parents[2]
+# Folders holding suites (<name>/suite.py): NEURON_CONFORM_SUITES (os.pathsep-separated) first,
+# then the project's own suites/.
+SUITE_DIRS = [Path(p) for p in os.environ.get("NEURON_CONFORM_SUITES", "").split(os.pathsep) if p] + [REPO / "suites"]
 
 
 def protocol_stream() -> TextIO:
@@ -58,9 +62,10 @@ def emit(stream: TextIO, message: dict[str, Any], **dump_options: Any) -> None:
 
 
 def load_suite(name: str) -> ModuleType:
-    path = REPO / "suites" / name / "suite.py"
-    if not path.is_file():
-        raise SystemExit(f"unknown suite '{name}': no {path}")
+    found = [d / name / "suite.py" for d in SUITE_DIRS if (d / name / "suite.py").is_file()]
+    if not found:
+        raise SystemExit(f"unknown suite '{name}': no {name}/suite.py in {', '.join(map(str, SUITE_DIRS))}")
+    path = found[0]
     sys.path.insert(0, str(path.parent))  # a suite may import its own modules
     spec = importlib.util.spec_from_file_location(f"neuron_conform_suite_{name}", path)
     assert spec and spec.loader
@@ -104,12 +109,12 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
     except Exception as exc:  # a bug in the suite itself, not in the backend
         if verbose:
             traceback.print_exc()
-        outcome = "error"
+        outcome = Outcome.ERROR
         evidence = {**exception_evidence(exc), "where": "harness", "traceback": traceback.format_exc()[-4000:]}
         evidence.pop("failing_op", None)  # the suite failed, not an op of the backend
     native, fallback = ctx.tracked_ops()
-    if outcome == "pass" and fallback:
-        outcome = "fallback"  # matched, but not every op ran on the device
+    if outcome == Outcome.PASS and fallback:
+        outcome = Outcome.FALLBACK  # matched, but not every op ran on the device
     if not ctx.tracking:
         evidence["tracking"] = "unavailable"
     cache_after = ctx.compile_cache()
@@ -170,6 +175,9 @@ def main() -> None:
     if args.list:
         count = 0
         try:
+            if not callable(getattr(suite, "describe_suite", None)):
+                raise ValueError("its suite.py has no describe_suite() (suites/README.md says what a suite declares)")
+            emit(out, {"description": suite.describe_suite()})
             for case in suite.list_cases():
                 emit(out, case)
                 count += 1
@@ -181,7 +189,7 @@ def main() -> None:
     if args.repro:
         result = run_one(suite, ctx, args.repro, verbose=True)
         emit(out, result, indent=2)
-        sys.exit(0 if result["outcome"] in ("pass", "fallback") else 1)
+        sys.exit(0 if result["outcome"] in (Outcome.PASS, Outcome.FALLBACK) else 1)
     for line in sys.stdin:
         line = line.strip()
         if not line:

@@ -1,18 +1,16 @@
 #include "Coverage.h"
 
-#include "Architectures.h"
-#include "common/Files.h"
-
-#include "commands/Environment.h"
+#include "Subjects.h"
 #include "common/CaseId.h"
 #include "common/Result.h"
+#include "common/SuiteDescription.h"
+#include "common/Text.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <filesystem>
 #include <iomanip>
 #include <set>
 #include <sstream>
@@ -24,8 +22,13 @@ using nlohmann::json;
 
 json zero_counts() {
   json counts = json::object();
-  for (auto o : kOutcomes) counts[std::string(o)] = 0;
+  for (const auto& o : kOutcomes) counts[std::string(o.name)] = 0;
   return counts;
+}
+
+void count(json& counts, Outcome o) {
+  const std::string key(name(o));
+  counts[key] = counts.value(key, std::int64_t{0}) + 1;
 }
 
 // Seconds between two of Store::now_utc()'s timestamps, or null when either is missing.
@@ -69,7 +72,6 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
 
   json headline_counts = zero_counts();
   json categories = json::object();
-  std::map<std::string, json> subjects;  // name -> {counts, dtypes: {dtype: {check: outcome}}}
   struct AtenOp {
     std::int64_t native_calls = 0, fallback_calls = 0;
     std::int64_t cases_native = 0, cases_fallback = 0, cases_failing = 0;
@@ -85,23 +87,17 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
     const CaseId id = CaseId::parse(r.case_id);
     dtypes.insert(id.dtype);
     checks.insert(id.check);
-    headline_counts[r.outcome] = headline_counts[r.outcome].get<std::int64_t>() + 1;
+    count(headline_counts, r.outcome);
     if (r.evidence.contains("skiplist")) {
-      const std::string category = r.evidence["skiplist"].value("category", "?");
-      json& counts = categories[category];
+      json& counts = categories[r.evidence["skiplist"].value("category", "?")];
       if (counts.is_null()) counts = json::object();
-      counts[r.outcome] = counts.value(r.outcome, 0) + 1;
+      count(counts, r.outcome);
     }
     if (r.evidence.contains("compile_cache")) {
       cache_reported = true;
       cache_compiles += r.evidence["compile_cache"].value("compiles", std::int64_t{0});
       cache_hits += r.evidence["compile_cache"].value("hits", std::int64_t{0});
     }
-    json& subject = subjects[id.subject];
-    if (subject.is_null()) subject = {{"counts", zero_counts()}, {"dtypes", json::object()}};
-    subject["counts"][r.outcome] = subject["counts"][r.outcome].get<std::int64_t>() + 1;
-    subject["dtypes"][id.dtype][id.check] = r.outcome;
-
     const bool failing = did_not_match(r.outcome);
     for (const auto& [op, calls] : r.native_ops) {
       AtenOp& a = aten[op];
@@ -122,7 +118,7 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
               {"evidence", report_evidence(r.evidence)},
               {"fallback_ops", json::array()}};
     for (const auto& [op, _] : r.fallback_ops) c["fallback_ops"].push_back(op);
-    if (r.outcome != "pass" && r.outcome != "skip") {
+    if (r.outcome != Outcome::kPass && kind(r.outcome) != OutcomeKind::kNotRun) {
       c["repro"] = fmt::format("neuron-conform repro {} --db {} --run {}", shell_quote(r.case_id),
                                shell_quote(db_path), run_id);
     }
@@ -151,17 +147,9 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
                          {"subjects", a.subjects}});
   }
 
-  json opinfo = json::array();
-  std::map<std::string, std::int64_t> by_status;
-  for (auto& [name, s] : subjects) {
-    const std::string status =
-        subject_status(s["counts"].get<std::map<std::string, std::int64_t>>());
-    ++by_status[status];
-    opinfo.push_back({{"name", name},
-                      {"status", status},
-                      {"counts", std::move(s["counts"])},
-                      {"dtypes", std::move(s["dtypes"])}});
-  }
+  // What the suite declared when the run listed it; reports know no suite by name.
+  const SuiteDescription suite = SuiteDescription::of_run(run->suite, run->suite_info, checks);
+  json view = subject_view(cases, suite);
 
   json slowest = json::array();
   for (const auto& [id, seconds] : store.slowest(run_id, 20))
@@ -174,13 +162,24 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
   }
 
   const std::int64_t recorded = static_cast<std::int64_t>(results.size());
-  const std::int64_t passed = headline_counts["pass"].get<std::int64_t>();
-  json headline = {
+  json headline = view["headline"];
+  const auto cases_with = [&](Outcome o) {
+    return headline_counts[std::string(name(o))].get<std::int64_t>();
+  };
+  std::string text = fmt::format(
+      "{} of {} cases pass natively, {} match through the CPU fallback; {}",
+      cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback),
+      headline["text"].get<std::string>());
+  for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
+  if (declared_json.is_array() && !declared.empty()) {
+    text += fmt::format("; {} of the backend's {} declared native aten ops were exercised",
+                        exercised_declared, declared.size());
+  }
+  headline["subject_text"] = headline["text"];
+  headline.update({
       {"planned", planned},
       {"recorded", recorded},
       {"outcomes", headline_counts},
-      {"opinfo_subjects", opinfo.size()},
-      {"opinfo_by_status", by_status},
       {"aten_ops_seen", aten.size()},
       {"aten_ops_with_fallback", fallback_ops},
       {"declared_native_ops", declared_json.is_array() ? json(declared.size()) : json()},
@@ -188,63 +187,41 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
        declared_json.is_array() ? json(exercised_declared) : json()},
       {"compile_cache",
        cache_reported ? json{{"compiles", cache_compiles}, {"hits", cache_hits}} : json()},
-      {"text", fmt::format("{} of {} cases pass natively, {} match through the CPU fallback; "
-                           "{} of {} {} run natively at every dtype and check",
-                           passed, recorded, headline_counts["fallback"].get<std::int64_t>(),
-                           by_status["native"], opinfo.size(),
-                           run->suite == "ops" ? "OpInfos" : "subjects")}};
-  if (declared_json.is_array() && !declared.empty()) {
-    headline["text"] =
-        headline["text"].get<std::string>() +
-        fmt::format("; {} of the backend's {} declared native aten ops were exercised",
-                    exercised_declared, declared.size());
-  }
+      {"text", text}});
 
-  json hf;
-  if (run->suite == "hf") {
-    // The most-used list is data of the suite; a run without it still gets the full headline.
-    const std::string list = source_dir() + "/suites/hf/most_used.json";
-    std::vector<std::string> most_used;
-    if (std::filesystem::exists(list))
-      most_used = read_json_file(list, "most-used list")
-                      .at("architectures")
-                      .get<std::vector<std::string>>();
-    hf = architecture_view(cases, most_used);
-    headline["text"] = fmt::format("{}; {}; {}", hf["headline"]["text"].get<std::string>(),
-                                   hf["headline"]["most_used_text"].get<std::string>(),
-                                   headline["text"].get<std::string>());
-  }
-
-  json coverage = {{"schema", "neuron-conform/coverage"},
-                   {"schema_version", kCoverageSchemaVersion},
-                   {"run",
-                    {{"id", run->id},
-                     {"suite", run->suite},
-                     {"status", run->status},
-                     {"label", run->label ? json(*run->label) : json()},
-                     {"started_at", run->started_at},
-                     {"ended_at", run->ended_at ? json(*run->ended_at) : json()},
-                     {"duration_seconds", seconds_between(run->started_at, run->ended_at)},
-                     {"seed", run->seed},
-                     {"host", run->host},
-                     {"torch", run->torch_version},
-                     {"backend_module", run->backend_module},
-                     {"backend_version", run->backend_version},
-                     {"harness_version", run->harness_version},
-                     {"device", run->device},
-                     {"shard", run->shard ? json(*run->shard) : json()},
-                     {"command", run->command}}},
-                   {"headline", headline},
-                   {"dtypes", dtypes},
-                   {"checks", checks},
-                   {"skips_by_category", categories},
-                   {"opinfo", opinfo},
-                   {"aten", aten_rows},
-                   {"cases", cases},
-                   {"slowest", slowest},
-                   {"worst", worst}};
-  if (!hf.is_null()) coverage["hf"] = std::move(hf);
-  return coverage;
+  json suite_json = suite.to_json();
+  suite_json["name"] = run->suite;
+  return {{"schema", "neuron-conform/coverage"},
+          {"schema_version", kCoverageSchemaVersion},
+          {"vocabulary", vocabulary_json()},
+          {"run",
+           {{"id", run->id},
+            {"suite", run->suite},
+            {"status", run->status},
+            {"label", run->label ? json(*run->label) : json()},
+            {"started_at", run->started_at},
+            {"ended_at", run->ended_at ? json(*run->ended_at) : json()},
+            {"duration_seconds", seconds_between(run->started_at, run->ended_at)},
+            {"seed", run->seed},
+            {"host", run->host},
+            {"torch", run->torch_version},
+            {"backend_module", run->backend_module},
+            {"backend_version", run->backend_version},
+            {"harness_version", run->harness_version},
+            {"device", run->device},
+            {"shard", run->shard ? json(*run->shard) : json()},
+            {"command", run->command}}},
+          {"suite", suite_json},
+          {"headline", headline},
+          {"dtypes", dtypes},
+          {"checks", checks},
+          {"skips_by_category", categories},
+          {"subjects", std::move(view["subjects"])},
+          {"op_impact", std::move(view["op_impact"])},
+          {"aten", aten_rows},
+          {"cases", cases},
+          {"slowest", slowest},
+          {"worst", worst}};
 }
 
 }  // namespace conform

@@ -1,4 +1,5 @@
 #include "Formats.h"
+#include "common/Vocabulary.h"
 
 #include <fmt/format.h>
 
@@ -23,24 +24,28 @@ std::string number(const json& v) {
 }  // namespace
 
 std::string render_csv(const json& cov) {
-  std::string out =
-      "view,name,status,cases,pass,fallback,fail,error,crash,timeout,skip,xfail,xpass,"
-      "declared_native,native_calls,fallback_calls,cases_native,cases_fallback,cases_failing\n";
-  for (const auto& s : cov["opinfo"]) {
+  std::string out = "view,name,status,cases";
+  for (const auto& o : kOutcomes) (out += ",") += o.name;
+  out +=
+      ",declared_native,native_calls,fallback_calls,cases_native,cases_fallback,cases_failing\n";
+  for (const auto& s : cov["subjects"]) {
     const json& n = s["counts"];
     std::int64_t total = 0;
-    for (const auto& [_, v] : n.items()) total += v.get<std::int64_t>();
-    out += fmt::format("opinfo,{},{},{},{},{},{},{},{},{},{},{},{},,,,,,\n",
-                       csv_field(s["name"].get<std::string>()), s["status"].get<std::string>(),
-                       total, number(n["pass"]), number(n["fallback"]), number(n["fail"]),
-                       number(n["error"]), number(n["crash"]), number(n["timeout"]),
-                       number(n["skip"]), number(n["xfail"]), number(n["xpass"]));
+    std::string counts;
+    for (const auto& o : kOutcomes) {
+      const json& count = n[std::string(o.name)];
+      total += count.get<std::int64_t>();
+      (counts += ",") += number(count);
+    }
+    out += fmt::format("subject,{},{},{}{},,,,,,\n", csv_field(s["name"].get<std::string>()),
+                       s["status"].get<std::string>(), total, counts);
   }
+  const std::string no_counts(kOutcomes.size() + 3, ',');  // before status, cases, outcomes, declared
   for (const auto& a : cov["aten"]) {
-    out += fmt::format(
-        "aten,{},,,,,,,,,,,,{},{},{},{},{},{}\n", csv_field(a["op"].get<std::string>()),
-        number(a["declared_native"]), number(a["native_calls"]), number(a["fallback_calls"]),
-        number(a["cases_native"]), number(a["cases_fallback"]), number(a["cases_failing"]));
+    out += fmt::format("aten,{}{}{},{},{},{},{},{}\n", csv_field(a["op"].get<std::string>()),
+                       no_counts, number(a["declared_native"]), number(a["native_calls"]),
+                       number(a["fallback_calls"]), number(a["cases_native"]),
+                       number(a["cases_fallback"]), number(a["cases_failing"]));
   }
   return out;
 }

@@ -2,8 +2,9 @@
 
 #include "Formats.h"
 #include "Reports.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
 #include "common/Files.h"
+#include "common/Vocabulary.h"
 #include "compare/Diff.h"
 
 #include <fmt/format.h>
@@ -19,15 +20,11 @@ using nlohmann::json;
 
 namespace {
 
-// One letter per status, so an OpInfo's history over a year is one short string; the page
-// gets the same table to read it back.
-const std::map<std::string, std::string> kStatusLetters = {{"native", "N"},  {"fallback", "F"},
-                                                           {"partial", "P"}, {"failing", "X"},
-                                                           {"skipped", "S"}, {"not run", "-"}};
-
+// One letter per status (common/Vocabulary.h), so a subject's history over a year is one short
+// string; the page gets the same table to read it back.
 char status_letter(const std::string& status) {
-  const auto it = kStatusLetters.find(status);
-  return it == kStatusLetters.end() ? '?' : it->second.front();
+  const auto found = find_named(kSubjectStatuses, status);
+  return found ? info_of(kSubjectStatuses, *found).letter : '?';
 }
 
 }  // namespace
@@ -47,7 +44,7 @@ json build_dashboard(Store& store, const std::string& db_path,
     digest["report"] = fs::exists(report) ? json(fs::relative(report, out).string()) : json();
     for (auto& [subject, status] : digest["subjects"].items()) {
       std::string& h = history[subject];
-      h.resize(i, '-');
+      h.resize(i, info_of(kSubjectStatuses, SubjectStatus::kNotRun).letter);
       h.push_back(status_letter(status.get<std::string>()));
     }
     digest.erase("subjects");
@@ -55,7 +52,7 @@ json build_dashboard(Store& store, const std::string& db_path,
   }
   json ops = json::array();
   for (auto& [subject, h] : history) {
-    h.resize(ids.size(), '-');
+    h.resize(ids.size(), info_of(kSubjectStatuses, SubjectStatus::kNotRun).letter);
     std::size_t changed = 0;  // the first run of the current status
     for (std::size_t i = 1; i < h.size(); ++i)
       if (h[i] != h[i - 1]) changed = i;
@@ -72,10 +69,11 @@ json build_dashboard(Store& store, const std::string& db_path,
           {{"id", c.id}, {"before", c.before}, {"after", c.after}, {"message", c.after_message}});
   }
   json letters = json::object();
-  for (const auto& [status, letter] : kStatusLetters) letters[letter] = status;
+  for (const auto& s : kSubjectStatuses) letters[std::string(1, s.letter)] = s.name;
   return {{"schema", "neuron-conform/dashboard"},
           {"schema_version", 1},
           {"suite", suite},
+          {"noun", runs.back()["run"].value("noun", "subject")},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
           {"status_letters", letters},

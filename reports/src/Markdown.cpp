@@ -1,80 +1,76 @@
 #include "Formats.h"
 #include "common/Result.h"
+#include "common/Text.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 namespace conform {
 
 using nlohmann::json;
 
-std::string md_cell(const std::string& text, std::size_t limit) {
-  std::string out;
-  for (char c : text.substr(0, limit)) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '<') {  // renderers of Markdown accept inline HTML: show it as text
-      out += "&lt;";
-    } else if (c == '>') {
-      out += "&gt;";
-    } else if (c == '&') {
-      out += "&amp;";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return text.size() > limit ? out + "..." : out;
-}
-
 namespace {
 
-std::string render_architectures_markdown(const json& hf) {
-  std::string md = fmt::format("\n### Architectures\n\n**{}.** **{}.**\n",
-                               hf["headline"]["text"].get<std::string>(),
-                               hf["headline"]["most_used_text"].get<std::string>());
-  if (!hf["op_impact"].empty()) {
-    md +=
-        "\nWhat to implement next: each aten op that fell back or failed, by the architectures "
-        "that would pass "
-        "if it alone were fixed.\n\n| aten op | would pass if fixed | blocks |\n| --- | ---: | "
-        "---: |\n";
-    for (std::size_t i = 0; i < std::min<std::size_t>(15, hf["op_impact"].size()); ++i) {
-      const json& r = hf["op_impact"][i];
+// What runs natively, what blocks the rest, and each subject that does not run natively.
+std::string render_subjects_markdown(const json& cov) {
+  const json& suite = cov["suite"];
+  const std::string nouns = suite["nouns"];
+  std::string md = fmt::format("\n### {}{}\n\n**{}.**", char(std::toupper(nouns[0])),
+                               nouns.substr(1),
+                               cov["headline"]["subject_text"].get<std::string>());
+  for (const auto& h : cov["headline"]["headlines"])
+    md += fmt::format(" **{}.**", h["text"].get<std::string>());
+  md += "\n";
+  const json& impact = cov["op_impact"];
+  if (!impact.empty()) {
+    md += fmt::format(
+        "\nWhat to implement next: each aten op that fell back or failed, by the {} that would "
+        "run natively if it alone were fixed.\n\n| aten op | would pass if fixed | blocks |\n"
+        "| --- | ---: | ---: |\n",
+        nouns);
+    for (std::size_t i = 0; i < std::min<std::size_t>(15, impact.size()); ++i) {
+      const json& r = impact[i];
       md +=
           fmt::format("| `{}` | {} | {} |\n", md_cell(r["op"].get<std::string>()),
                       r["would_pass_if_fixed"].get<std::size_t>(), r["blocks"].get<std::size_t>());
     }
   }
-  md +=
-      "\n<details><summary>Every architecture</summary>\n\n"
-      "| architecture | status | checks | seconds | peak device memory | fallback ops | failing "
-      "ops "
-      "| first error | repro |\n| --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n";
+  std::vector<const json*> rows;
+  for (const auto& s : cov["subjects"])
+    if (!s["native"].get<bool>()) rows.push_back(&s);
+  if (rows.empty()) return md;
+  constexpr std::size_t kRows = 100;
+  md += fmt::format(
+      "\n<details><summary>{} {} that do not run natively</summary>\n\n"
+      "| {} | verdict | checks | seconds | peak device memory | fallback ops | failing ops "
+      "| first error | repro |\n| --- | --- | --- | ---: | ---: | --- | --- | --- | --- |\n",
+      rows.size(), nouns, suite["noun"].get<std::string>());
   const auto joined = [](const json& ops) {
     std::string out;
     for (const auto& op : ops) out += (out.empty() ? "" : " ") + op.get<std::string>();
     return out;
   };
-  for (const auto& a : hf["architectures"]) {
+  for (std::size_t i = 0; i < std::min(kRows, rows.size()); ++i) {
+    const json& a = *rows[i];
     std::string checks;  // "float32: forward pass generate fallback ...; bfloat16: ..."
-    for (const auto& [dtype, by_check] : a["checks"].items()) {
+    for (const auto& [dtype, by_check] : a["dtypes"].items()) {
       checks += (checks.empty() ? "" : "; ") + dtype + ":";
       for (const auto& [check, outcome] : by_check.items())
         checks += " " + check + " " + outcome.get<std::string>();
     }
     const std::string repro = a["repro"];
     md += fmt::format(
-        "| {}{} | {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n",
-        a["architecture"].get<std::string>(), a["most_used"].get<bool>() ? " ★" : "",
-        a["status"].get<std::string>(), md_cell(checks, 400), a["seconds"].get<double>(),
+        "| {}{} | {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n", md_cell(a["name"].get<std::string>()),
+        a["headlines"].empty() ? "" : " ★", a["verdict"].get<std::string>(), md_cell(checks, 400),
+        a["seconds"].get<double>(),
         a["peak_device_memory"].is_null() ? std::string("?") : a["peak_device_memory"].dump(),
         md_cell(joined(a["fallback_ops"]), 120), md_cell(joined(a["failing_ops"]), 120),
         md_cell(a["first_error"].get<std::string>(), 120), repro.empty() ? "" : "`" + repro + "`");
   }
-  return md + "\n★ most-used. </details>\n";
+  if (rows.size() > kRows) md += fmt::format("\n{} more in index.html.\n", rows.size() - kRows);
+  return md + (suite["headlines"].empty() ? "\n" : "\n★ in a headline subset.") + " </details>\n";
 }
 
 }  // namespace
@@ -104,15 +100,19 @@ std::string render_markdown(const json& cov) {
       md += fmt::format("| {} | {} |\n", outcome, n.get<std::int64_t>());
   }
   if (!cov["skips_by_category"].empty()) {
-    md +=
-        "\n### Skip lists, by category\n\n| category | skip | xfail | xpass |\n| --- | ---: | ---: "
-        "| ---: |\n";
+    md += fmt::format(
+        "\n### Skip lists, by category\n\n| category | {} | {} | {} |\n| --- | ---: | ---: "
+        "| ---: |\n",
+        name(Outcome::kSkip), name(Outcome::kXfail), name(Outcome::kXpass));
+    const auto n = [](const json& counts, Outcome o) {
+      return counts.value(std::string(name(o)), std::int64_t{0});
+    };
     for (const auto& [category, counts] : cov["skips_by_category"].items()) {
-      md += fmt::format("| {} | {} | {} | {} |\n", category, counts.value("skip", 0),
-                        counts.value("xfail", 0), counts.value("xpass", 0));
+      md += fmt::format("| {} | {} | {} | {} |\n", category, n(counts, Outcome::kSkip),
+                        n(counts, Outcome::kXfail), n(counts, Outcome::kXpass));
     }
   }
-  if (cov.contains("hf")) md += render_architectures_markdown(cov["hf"]);
+  md += render_subjects_markdown(cov);
   md += "\n### Aten operators\n\n";
   md += fmt::format("{} aten ops ran; {} of them through the CPU fallback in at least one case.",
                     h["aten_ops_seen"].get<std::int64_t>(),
@@ -141,9 +141,8 @@ std::string render_markdown(const json& cov) {
   // Unexpected failures first: what a reviewer must look at.
   std::vector<const json*> failing;
   for (const auto& c : cov["cases"]) {
-    const std::string o = c["outcome"];
-    if (o == "fail" || o == "error" || o == "crash" || o == "timeout" || o == "xpass")
-      failing.push_back(&c);
+    const Outcome o = c["outcome"].get<Outcome>();
+    if (is_failure(o) || o == Outcome::kXpass) failing.push_back(&c);
   }
   if (!failing.empty()) {
     md += fmt::format(

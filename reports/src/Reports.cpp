@@ -2,7 +2,7 @@
 
 #include "Coverage.h"
 #include "Formats.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
 #include "common/Files.h"
 
 #include <fmt/format.h>
@@ -42,11 +42,12 @@ json digest_of(const json& cov) {
     categories[category] = n;
   }
   json subjects = json::object();
-  for (const auto& s : cov["opinfo"]) subjects[s["name"].get<std::string>()] = s["status"];
+  for (const auto& s : cov["subjects"]) subjects[s["name"].get<std::string>()] = s["status"];
   const json& run = cov["run"];
   return {{"run",
            {{"id", run["id"]},
             {"suite", run["suite"]},
+            {"noun", cov["suite"]["noun"]},
             {"status", run["status"]},
             {"started_at", run["started_at"]},
             {"label", run["label"]},

@@ -10,7 +10,7 @@
 
 namespace conform {
 
-// A run's digest: the few numbers per night the dashboard plots, and each OpInfo's status.
+// A run's digest: the few numbers per night the dashboard plots, and each subject's status.
 // Saved in the store (run_digests) whenever a report is written.
 nlohmann::json digest_of(const nlohmann::json& coverage);
 

@@ -1,6 +1,6 @@
 #include "check/ModelCheck.h"
 
-#include "Formats.h"
+#include "common/Text.h"
 #include "common/CaseId.h"
 #include "common/Result.h"
 
@@ -25,7 +25,8 @@ struct RunEvidence {
   std::map<std::string, std::map<std::string, Evidence>> ops;  // op -> dtype -> evidence
   // OpInfo subject -> dtype -> its cases: case id, outcome, evidence
   struct Case {
-    std::string id, outcome;
+    std::string id;
+    Outcome outcome;
     json evidence;
   };
   std::map<std::string, std::map<std::string, std::vector<Case>>> subjects;
@@ -42,7 +43,8 @@ RunEvidence index_run(Store& store, const std::string& run_id) {
       for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].fallback.push_back(r.case_id);
     }
     // The worker records the op an error names (harness/worker/evidence.py).
-    if ((r.outcome == "error" || r.outcome == "xfail") && r.evidence.contains("failing_op")) {
+    if ((r.outcome == Outcome::kError || r.outcome == Outcome::kXfail) &&
+        r.evidence.contains("failing_op")) {
       ev.ops[r.evidence["failing_op"]][id.dtype].failing.emplace_back(
           r.case_id, r.evidence.value("message", std::string()).substr(0, 300));
     }
@@ -119,7 +121,8 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
           return {{"verdict", "failing"},
                   {"cases", cases.size()},
                   {"example", c.id},
-                  {"message", c.evidence.value("message", c.outcome).substr(0, 300)}};
+                  {"message",
+                   c.evidence.value("message", std::string(name(c.outcome))).substr(0, 300)}};
       }
       const json entry = cases.front().evidence.value("skiplist", json::object());
       return {{"verdict", "skipped"},

@@ -3,7 +3,7 @@
 // the verdicts from a run of the operator suite in the store.
 #include "check/ModelCheck.h"
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>

@@ -1,6 +1,6 @@
 // `neuron-conform gate`: a release gate of a run against a baseline run or file.
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
 #include "common/Files.h"
 #include "compare/Gate.h"
 #include "record/Store.h"

@@ -1,6 +1,6 @@
 // `neuron-conform merge`: combines the shard DBs of one sharded run into one run.
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>

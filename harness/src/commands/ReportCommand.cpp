@@ -1,7 +1,7 @@
 // `neuron-conform report`: the reports of one run (also written at the end of every run).
 #include "Reports.h"
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>

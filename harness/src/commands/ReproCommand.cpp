@@ -1,7 +1,8 @@
 // `neuron-conform repro`: prints, then runs, a standalone command reproducing one case.
 #include "commands/Commands.h"
-#include "commands/Environment.h"
 #include "common/CaseId.h"
+#include "common/Text.h"
+#include "execute/Worker.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>
@@ -17,16 +18,8 @@ int repro_command(const ReproOptions& o) {
   std::int64_t seed = 0;
   if (std::filesystem::exists(o.db)) {
     Store store(o.db, /*create=*/false);
-    std::optional<std::string> run_id;
-    if (o.run) {
-      run_id = store.resolve_run(*o.run);
-    } else {
-      auto st = store.db().prepare(
-          "SELECT r.run_id FROM results r JOIN runs u ON u.id = r.run_id WHERE r.case_id = ?1 "
-          "ORDER BY u.started_at DESC LIMIT 1");
-      st.bind(1, id.str());
-      if (st.step()) run_id = st.text(0);
-    }
+    const std::optional<std::string> run_id =
+        o.run ? std::optional(store.resolve_run(*o.run)) : store.latest_run_with(id.str());
     if (run_id) {
       const RunInfo run = *store.run(*run_id);
       backend = run.backend_module;

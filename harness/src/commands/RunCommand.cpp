@@ -1,16 +1,18 @@
-// `neuron-conform run`: plan (list the suite, select, shard), schedule the cases on workers,
-// record every result, summarise.
+// `neuron-conform run`, in its stages: plan (list the suite, select, shard, or resume a run),
+// expect (skip lists decide what is skipped or expected to fail), execute (workers run the
+// rest, every result recorded as it arrives), conclude (summary, reports, --strict).
 #include "Coverage.h"
 #include "Reports.h"
+#include "Summary.h"
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
+#include "common/Text.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "plan/Planner.h"
 #include "plan/Shard.h"
 #include "record/Store.h"
-#include "report/Progress.h"
-#include "report/Summary.h"
+#include "schedule/Progress.h"
 #include "schedule/Scheduler.h"
 
 #include <fmt/format.h>
@@ -32,6 +34,120 @@ std::string hostname() {
   return name;
 }
 
+// The run's worker logs, next to its reports.
+std::string log_dir(const std::string& db, const std::string& run_id) {
+  const std::string logs = run_dir(db, run_id) + "/logs";
+  std::filesystem::create_directories(logs);
+  return logs;
+}
+
+struct Plan {
+  RunInfo run;
+  std::vector<std::string> cases;  // not recorded yet
+};
+
+// A new run: the suite listed by a worker, selected, sharded, recorded with its plan.
+Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string, double>& durations,
+                  int jobs) {
+  const std::optional<ShardSpec> shard =
+      o.shard ? std::optional(ShardSpec::parse(*o.shard)) : std::nullopt;
+  Plan plan;
+  RunInfo& run = plan.run;
+  // The id first: the listing worker's log goes with the run, not into a folder that
+  // concurrent runs on the same DB would share.
+  run.id = Store::new_run_id();
+  fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
+  const Listing listing =
+      list_suite(o.suite, worker_command(o.suite, o.backend_module, o.device, o.seed),
+                 log_dir(o.db, run.id) + "/list-worker.log");
+  const Selection selection{
+      o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
+  std::vector<CaseId> selected = select_cases(listing.cases, selection);
+  for (const auto& c : selected) plan.cases.push_back(c.str());
+  if (shard) {
+    plan.cases = shard_cases(plan.cases, *shard, durations);
+    selected.clear();
+    for (const auto& id : plan.cases) selected.push_back(CaseId::parse(id));
+  }
+  run.suite = o.suite;
+  run.started_at = Store::now_utc();
+  run.label = o.label;
+  run.seed = o.seed;
+  run.host = hostname();
+  run.torch_version = listing.hello.value("torch", "unknown");
+  run.backend_module = o.backend_module;
+  run.backend_version = listing.hello.value("backend_version", "unknown");
+  run.harness_version = harness_version();
+  run.device = o.device;
+  run.shard = shard ? std::optional(shard->str()) : std::nullopt;
+  run.command = o.command_line;
+  run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
+                      {"tracking", listing.hello.value("tracking", false)}};
+  run.suite_info = listing.description_json;
+  store.create_run(run);
+  store.record_plan(run.id, selected);
+  fmt::print(stderr, "run {}: {} cases{} on {} worker(s), results in {}\n", run.id,
+             plan.cases.size(), shard ? " (shard " + shard->str() + ")" : "",
+             std::min<std::size_t>(jobs, plan.cases.size()), o.db);
+  return plan;
+}
+
+Plan plan_resumed_run(Store& store, const std::string& reference) {
+  Plan plan{*store.run(store.resolve_run(reference)), {}};
+  plan.cases = store.unrecorded(plan.run.id);
+  fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", plan.run.id,
+             plan.cases.size(), store.planned_count(plan.run.id));
+  return plan;
+}
+
+struct Expected {
+  // Owns the entries `by_case` points into (a moved vector keeps its elements in place).
+  Expectations expectations{{}};
+  std::map<std::string, const Entry*> by_case;
+  std::vector<std::string> to_run;
+};
+
+// Every case resolved against the skip lists before anything runs; skipped cases are recorded
+// and never run. Malformed skip lists stop the run before any case.
+Expected expect(Store& store, const RunOptions& o, const Plan& plan) {
+  Skiplists lists;
+  if (!o.no_skiplists) {
+    std::vector<std::string> paths = o.skiplists;
+    if (paths.empty()) paths.push_back(source_dir() + "/skiplists");
+    lists = load_skiplists(paths, plan.run.torch_version);
+  }
+  if (!lists.problems.empty()) {
+    std::string all;
+    for (const auto& p : lists.problems) all += "\n  " + p.str();
+    throw std::invalid_argument(fmt::format("{} problem(s) in the skip lists; nothing was run:{}",
+                                            lists.problems.size(), all));
+  }
+  Expected out{Expectations(lists.entries), {}, {}};
+  std::vector<CaseResult> skipped;
+  for (const auto& id : plan.cases) {
+    const Entry* entry = out.expectations.decide(CaseId::parse(id));
+    if (entry && entry->mode == Mode::kSkip) {
+      skipped.push_back(skipped_result(*entry, id));
+      continue;
+    }
+    if (entry) out.by_case[id] = entry;
+    out.to_run.push_back(id);
+  }
+  store.record_results(plan.run.id, skipped);
+  if (!o.no_skiplists) {
+    fmt::print(stderr, "skip lists: {} active entries; {} case(s) skipped, {} expected to fail\n",
+               lists.entries.size(), skipped.size(), out.by_case.size());
+  }
+  return out;
+}
+
+struct Execution {
+  ScheduleStats stats;
+  double wall_seconds = 0;
+  int workers = 1;
+  std::vector<std::string> news;  // xpass and unexpected failures: what --strict refuses
+};
+
 // Longest (by recorded duration) first, so the slow cases do not finish the run alone.
 void order_for_scheduling(std::vector<std::string>& cases,
                           const std::map<std::string, double>& durations) {
@@ -43,151 +159,59 @@ void order_for_scheduling(std::vector<std::string>& cases,
   });
 }
 
-}  // namespace
-
-int run_command(const RunOptions& o) {
-  if (o.jobs < 0)
-    throw std::invalid_argument(
-        fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
-  if (o.timeout_seconds <= 0)
-    throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-  const std::optional<ShardSpec> shard =
-      o.shard ? std::optional(ShardSpec::parse(*o.shard)) : std::nullopt;
-
-  ensure_parent_dir(o.db);
-  Store store(o.db);
-
-  // Recorded durations (one scan of the results) balance shards and order the queue.
-  const std::map<std::string, double> durations = store.last_durations();
-  RunInfo run;
-  std::vector<std::string> cases;
-  if (o.resume) {
-    run = *store.run(store.resolve_run(*o.resume));
-    cases = store.unrecorded(run.id);
-    fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", run.id,
-               cases.size(), store.planned(run.id).size());
-  } else {
-    // The id first: the listing worker's log goes with the run, not into a folder that
-    // concurrent runs on the same DB would share.
-    run.id = Store::new_run_id();
-    const std::string logs = run_dir(o.db, run.id) + "/logs";
-    std::filesystem::create_directories(logs);
-    fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
-    const Listing listing = list_suite(worker_command(o.suite, o.backend_module, o.device, o.seed),
-                                       logs + "/list-worker.log");
-    Selection selection{
-        o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
-    std::vector<CaseId> selected = select_cases(listing.cases, selection);
-    std::vector<std::string> ids;
-    for (const auto& c : selected) ids.push_back(c.str());
-    if (shard) {
-      ids = shard_cases(ids, *shard, durations);
-      std::vector<CaseId> kept;
-      for (const auto& id : ids) kept.push_back(CaseId::parse(id));
-      selected = std::move(kept);
-    }
-    run.suite = o.suite;
-    run.started_at = Store::now_utc();
-    run.label = o.label;
-    run.seed = o.seed;
-    run.host = hostname();
-    run.torch_version = listing.hello.value("torch", "unknown");
-    run.backend_module = o.backend_module;
-    run.backend_version = listing.hello.value("backend_version", "unknown");
-    run.harness_version = harness_version();
-    run.device = o.device;
-    run.shard = shard ? std::optional(shard->str()) : std::nullopt;
-    run.command = o.command_line;
-    run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
-                        {"tracking", listing.hello.value("tracking", false)}};
-    store.create_run(run);
-    store.record_plan(run.id, selected);
-    cases = std::move(ids);
-    fmt::print(stderr, "run {}: {} cases{} on {} worker(s), results in {}\n", run.id, cases.size(),
-               shard ? " (shard " + shard->str() + ")" : "",
-               std::min<std::size_t>(jobs, cases.size()), o.db);
-  }
-
-  // Expectations: resolve every case before scheduling; skipped cases are recorded, never run.
-  std::vector<std::string> paths = o.skiplists;
-  if (paths.empty()) paths.push_back(source_dir() + "/skiplists");
-  const Skiplists lists = o.no_skiplists ? Skiplists{} : load_skiplists(paths, run.torch_version);
-  if (!lists.problems.empty()) {
-    std::string all;
-    for (const auto& p : lists.problems) all += "\n  " + p.str();
-    throw std::invalid_argument(fmt::format("{} problem(s) in the skip lists; nothing was run:{}",
-                                            lists.problems.size(), all));
-  }
-  const Expectations expectations(lists.entries);
-  std::map<std::string, const Entry*> expected;
-  std::vector<std::string> to_run;
-  std::vector<CaseResult> skipped;
-  for (const auto& id : cases) {
-    const Entry* entry = expectations.decide(CaseId::parse(id));
-    if (entry && entry->mode == "skip") {
-      skipped.push_back(skipped_result(*entry, id));
-    } else {
-      if (entry) expected[id] = entry;
-      to_run.push_back(id);
-    }
-  }
-  store.record_results(run.id, skipped);
-  if (!o.no_skiplists) {
-    fmt::print(stderr, "skip lists: {} active entries; {} case(s) skipped, {} expected to fail\n",
-               lists.entries.size(), skipped.size(), expected.size());
-  }
-  cases = std::move(to_run);
+Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expected& expected,
+                  const std::map<std::string, double>& durations, int jobs) {
+  std::vector<std::string>& cases = expected.to_run;
   order_for_scheduling(cases, durations);
-  const std::string logs = run_dir(o.db, run.id) + "/logs";
-  std::filesystem::create_directories(logs);
   ScheduleOptions schedule;
   schedule.jobs = jobs;
   schedule.case_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
   schedule.worker = worker_command(run.suite, run.backend_module, run.device, run.seed);
-  schedule.log_dir = logs;
+  schedule.log_dir = log_dir(o.db, run.id);
 
+  Execution out;
+  out.workers = std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())));
   Progress progress(cases.size(), isatty(STDERR_FILENO) != 0);
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::string> news;  // xpass and unexpected failures: what --strict refuses
   Scheduler scheduler(schedule, [&](const CaseResult& observed) {
     CaseResult result = observed;
-    if (auto it = expected.find(observed.case_id); it != expected.end()) {
+    if (auto it = expected.by_case.find(observed.case_id); it != expected.by_case.end()) {
       result = apply_expectation(*it->second, observed);
-      if (result.outcome == "xpass" || is_expectation_mismatch(result)) {
-        news.push_back(fmt::format("{} {} (entry {})", result.case_id,
-                                   result.outcome == "xpass"
-                                       ? "passed unexpectedly"
-                                       : "failed differently: " + result.outcome,
-                                   it->second->where.str()));
+      if (result.outcome == Outcome::kXpass || is_expectation_mismatch(result)) {
+        out.news.push_back(fmt::format("{} {} (entry {})", result.case_id,
+                                       result.outcome == Outcome::kXpass
+                                           ? std::string("passed unexpectedly")
+                                           : fmt::format("failed differently: {}",
+                                                         name(result.outcome)),
+                                       it->second->where.str()));
       }
     }
     store.record_result(run.id, result);
     progress.add(result);
   });
-  ScheduleStats stats;
   try {
-    stats = scheduler.run(cases);
+    out.stats = scheduler.run(cases);
   } catch (...) {
     store.finish_run(run.id, "interrupted");  // what was recorded stays; --resume finishes it
     throw;
   }
   progress.finish();
-  const double wall =
+  out.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   store.finish_run(run.id, store.unrecorded(run.id).empty() ? "complete" : "interrupted");
+  return out;
+}
 
+int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execution& done) {
   // One coverage model for the summary and every report file.
   const nlohmann::json coverage = build_coverage(store, run.id, o.db);
-  fmt::print(
-      "{}",
-      run_summary(coverage, o.db, wall,
-                  std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())))));
-  if (stats.workers_started > 0) {
+  fmt::print("{}", run_summary(coverage, o.db, done.wall_seconds, done.workers));
+  if (done.stats.workers_started > 0) {
     fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n",
-               stats.workers_started, stats.startup_seconds_total / stats.workers_started,
-               stats.crashes, stats.timeouts);
+               done.stats.workers_started,
+               done.stats.startup_seconds_total / done.stats.workers_started,
+               done.stats.crashes, done.stats.timeouts);
   }
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);
@@ -201,16 +225,35 @@ int run_command(const RunOptions& o) {
                e.what());
     return 1;
   }
-  if (!news.empty()) {
-    fmt::print("  skip lists out of date ({}):\n", news.size());
-    for (const auto& line : news) fmt::print("    {}\n", line);
-    if (o.strict) {
-      fmt::print(stderr, "neuron-conform: --strict: {} case(s) disagree with the skip lists\n",
-                 news.size());
-      return 1;
-    }
-  }
-  return 0;
+  if (done.news.empty()) return 0;
+  fmt::print("  skip lists out of date ({}):\n", done.news.size());
+  for (const auto& line : done.news) fmt::print("    {}\n", line);
+  if (!o.strict) return 0;
+  fmt::print(stderr, "neuron-conform: --strict: {} case(s) disagree with the skip lists\n",
+             done.news.size());
+  return 1;
+}
+
+}  // namespace
+
+int run_command(const RunOptions& o) {
+  if (o.jobs < 0)
+    throw std::invalid_argument(
+        fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
+  if (o.timeout_seconds <= 0)
+    throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
+  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (o.shard) ShardSpec::parse(*o.shard);  // bad input fails before anything is written
+
+  ensure_parent_dir(o.db);
+  Store store(o.db);
+  // Recorded durations (one scan of the results) balance shards and order the queue.
+  const std::map<std::string, double> durations = store.last_durations();
+  const Plan plan = o.resume ? plan_resumed_run(store, *o.resume)
+                             : plan_new_run(store, o, durations, jobs);
+  Expected expected = expect(store, o, plan);
+  const Execution done = execute(store, o, plan.run, expected, durations, jobs);
+  return conclude(store, o, plan.run, done);
 }
 
 }  // namespace conform

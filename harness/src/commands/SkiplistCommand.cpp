@@ -1,6 +1,7 @@
 // `neuron-conform skiplist lint|stats|stale|update`: keeping the expectation files honest.
 #include "commands/Commands.h"
-#include "commands/Environment.h"
+#include "common/Environment.h"
+#include "execute/Worker.h"
 #include "common/Files.h"
 #include "common/Result.h"
 #include "expect/Skiplist.h"
@@ -31,7 +32,7 @@ int lint(const SkiplistOptions& o) {
                                  fmt::format("neuron-conform-lint-{}.log", getpid()))
                                     .string();
     const Listing listing =
-        list_suite(worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
+        list_suite(o.suite, worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
     torch_version = listing.hello.value("torch", "0");
     for (const auto& c : listing.cases) subjects.insert(c.subject);
   }
@@ -90,7 +91,8 @@ int stats(const SkiplistOptions& o) {
   const RunView run = load_run(o);
   const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
   std::map<std::string, int> entries;
-  for (const auto& e : lists.entries) ++entries[e.category + "/" + e.mode];
+  for (const auto& e : lists.entries)
+    ++entries[fmt::format("{}/{}", name(e.category), name(e.mode))];
   std::map<std::string, int> cases;
   for (const auto& [id, r] : run.results) {
     if (r.evidence.contains("skiplist")) {
@@ -122,10 +124,10 @@ Staleness find_stale(const Expectations& x, const RunView& run) {
       out.stale.push_back(&e), out.why.push_back("matched no case of the run");
       continue;
     }
-    bool all_pass = e.mode == "xfail";
+    bool all_pass = e.mode == Mode::kXfail;
     for (const auto& id : ids) {
       auto it = run.results.find(id);
-      all_pass = all_pass && it != run.results.end() && it->second.outcome == "xpass";
+      all_pass = all_pass && it != run.results.end() && it->second.outcome == Outcome::kXpass;
     }
     if (all_pass)
       out.stale.push_back(&e),
@@ -140,8 +142,8 @@ int stale(const SkiplistOptions& o) {
   const Expectations x(lists.entries);
   const Staleness s = find_stale(x, run);
   for (std::size_t i = 0; i < s.stale.size(); ++i) {
-    fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i], s.stale[i]->category,
-               s.stale[i]->reason);
+    fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i],
+               name(s.stale[i]->category), s.stale[i]->reason);
   }
   fmt::print("{} stale entr{} against run {}\n", s.stale.size(), s.stale.size() == 1 ? "y" : "ies",
              run.id);
@@ -170,17 +172,20 @@ int update(const SkiplistOptions& o) {
     const CaseResult& r = it->second;
     const std::string observed = r.evidence.value("exception_type", std::string()) +
                                  (r.evidence.contains("exception_type") ? ": " : "") +
-                                 r.evidence.value("message", std::string(r.outcome)).substr(0, 200);
+                                 r.evidence.value("message", std::string(name(r.outcome))).substr(0, 200);
+    // A crash is never run again; anything else is run and expected to fail the same way.
+    const bool crashed = r.outcome == Outcome::kCrash;
+    const Category category = crashed                                 ? Category::kCrash
+                              : r.evidence.value("unsupported", false) ? Category::kUnsupportedOp
+                                                                       : Category::kPrecision;
     nlohmann::json entry{{"suite", c.suite},
                          {"subject", c.subject},
                          {"dtype", c.dtype},
                          {"check", c.check},
-                         {"mode", r.outcome == "crash" ? "skip" : "xfail"},
-                         {"category", r.outcome == "crash"                     ? "crash"
-                                      : r.evidence.value("unsupported", false) ? "unsupported_op"
-                                                                               : "precision"},
+                         {"mode", name(crashed ? Mode::kSkip : Mode::kXfail)},
+                         {"category", name(category)},
                          {"reason", "EDIT ME: observed " + observed}};
-    if (r.outcome != "crash") entry["expect"] = r.outcome;
+    if (!crashed) entry["expect"] = r.outcome;
     proposal["add"].push_back(entry);
   }
   ensure_parent_dir(o.output);

@@ -1,6 +1,6 @@
 #include "compare/Diff.h"
 
-#include "Formats.h"
+#include "common/Text.h"
 #include "common/Result.h"
 
 #include <fmt/format.h>
@@ -31,7 +31,7 @@ std::vector<Section> sections(const Diff& d) {
           {"now_fallback", "now through the fallback", &d.now_fallback},
           {"now_native", "now native", &d.now_native},
           {"now_skipped", "now skipped", &d.now_skipped},
-          {"subject_changes", "OpInfo status changes", &d.subject_changes}};
+          {"subject_changes", "subject status changes", &d.subject_changes}};
 }
 
 struct OpSection {
@@ -69,9 +69,10 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
       continue;
     }
     const auto& after = it->second;
-    const Diff::Change change{id, before.outcome, after.outcome, before.message, after.message};
+    const Diff::Change change{id, std::string(name(before.outcome)),
+                              std::string(name(after.outcome)), before.message, after.message};
     if (before.outcome == after.outcome && before.message == after.message) continue;
-    if (after.outcome == "skip") {
+    if (kind(after.outcome) == OutcomeKind::kNotRun) {
       d.now_skipped.push_back(change);
     } else if (is_success(before.outcome) && did_not_match(after.outcome)) {
       d.new_failures.push_back(change);
@@ -79,9 +80,9 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
       d.new_passes.push_back(change);
     } else if (did_not_match(before.outcome) && did_not_match(after.outcome)) {
       d.changed_errors.push_back(change);
-    } else if (before.outcome == "pass" && after.outcome == "fallback") {
+    } else if (before.outcome == Outcome::kPass && after.outcome == Outcome::kFallback) {
       d.now_fallback.push_back(change);
-    } else if (before.outcome == "fallback" && after.outcome == "pass") {
+    } else if (before.outcome == Outcome::kFallback && after.outcome == Outcome::kPass) {
       d.now_native.push_back(change);
     }
   }
@@ -91,7 +92,8 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
   for (const auto& [subject, before] : sa) {
     auto it = sb.find(subject);
     if (it != sb.end() && it->second != before)
-      d.subject_changes.push_back({subject, before, it->second, "", ""});
+      d.subject_changes.push_back(
+          {subject, std::string(name(before)), std::string(name(it->second)), "", ""});
   }
   d.native_ops_lost = minus(a.native_ops, b.native_ops);
   d.native_ops_gained = minus(b.native_ops, a.native_ops);

@@ -24,7 +24,7 @@ struct Diff {
   std::vector<Change> now_native;      // fallback -> pass
   std::vector<Change> now_skipped;     // ran in A, skipped in B
   std::vector<std::string> added, removed;
-  std::vector<Change> subject_changes;  // per OpInfo status: native, fallback, partial, ...
+  std::vector<Change> subject_changes;  // per subject status: native, fallback, partial, ...
   std::vector<std::string> native_ops_lost, native_ops_gained;
   std::vector<std::string> fallback_ops_new, fallback_ops_gone;
 

@@ -1,6 +1,6 @@
 #include "compare/Gate.h"
 
-#include "Formats.h"
+#include "common/Text.h"
 #include "common/Files.h"
 #include "common/Result.h"
 
@@ -52,8 +52,7 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     if (is_success(baseline.cases.at(id).outcome)) removed_passing.push_back(id);
   std::vector<std::string> crashes;
   for (const auto& [id, c] : run.cases)
-    if (c.outcome == "crash" || c.outcome == "timeout")
-      crashes.push_back(id + " (" + c.outcome + ")");
+    if (is_lost_worker(c.outcome)) crashes.push_back(fmt::format("{} ({})", id, name(c.outcome)));
 
   std::string details;
   auto list = [&](const std::string& title, const std::vector<std::string>& items) {

@@ -17,10 +17,10 @@ std::string first_line(const nlohmann::json& evidence) {
 
 }  // namespace
 
-std::map<std::string, std::string> Snapshot::subject_statuses() const {
-  std::map<std::string, std::map<std::string, std::int64_t>> counts;
+std::map<std::string, SubjectStatus> Snapshot::subject_statuses() const {
+  std::map<std::string, OutcomeCounts> counts;
   for (const auto& [id, c] : cases) ++counts[CaseId::parse(id).subject][c.outcome];
-  std::map<std::string, std::string> out;
+  std::map<std::string, SubjectStatus> out;
   for (const auto& [subject, n] : counts) out[subject] = subject_status(n);
   return out;
 }
@@ -72,10 +72,11 @@ Snapshot load_baseline(const std::string& path) {
     s.fallback_ops = j.at("fallback_ops").get<std::set<std::string>>();
     for (const auto& [id, outcome] : j.at("cases").items()) {
       CaseId::parse(id);
-      const std::string o = outcome.get<std::string>();
-      if (!is_outcome(o))
-        throw std::invalid_argument(fmt::format("case {}: unknown outcome '{}'", id, o));
-      s.cases[id] = {o, ""};
+      try {
+        s.cases[id] = {parse_outcome(outcome.get<std::string>()), ""};
+      } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(fmt::format("case {}: {}", id, e.what()));
+      }
     }
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("baseline {} is malformed: {}", path, e.what()));

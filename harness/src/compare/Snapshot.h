@@ -13,7 +13,7 @@ namespace conform {
 // What diff and gate compare: the outcome of every case of a run, or of a baseline file.
 struct Snapshot {
   struct Case {
-    std::string outcome;
+    Outcome outcome = Outcome::kError;
     std::string message;  // first line of the error or mismatch, empty when none
   };
   std::string name;  // run id, or the baseline file's path
@@ -22,7 +22,7 @@ struct Snapshot {
   std::set<std::string> native_ops;    // aten ops that ran natively in some case
   std::set<std::string> fallback_ops;  // aten ops that ran through the fallback in some case
 
-  std::map<std::string, std::string> subject_statuses() const;
+  std::map<std::string, SubjectStatus> subject_statuses() const;
 };
 
 inline constexpr int kBaselineSchemaVersion = 1;

@@ -1,5 +1,7 @@
 #include "execute/Worker.h"
 
+#include "common/Environment.h"
+
 #include <fmt/format.h>
 
 #include <fcntl.h>
@@ -13,6 +15,16 @@
 namespace bp = boost::process;
 
 namespace conform {
+
+WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
+                             const std::string& device, std::int64_t seed) {
+  WorkerCommand command;
+  command.python = python_executable();
+  command.script = source_dir() + "/harness/worker/worker.py";
+  command.args = {"--suite",  suite,  "--backend-module", backend_module,
+                  "--device", device, "--seed",           std::to_string(seed)};
+  return command;
+}
 
 std::string ExitStatus::describe() const {
   if (signal) return fmt::format("killed by signal {} ({})", *signal, strsignal(*signal));

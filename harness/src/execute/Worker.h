@@ -3,6 +3,7 @@
 #include <boost/process.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -21,6 +22,11 @@ struct WorkerCommand {
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
 };
+
+// The command that starts a worker (harness/worker/worker.py) of `suite` against
+// `backend_module` on `device`.
+WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
+                             const std::string& device, std::int64_t seed);
 
 // How a worker process ended.
 struct ExitStatus {

@@ -104,7 +104,13 @@ class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
 
 const std::set<std::string> kEntryFields{"suite",    "subject", "dtype", "check", "mode",
                                          "category", "reason",  "issue", "torch", "expect"};
-const std::set<std::string> kFailingOutcomes{"fail", "error", "crash", "timeout", "fallback"};
+// "fail, error, crash, timeout, fallback": what `expect` may name.
+std::string expectable_names() {
+  std::string out;
+  for (const auto& o : kOutcomes)
+    if (is_expectable(o.value)) (out += out.empty() ? "" : ", ") += o.name;
+  return out;
+}
 
 bool version_in_range(const std::string& version, const std::string& range, std::string& error) {
   std::stringstream parts(range);
@@ -242,22 +248,23 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
           std::pair{"dtype", &entry.dtype}, std::pair{"check", &entry.check}}) {
       if (!read_field(e, name, *field, error)) problem(error), valid = false;
     }
-    entry.mode = e.value("mode", "");
-    entry.category = e.value("category", "");
+    const std::string mode = e.value("mode", ""), category = e.value("category", "");
     entry.reason =
         e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
-    if (entry.mode != "skip" && entry.mode != "xfail")
-      problem("'mode' must be \"skip\" or \"xfail\""), valid = false;
-    if (std::find(std::begin(kCategories), std::end(kCategories), entry.category) ==
-        std::end(kCategories)) {
-      problem(fmt::format(
-          "unknown category '{}' (known: unsupported_op, dynamic_shape, sparse, forward_ad, dtype, "
-          "precision, flaky, crash)",
-          entry.category));
+    if (auto m = find_named(kModes, mode)) {
+      entry.mode = *m;
+    } else {
+      problem(fmt::format("'mode' must be one of: {}", names_of(kModes))), valid = false;
+    }
+    if (auto c = find_named(kCategories, category)) {
+      entry.category = *c;
+    } else {
+      problem(fmt::format("unknown category '{}' (known: {})", category, names_of(kCategories)));
       valid = false;
     }
-    if (entry.category == "crash" && entry.mode != "skip") {
-      problem("a 'crash' entry must have mode \"skip\": crashing cases are never run"),
+    if (valid && entry.category == Category::kCrash && entry.mode != Mode::kSkip) {
+      problem(fmt::format("a '{}' entry must have mode \"{}\": crashing cases are never run",
+                          name(Category::kCrash), name(Mode::kSkip))),
           valid = false;
     }
     if (entry.reason.find_first_not_of(" \t\n") == std::string::npos) {
@@ -281,23 +288,27 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
     }
     if (e.contains("expect")) {
       const json& x = e["expect"];
-      if (entry.mode == "skip")
+      if (entry.mode == Mode::kSkip)
         problem("'expect' applies to xfail entries only: skipped cases never run"), valid = false;
+      std::optional<std::string> outcome;
       if (x.is_string()) {
-        entry.expect_outcome = x.get<std::string>();
+        outcome = x.get<std::string>();
       } else if (x.is_object()) {
-        if (x.contains("outcome")) entry.expect_outcome = x.value("outcome", "");
+        if (x.contains("outcome")) outcome = x.value("outcome", "");
         if (x.contains("message")) entry.expect_message = x.value("message", "");
       } else {
         problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}"),
             valid = false;
       }
-      if (entry.expect_outcome && !kFailingOutcomes.contains(*entry.expect_outcome)) {
-        problem(
-            fmt::format("'expect' outcome '{}' is not a failing outcome (fail, error, crash, "
-                        "timeout, fallback)",
-                        *entry.expect_outcome));
-        valid = false;
+      if (outcome) {
+        const auto parsed = find_named(kOutcomes, *outcome);
+        if (parsed && is_expectable(*parsed)) {
+          entry.expect_outcome = parsed;
+        } else {
+          problem(fmt::format("'expect' outcome '{}' is not a failing outcome ({})", *outcome,
+                              expectable_names()));
+          valid = false;
+        }
       }
     }
     if (!valid) continue;
@@ -401,37 +412,40 @@ const Entry* Expectations::decide(const CaseId& id) const {
 
 namespace {
 json entry_evidence(const Entry& e) {
-  json out{
-      {"entry", e.where.str()}, {"mode", e.mode}, {"category", e.category}, {"reason", e.reason}};
+  json out{{"entry", e.where.str()},
+           {"mode", name(e.mode)},
+           {"category", name(e.category)},
+           {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
   return out;
 }
 }  // namespace
 
 CaseResult skipped_result(const Entry& entry, const std::string& case_id) {
-  return CaseResult{case_id, "skip", 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {}};
+  return CaseResult{case_id, Outcome::kSkip, 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {}};
 }
 
 CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
   observed.evidence["skiplist"] = entry_evidence(entry);
   observed.evidence["observed_outcome"] = observed.outcome;
-  if (observed.outcome == "pass") {
-    observed.outcome = "xpass";
+  if (observed.outcome == Outcome::kPass) {
+    observed.outcome = Outcome::kXpass;
     return observed;
   }
+  const bool fell_back = observed.outcome == Outcome::kFallback;
   const std::string message = observed.evidence.value("message", "");
   const bool outcome_ok = !entry.expect_outcome || *entry.expect_outcome == observed.outcome;
   const bool message_ok =
       !entry.expect_message || message.find(*entry.expect_message) != std::string::npos;
-  if (outcome_ok && message_ok &&
-      (observed.outcome != "fallback" || entry.expect_outcome == "fallback")) {
-    observed.outcome = "xfail";
-  } else if (observed.outcome == "fallback" && !entry.expect_outcome) {
-    observed.outcome =
-        "xpass";  // it ran correctly (through the fallback): the failure it expected is gone
+  if (outcome_ok && message_ok && (!fell_back || entry.expect_outcome == Outcome::kFallback)) {
+    observed.outcome = Outcome::kXfail;
+  } else if (fell_back && !entry.expect_outcome) {
+    // It ran correctly (through the fallback): the failure it expected is gone.
+    observed.outcome = Outcome::kXpass;
   } else {
     observed.evidence["expectation_mismatch"] = {
-        {"expected_outcome", entry.expect_outcome.value_or("any failure")},
+        {"expected_outcome",
+         entry.expect_outcome ? std::string(name(*entry.expect_outcome)) : "any failure"},
         {"expected_message", entry.expect_message.value_or("")}};
   }
   return observed;

@@ -18,22 +18,17 @@ struct Location {
   std::string str() const;
 };
 
-// The skip-list categories of CONVENTIONS.md.
-inline constexpr const char* kCategories[] = {"unsupported_op", "dynamic_shape", "sparse",
-                                              "forward_ad",     "dtype",         "precision",
-                                              "flaky",          "crash"};
-
 // One expectation: which cases it matches (exact strings; "*" alone matches anything; a list
 // matches any of its strings), what to do with them, and why.
 struct Entry {
   Location where;
   std::vector<std::string> suite, subject, dtype, check;
-  std::string mode;  // "skip": never run; "xfail": run, expected to fail
-  std::string category;
+  Mode mode = Mode::kXfail;
+  Category category = Category::kUnsupportedOp;
   std::string reason;
   std::optional<std::string> issue;
   std::optional<std::string> torch;           // version range, e.g. ">=2.13,<2.15"
-  std::optional<std::string> expect_outcome;  // the failing outcome it expects
+  std::optional<Outcome> expect_outcome;      // the failing outcome it expects
   std::optional<std::string> expect_message;  // text the error message must contain
 
   bool matches(const CaseId& id) const;

@@ -6,7 +6,8 @@
 
 namespace conform {
 
-Listing list_suite(const WorkerCommand& command, const std::string& log_path) {
+Listing list_suite(const std::string& suite, const WorkerCommand& command,
+                   const std::string& log_path) {
   Worker worker(command, "--list", log_path);
   Listing listing;
   std::string line;
@@ -29,10 +30,21 @@ Listing list_suite(const WorkerCommand& command, const std::string& log_path) {
     if (json.contains("fatal")) throw std::runtime_error(json["fatal"].get<std::string>());
     if (json.contains("ready")) {
       listing.hello = json;
+    } else if (json.contains("description")) {
+      listing.description_json = json["description"];
+      listing.description = SuiteDescription::from_json(suite, listing.description_json);
     } else if (json.contains("done")) {
       break;
     } else {
-      listing.cases.push_back(CaseId::parse(json.at("id").get<std::string>()));
+      if (listing.description_json.is_null())
+        throw std::invalid_argument(fmt::format(
+            "suite '{}' listed a case before describing itself (the worker is outdated)", suite));
+      CaseId id = CaseId::parse(json.at("id").get<std::string>());
+      if (!listing.description.has_check(id.check))
+        throw std::invalid_argument(fmt::format(
+            "suite '{}' lists case {} whose check '{}' its describe_suite() does not declare", suite,
+            id.str(), id.check));
+      listing.cases.push_back(std::move(id));
     }
   }
   return listing;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/CaseId.h"
+#include "common/SuiteDescription.h"
 #include "execute/Worker.h"
 
 #include <nlohmann/json.hpp>
@@ -9,15 +10,20 @@
 
 namespace conform {
 
-// What a suite offers, as one worker (started with --list) reports it, and what that worker
-// said about itself (torch and backend versions, start-up time).
+// What a suite offers, as one worker (started with --list) reports it: what the suite declares
+// of itself, its cases, and what that worker said about itself (torch and backend versions,
+// start-up time).
 struct Listing {
   nlohmann::json hello;
+  SuiteDescription description;
+  nlohmann::json description_json;  // as declared, stored with the run
   std::vector<CaseId> cases;
 };
 
 // Throws std::runtime_error with the worker's own one-line reason when it cannot start (for
-// example an unimportable backend module).
-Listing list_suite(const WorkerCommand& command, const std::string& log_path);
+// example an unimportable backend module), and std::invalid_argument when the suite's
+// declaration is malformed or a case names a check the suite does not declare.
+Listing list_suite(const std::string& suite, const WorkerCommand& command,
+                   const std::string& log_path);
 
 }  // namespace conform

@@ -75,7 +75,17 @@ CREATE TABLE run_digests (
   digest TEXT NOT NULL
 );
 )sql",
+    // v3: what the suite declared of itself when the run listed it (reports render from it).
+    // Runs recorded before v3 get what their suite declared when v3 was made.
+    R"sql(
+ALTER TABLE runs ADD COLUMN suite_info TEXT NOT NULL DEFAULT '{}';
+UPDATE runs SET suite_info = '{"noun":"OpInfo","nouns":"OpInfos","checks":{"forward":"each sample input on the device against the CPU","out":"the out= variant","inplace":"the in-place variant","backward":"gradients of every input","forward_ad":"forward-mode jvp"},"native_phrase":"run natively at every dtype and check"}' WHERE suite = 'ops';
+UPDATE runs SET suite_info = '{"noun":"architecture","nouns":"causal-LM architectures","checks":{"forward":"logits against the CPU''s","generate":"greedy decoding gives the CPU''s tokens","backward":"loss and gradients of a few parameters","static_shapes":"a second forward at the same shapes compiles nothing new"},"native_checks":["forward","generate","backward"],"native_phrase":"pass forward, generate and backward natively","headlines":[{"name":"most_used","title":"most-used","subjects":["LlamaForCausalLM","Llama4ForCausalLM","MistralForCausalLM","MixtralForCausalLM","MinistralForCausalLM","Qwen2ForCausalLM","Qwen2MoeForCausalLM","Qwen3ForCausalLM","Qwen3MoeForCausalLM","GemmaForCausalLM","Gemma2ForCausalLM","Gemma3ForCausalLM","PhiForCausalLM","Phi3ForCausalLM","GPT2LMHeadModel","GPTNeoXForCausalLM","GPTJForCausalLM","GPTNeoForCausalLM","GPTBigCodeForCausalLM","FalconForCausalLM","OPTForCausalLM","BloomForCausalLM","Starcoder2ForCausalLM","OlmoForCausalLM","Olmo2ForCausalLM","GraniteForCausalLM","DeepseekV2ForCausalLM","DeepseekV3ForCausalLM","CohereForCausalLM","StableLmForCausalLM","CodeGenForCausalLM","MptForCausalLM","GlmForCausalLM","Glm4ForCausalLM","SmolLM3ForCausalLM","GptOssForCausalLM","Exaone4ForCausalLM"]}]}' WHERE suite = 'hf';
+)sql",
 };
+// How an aten op ran in a case (op_events.route).
+constexpr std::string_view kNativeRoute = "native", kFallbackRoute = "fallback";
+
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
 
@@ -164,8 +174,8 @@ void Store::create_run(const RunInfo& r) {
   db_.prepare(
          "INSERT INTO runs (id, suite, status, started_at, ended_at, label, seed, host, "
          "torch_version, backend_module, backend_version, harness_version, device, shard, command, "
-         "backend_info) "
-         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)")
+         "backend_info, suite_info) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)")
       .bind(1, r.id)
       .bind(2, r.suite)
       .bind(3, r.status)
@@ -182,6 +192,7 @@ void Store::create_run(const RunInfo& r) {
       .bind(14, r.shard)
       .bind(15, r.command)
       .bind(16, r.backend_info.dump())
+      .bind(17, r.suite_info.dump())
       .run();
   tx.commit();
 }
@@ -204,8 +215,8 @@ void Store::forget_digest(const std::string& run_id) {
 std::optional<RunInfo> Store::run(const std::string& id) {
   auto st = db_.prepare(
       "SELECT id, suite, status, started_at, ended_at, label, seed, host, torch_version, "
-      "backend_module, backend_version, harness_version, device, shard, command, backend_info "
-      "FROM runs WHERE id = ?1");
+      "backend_module, backend_version, harness_version, device, shard, command, backend_info, "
+      "suite_info FROM runs WHERE id = ?1");
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   RunInfo r;
@@ -225,6 +236,7 @@ std::optional<RunInfo> Store::run(const std::string& id) {
   r.shard = st.optional_text(13);
   r.command = st.text(14);
   r.backend_info = nlohmann::json::parse(st.text(15));
+  r.suite_info = nlohmann::json::parse(st.text(16));
   return r;
 }
 
@@ -326,16 +338,16 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
   for (const CaseResult& r : results) {
     result.bind(1, run_id)
         .bind(2, r.case_id)
-        .bind(3, r.outcome)
+        .bind(3, name(r.outcome))
         .bind(4, r.duration)
         .bind(5, r.evidence.dump())
         .bind(6, now)
         .run();
     for (const auto& [op, calls] : r.native_ops) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "native").bind(5, calls).run();
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, kNativeRoute).bind(5, calls).run();
     }
     for (const auto& [op, calls] : r.fallback_ops) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, "fallback").bind(5, calls).run();
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, kFallbackRoute).bind(5, calls).run();
     }
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
@@ -353,13 +365,13 @@ std::vector<CaseResult> Store::results(const std::string& run_id) {
   while (st.step()) {
     index[st.text(0)] = out.size();
     out.push_back(
-        CaseResult{st.text(0), st.text(1), st.real(2), nlohmann::json::parse(st.text(3)), {}, {}});
+        CaseResult{st.text(0), parse_outcome(st.text(1)), st.real(2), nlohmann::json::parse(st.text(3)), {}, {}});
   }
   auto events = db_.prepare("SELECT case_id, op, route, calls FROM op_events WHERE run_id = ?1");
   events.bind(1, run_id);
   while (events.step()) {
     CaseResult& r = out[index.at(events.text(0))];
-    (events.text(2) == "native" ? r.native_ops : r.fallback_ops)[events.text(1)] =
+    (events.text(2) == kNativeRoute ? r.native_ops : r.fallback_ops)[events.text(1)] =
         events.integer(3);
   }
   return out;
@@ -374,11 +386,11 @@ std::map<std::string, double> Store::last_durations() {
   return out;
 }
 
-std::map<std::string, std::int64_t> Store::outcome_counts(const std::string& run_id) {
-  std::map<std::string, std::int64_t> out;
+OutcomeCounts Store::outcome_counts(const std::string& run_id) {
+  OutcomeCounts out;
   auto st = db_.prepare("SELECT outcome, COUNT(*) FROM results WHERE run_id = ?1 GROUP BY outcome");
   st.bind(1, run_id);
-  while (st.step()) out[st.text(0)] = st.integer(1);
+  while (st.step()) out[parse_outcome(st.text(0))] = st.integer(1);
   return out;
 }
 
@@ -409,12 +421,25 @@ std::vector<std::pair<std::string, nlohmann::json>> Store::worst_failures(const 
                                                                           int n) {
   std::vector<std::pair<std::string, nlohmann::json>> out;
   auto st = db_.prepare(
-      "SELECT case_id, evidence FROM results WHERE run_id = ?1 AND outcome = 'fail' "
+      "SELECT case_id, evidence FROM results WHERE run_id = ?1 AND outcome = ?3 "
       "ORDER BY CASE WHEN json_type(evidence, '$.max_rel_error') = 'text' THEN 1e308 "
       "ELSE json_extract(evidence, '$.max_rel_error') END DESC, case_id LIMIT ?2");
-  st.bind(1, run_id).bind(2, n);
+  st.bind(1, run_id).bind(2, n).bind(3, name(Outcome::kFail));
   while (st.step()) out.emplace_back(st.text(0), nlohmann::json::parse(st.text(1), nullptr, false));
   return out;
+}
+
+}  // namespace conform
+
+namespace conform {
+
+std::optional<std::string> Store::latest_run_with(const std::string& case_id) {
+  auto st = db_.prepare(
+      "SELECT r.run_id FROM results r JOIN runs u ON u.id = r.run_id WHERE r.case_id = ?1 "
+      "ORDER BY u.started_at DESC LIMIT 1");
+  st.bind(1, case_id);
+  if (st.step()) return st.text(0);
+  return std::nullopt;
 }
 
 }  // namespace conform

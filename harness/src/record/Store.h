@@ -32,6 +32,8 @@ struct RunInfo {
   std::string command;
   // What the worker's backend said of itself: {"native_ops": [...], "tracking": bool}.
   nlohmann::json backend_info = nlohmann::json::object();
+  // What the suite declared of itself (common/SuiteDescription.h); {} when it declared nothing.
+  nlohmann::json suite_info = nlohmann::json::object();
 };
 
 // The results store: SQLite in WAL mode with a busy timeout, so several runs can share one
@@ -40,12 +42,13 @@ struct RunInfo {
 // docs/results-db.md documents it.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.
   explicit Store(const std::string& path, bool create = true);
 
+  // The connection, for the store's own tests; the rest of the harness asks the store.
   Database& db() { return db_; }
   int schema_version();
 
@@ -79,7 +82,9 @@ class Store {
 
   // The most recent recorded duration of each case, over all runs (for shard balancing).
   std::map<std::string, double> last_durations();
-  std::map<std::string, std::int64_t> outcome_counts(const std::string& run_id);
+  OutcomeCounts outcome_counts(const std::string& run_id);
+  // The newest run that recorded `case_id`, if any.
+  std::optional<std::string> latest_run_with(const std::string& case_id);
   std::vector<std::pair<std::string, double>> slowest(const std::string& run_id, int n);
   // Failing cases with the largest relative error first.
   std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id,

@@ -36,8 +36,8 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
 
 void Scheduler::deliver(const CaseResult& result) {
   std::lock_guard lock(mutex_);
-  if (result.outcome == "crash") ++stats_.crashes;
-  if (result.outcome == "timeout") ++stats_.timeouts;
+  if (result.outcome == Outcome::kCrash) ++stats_.crashes;
+  if (result.outcome == Outcome::kTimeout) ++stats_.timeouts;
   try {
     on_result_(result);
   } catch (...) {
@@ -89,7 +89,7 @@ void Scheduler::slot_loop(int slot) {
       std::string failure;
       worker = start_worker(slot, failure);
       if (!worker) {
-        result.outcome = "crash";
+        result.outcome = Outcome::kCrash;
         result.evidence = {{"reason", "worker failed to start"}, {"message", failure}};
         deliver(result);
         continue;
@@ -107,7 +107,7 @@ void Scheduler::slot_loop(int slot) {
           }
         } catch (const std::exception& e) {
           result = CaseResult{case_id,
-                              "error",
+                              Outcome::kError,
                               0.0,
                               {{"where", "harness"},
                                {"exception_type", "ProtocolError"},
@@ -122,14 +122,14 @@ void Scheduler::slot_loop(int slot) {
       case Worker::Read::kTimeout:
         worker->kill();
         worker->wait();
-        result.outcome = "timeout";
+        result.outcome = Outcome::kTimeout;
         result.evidence = {{"timeout_seconds", options_.case_timeout.count() / 1000.0},
                            {"worker_pid", worker->pid()}};
         worker.reset();
         break;
       case Worker::Read::kEof: {
         const ExitStatus status = worker->wait();
-        result.outcome = "crash";
+        result.outcome = Outcome::kCrash;
         result.evidence = {{"message", "worker " + status.describe()},
                            {"worker_pid", worker->pid()},
                            {"stderr_tail", worker->stderr_tail()},
@@ -145,7 +145,7 @@ void Scheduler::slot_loop(int slot) {
         break;
       }
     }
-    if (result.outcome == "crash" || result.outcome == "timeout") {
+    if (is_lost_worker(result.outcome)) {
       result.duration = std::chrono::duration<double>(Clock::now() - start).count();
     }
     deliver(result);

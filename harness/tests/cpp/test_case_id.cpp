@@ -34,7 +34,7 @@ TEST(CaseResult, ParsesWorkerLinesAndRejectsUnknownOutcomes) {
   auto r = conform::CaseResult::from_worker_json(nlohmann::json::parse(
       R"({"case":"ops/add/float32/forward","outcome":"fallback","duration":0.5,
           "evidence":{"max_abs_error":0.0},"native_ops":{"aten::add.Tensor":2},"fallback_ops":{"aten::x":1}})"));
-  EXPECT_EQ(r.outcome, "fallback");
+  EXPECT_EQ(r.outcome, conform::Outcome::kFallback);
   EXPECT_EQ(r.native_ops.at("aten::add.Tensor"), 2);
   EXPECT_EQ(r.fallback_ops.at("aten::x"), 1);
   EXPECT_THROW(conform::CaseResult::from_worker_json(

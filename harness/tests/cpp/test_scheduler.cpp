@@ -8,6 +8,7 @@
 #include <map>
 
 using conform::CaseResult;
+using conform::Outcome;
 using conform::ScheduleOptions;
 using conform::Scheduler;
 
@@ -40,7 +41,7 @@ TEST(Scheduler, RunsEveryCaseOnce) {
   for (int i = 0; i < 20; ++i) cases.push_back("t/ok/" + std::to_string(i) + "/-");
   const auto results = run_cases(cases, 3, std::chrono::seconds(30));
   ASSERT_EQ(results.size(), 20u);
-  for (const auto& [id, r] : results) EXPECT_EQ(r.outcome, "pass") << id;
+  for (const auto& [id, r] : results) EXPECT_EQ(r.outcome, Outcome::kPass) << id;
 }
 
 TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
@@ -50,7 +51,7 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
   conform::ScheduleStats stats;
   const auto results = run_cases(cases, 2, std::chrono::milliseconds(1500), &stats);
   ASSERT_EQ(results.size(), cases.size());
-  EXPECT_EQ(results.at("t/crash/-/-").outcome, "crash");
+  EXPECT_EQ(results.at("t/crash/-/-").outcome, Outcome::kCrash);
   EXPECT_EQ(results.at("t/crash/-/-").evidence.at("signal"), 11);
   EXPECT_EQ(results.at("t/crash/-/-").evidence.at("signal_name"), "SIGSEGV");
   EXPECT_EQ(results.at("t/abort/-/-").evidence.at("signal_name"), "SIGABRT");
@@ -59,16 +60,16 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
                 .get<std::string>()
                 .find("about to abort"),
             std::string::npos);
-  EXPECT_EQ(results.at("t/exit/-/-").outcome, "crash");
+  EXPECT_EQ(results.at("t/exit/-/-").outcome, Outcome::kCrash);
   EXPECT_EQ(results.at("t/exit/-/-").evidence.at("exit_code"), 7);
-  EXPECT_EQ(results.at("t/hang/-/-").outcome, "timeout");
+  EXPECT_EQ(results.at("t/hang/-/-").outcome, Outcome::kTimeout);
   EXPECT_DOUBLE_EQ(results.at("t/hang/-/-").evidence.at("timeout_seconds").get<double>(), 1.5);
-  EXPECT_EQ(results.at("t/garbage/-/-").outcome, "error");
+  EXPECT_EQ(results.at("t/garbage/-/-").outcome, Outcome::kError);
   EXPECT_EQ(results.at("t/garbage/-/-").evidence.at("exception_type"), "ProtocolError");
-  EXPECT_EQ(results.at("t/wrongid/-/-").outcome, "error");
-  EXPECT_EQ(results.at("t/fail/-/-").outcome, "fail");
+  EXPECT_EQ(results.at("t/wrongid/-/-").outcome, Outcome::kError);
+  EXPECT_EQ(results.at("t/fail/-/-").outcome, Outcome::kFail);
   for (const char* ok : {"t/ok/1/-", "t/ok/2/-", "t/ok/3/-", "t/ok/4/-"})
-    EXPECT_EQ(results.at(ok).outcome, "pass");
+    EXPECT_EQ(results.at(ok).outcome, Outcome::kPass);
   EXPECT_EQ(stats.crashes, 3);
   EXPECT_EQ(stats.timeouts, 1);
   EXPECT_GE(stats.workers_started, 6);  // every dead or killed worker was replaced
@@ -84,7 +85,7 @@ TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {
   Scheduler scheduler(options, [&](const CaseResult& r) { results.push_back(r); });
   scheduler.run({"t/ok/1/-"});
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_EQ(results[0].outcome, "crash");
+  EXPECT_EQ(results[0].outcome, Outcome::kCrash);
   EXPECT_EQ(results[0].evidence.at("reason"), "worker failed to start");
 }
 

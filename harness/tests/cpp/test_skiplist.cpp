@@ -42,12 +42,12 @@ TEST(Skiplist, LoadsAndMatchesExactly) {
   ASSERT_TRUE(lists.problems.empty()) << lists.problems.front().str();
   ASSERT_EQ(lists.entries.size(), 2u);
   const Expectations x(lists.entries);
-  EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/forward"))->category, "precision");
+  EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/forward"))->category, Category::kPrecision);
   EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/float32/forward")), nullptr);  // never by substring
   EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/backward")), nullptr);
-  EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/complex64/forward"))->mode, "skip");
+  EXPECT_EQ(x.decide(CaseId::parse("ops/addmm/complex64/forward"))->mode, Mode::kSkip);
   EXPECT_EQ(x.decide(CaseId::parse("ops/add/complex64/out"))->category,
-            "precision");  // first entry wins
+            Category::kPrecision);  // first entry wins
 }
 
 TEST(Skiplist, SyntaxErrorsHaveFileLineAndColumn) {
@@ -114,27 +114,27 @@ TEST(Skiplist, TorchRangesSelectEntries) {
 
 TEST(Skiplist, ExpectationsTurnObservationsIntoOutcomes) {
   Entry e;
-  e.mode = "xfail";
-  e.category = "unsupported_op";
+  e.mode = Mode::kXfail;
+  e.category = Category::kUnsupportedOp;
   e.reason = "r";
   e.where = {"f.json", 3, 5};
-  auto observed = [](const std::string& outcome, const std::string& message = "") {
-    return CaseResult{"ops/x/float32/forward", outcome, 0.1, {{"message", message}}, {}, {}};
+  auto observed = [](std::string_view outcome, const std::string& message = "") {
+    return CaseResult{"ops/x/float32/forward", parse_outcome(outcome), 0.1, {{"message", message}}, {}, {}};
   };
-  EXPECT_EQ(apply_expectation(e, observed("error")).outcome, "xfail");
-  EXPECT_EQ(apply_expectation(e, observed("pass")).outcome, "xpass");
+  EXPECT_EQ(apply_expectation(e, observed("error")).outcome, Outcome::kXfail);
+  EXPECT_EQ(apply_expectation(e, observed("pass")).outcome, Outcome::kXpass);
   EXPECT_EQ(apply_expectation(e, observed("error")).evidence["skiplist"]["entry"], "f.json:3:5");
-  e.expect_outcome = "error";
+  e.expect_outcome = Outcome::kError;
   e.expect_message = "complex64 is not supported";
   EXPECT_EQ(
       apply_expectation(e, observed("error", "aten::add: complex64 is not supported on neuron"))
           .outcome,
-      "xfail");
+      Outcome::kXfail);
   const auto different = apply_expectation(e, observed("error", "some other error"));
-  EXPECT_EQ(different.outcome, "error");
+  EXPECT_EQ(different.outcome, Outcome::kError);
   EXPECT_TRUE(is_expectation_mismatch(different));
   const auto crash = apply_expectation(e, observed("crash"));
-  EXPECT_EQ(crash.outcome, "crash");
+  EXPECT_EQ(crash.outcome, Outcome::kCrash);
   EXPECT_TRUE(is_expectation_mismatch(crash));
 }
 

@@ -1,17 +1,12 @@
-#include "report/Progress.h"
+#include "schedule/Progress.h"
+
+#include "common/Text.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
 namespace conform {
-
-std::string format_duration(double seconds) {
-  if (seconds < 60) return fmt::format("{:.1f}s", seconds);
-  const auto s = static_cast<long>(seconds);
-  if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
-  return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
-}
 
 Progress::Progress(std::size_t total, bool terminal)
     : total_(total),
@@ -34,7 +29,7 @@ void Progress::draw(bool force) {
   const double eta =
       done_ ? elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_) : 0.0;
   std::string tally;
-  for (const auto& [outcome, n] : counts_) tally += fmt::format(" {} {}", outcome, n);
+  for (const auto& [outcome, n] : counts_) tally += fmt::format(" {} {}", name(outcome), n);
   if (terminal_) {
     constexpr int kWidth = 30;
     const int filled = total_ ? static_cast<int>(kWidth * done_ / total_) : kWidth;

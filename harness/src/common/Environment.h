@@ -1,7 +1,5 @@
 #pragma once
 
-#include "execute/Worker.h"
-
 #include <string>
 
 namespace conform {
@@ -13,16 +11,10 @@ std::string source_dir();
 std::string python_executable();
 std::string harness_version();
 
-// The command that starts a worker of `suite` against `backend_module` on `device`.
-WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
-                             const std::string& device, std::int64_t seed);
-
 // The directory for a run's files (worker logs, reports): <dir of db>/runs/<run id>.
 std::string run_dir(const std::string& db_path, const std::string& run_id);
 
 // Creates the parent directory of `path` if needed; throws naming it when impossible.
 void ensure_parent_dir(const std::string& path);
-
-std::string shell_quote(const std::string& word);
 
 }  // namespace conform

@@ -1,5 +1,5 @@
-// The hf suite's architecture view and op-impact ranking, on planted results.
-#include "Architectures.h"
+// The subject view and op-impact ranking, on planted results of a suite declared like hf.
+#include "Subjects.h"
 
 #include <gtest/gtest.h>
 
@@ -16,9 +16,22 @@ json case_of(const std::string& arch, const std::string& check, const std::strin
           {"fallback_ops", fallback}};
 }
 
+// A suite with hf's declaration: the checks that count, a headline subset.
+conform::SuiteDescription hf_like(std::vector<std::string> most_used) {
+  return conform::SuiteDescription::from_json(
+      "hf", {{"noun", "architecture"},
+             {"nouns", "causal-LM architectures"},
+             {"checks",
+              {{"forward", ""}, {"generate", ""}, {"backward", ""}, {"static_shapes", ""}}},
+             {"native_checks", {"forward", "generate", "backward"}},
+             {"native_phrase", "pass forward, generate and backward natively"},
+             {"headlines",
+              {{{"name", "most_used"}, {"title", "most-used"}, {"subjects", most_used}}}}});
+}
+
 }  // namespace
 
-TEST(Architectures, HeadlineAndOpImpactRanking) {
+TEST(Subjects, HeadlineAndOpImpactRanking) {
   const json cases = {
       // Native: forward, generate and backward pass; static_shapes does not count.
       case_of("Native", "forward", "pass"),
@@ -38,11 +51,16 @@ TEST(Architectures, HeadlineAndOpImpactRanking) {
       case_of("Mismatch", "generate", "pass"),
       case_of("Mismatch", "backward", "pass"),
   };
-  const json view = conform::architecture_view(cases, {"Native", "OnlyIsin", "NotInThisRun"});
-  EXPECT_EQ(view["headline"]["passing"], 1);
-  EXPECT_EQ(view["headline"]["architectures"], 4);
-  EXPECT_EQ(view["headline"]["most_used"], 2);  // names absent from the run do not count
-  EXPECT_EQ(view["headline"]["most_used_passing"], 1);
+  const json view = conform::subject_view(cases, hf_like({"Native", "OnlyIsin", "NotInThisRun"}));
+  EXPECT_EQ(view["headline"]["subjects_native"], 1);
+  EXPECT_EQ(view["headline"]["subjects"], 4);
+  EXPECT_EQ(view["headline"]["text"],
+            "1 of 4 causal-LM architectures pass forward, generate and backward natively");
+  const json& most_used = view["headline"]["headlines"][0];
+  EXPECT_EQ(most_used["subjects"], 2);  // names absent from the run do not count
+  EXPECT_EQ(most_used["native"], 1);
+  EXPECT_EQ(most_used["text"],
+            "1 of 2 most-used causal-LM architectures pass forward, generate and backward natively");
   EXPECT_EQ(view["headline"]["text"],
             "1 of 4 causal-LM architectures pass forward, generate and backward natively");
 
@@ -51,30 +69,32 @@ TEST(Architectures, HeadlineAndOpImpactRanking) {
   EXPECT_EQ(ranking[0]["op"], "aten::isin");
   EXPECT_EQ(ranking[0]["would_pass_if_fixed"], 1);
   EXPECT_EQ(ranking[0]["blocks"], 3);
-  EXPECT_EQ(ranking[0]["architectures_unblocked"], json({"OnlyIsin"}));
+  EXPECT_EQ(ranking[0]["subjects_unblocked"], json({"OnlyIsin"}));
   EXPECT_EQ(ranking[1]["op"], "aten::convolution_overrideable");
   EXPECT_EQ(ranking[1]["would_pass_if_fixed"], 0);
   EXPECT_EQ(ranking[1]["blocks"], 1);
 
-  const json& rows = view["architectures"];
+  const json& rows = view["subjects"];
   ASSERT_EQ(rows.size(), 4u);
-  EXPECT_EQ(rows[0]["architecture"], "IsinAndConv");
-  EXPECT_EQ(rows[0]["status"], "blocked");
+  EXPECT_EQ(rows[0]["name"], "IsinAndConv");
+  EXPECT_EQ(rows[0]["verdict"], "blocked");
   EXPECT_EQ(rows[0]["failing_ops"], json({"aten::convolution_overrideable"}));
-  EXPECT_EQ(rows[2]["architecture"], "Native");
-  EXPECT_EQ(rows[2]["status"], "native");
+  EXPECT_EQ(rows[2]["name"], "Native");
+  EXPECT_EQ(rows[2]["verdict"], "native");
+  EXPECT_EQ(rows[2]["headlines"], json({"most_used"}));
+  EXPECT_EQ(rows[2]["status"], "partial");  // over every check: static_shapes failed
   EXPECT_EQ(rows[2]["seconds"], 2.0);
 }
 
-TEST(Architectures, AnArchitectureThatCannotBeBuiltIsCountedNotDropped) {
+TEST(Subjects, AnArchitectureThatCannotBeBuiltIsCountedNotDropped) {
   json broken = case_of("Broken", "forward", "error");
   broken["evidence"]["stage"] = "build";
   broken["evidence"]["where"] = "harness";
   broken["evidence"]["message"] = "config has no field x";
-  const json view = conform::architecture_view(json::array({broken}), {});
-  EXPECT_EQ(view["headline"]["architectures"], 1);
-  EXPECT_EQ(view["headline"]["passing"], 0);
-  EXPECT_EQ(view["architectures"][0]["status"], "cannot build");
-  EXPECT_EQ(view["architectures"][0]["first_error"], "build: config has no field x");
+  const json view = conform::subject_view(json::array({broken}), hf_like({}));
+  EXPECT_EQ(view["headline"]["subjects"], 1);
+  EXPECT_EQ(view["headline"]["subjects_native"], 0);
+  EXPECT_EQ(view["subjects"][0]["verdict"], "cannot build");
+  EXPECT_EQ(view["subjects"][0]["first_error"], "build: config has no field x");
   EXPECT_TRUE(view["op_impact"].empty());  // no op to blame
 }

@@ -1,7 +1,7 @@
-#include "report/Summary.h"
+#include "Summary.h"
 
-#include "common/Result.h"
-#include "report/Progress.h"
+#include "common/Text.h"
+#include "common/Vocabulary.h"
 
 #include <fmt/format.h>
 
@@ -22,10 +22,10 @@ std::string run_summary(const json& cov, const std::string& db_path, double wall
       run["backend_version"].get<std::string>(), jobs, format_duration(wall_seconds));
   out += fmt::format("  {} cases:", h["recorded"].get<std::int64_t>());
   bool first = true;
-  for (std::string_view outcome : kOutcomes) {
-    const auto n = h["outcomes"].value(std::string(outcome), std::int64_t{0});
+  for (const auto& outcome : kOutcomes) {
+    const auto n = h["outcomes"].value(std::string(outcome.name), std::int64_t{0});
     if (n == 0) continue;
-    out += fmt::format("{} {} {}", first ? "" : " ·", outcome, n);
+    out += fmt::format("{} {} {}", first ? "" : " ·", outcome.name, n);
     first = false;
   }
   out += "\n";

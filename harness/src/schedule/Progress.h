@@ -22,10 +22,8 @@ class Progress {
   std::size_t total_;
   std::size_t done_ = 0;
   bool terminal_;
-  std::map<std::string, std::int64_t> counts_;
+  OutcomeCounts counts_;
   std::chrono::steady_clock::time_point start_, last_draw_;
 };
-
-std::string format_duration(double seconds);
 
 }  // namespace conform

@@ -1,0 +1,37 @@
+#include "common/Environment.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+namespace conform {
+
+namespace fs = std::filesystem;
+
+std::string source_dir() { return NEURON_CONFORM_SOURCE_DIR; }
+
+std::string python_executable() {
+  if (const char* python = std::getenv("NEURON_CONFORM_PYTHON"); python != nullptr && *python)
+    return python;
+  return NEURON_CONFORM_PYTHON;
+}
+
+std::string harness_version() { return NEURON_CONFORM_VERSION; }
+
+std::string run_dir(const std::string& db_path, const std::string& run_id) {
+  const fs::path parent = fs::absolute(db_path).parent_path();
+  return (parent / "runs" / run_id).string();
+}
+
+void ensure_parent_dir(const std::string& path) {
+  const fs::path parent = fs::absolute(path).parent_path();
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+}
+
+}  // namespace conform

@@ -1,0 +1,114 @@
+#include "common/SuiteDescription.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace conform {
+
+using nlohmann::json;
+
+namespace {
+
+std::string text_field(const std::string& suite, const json& j, const char* field,
+                       const std::string& fallback) {
+  if (!j.contains(field)) return fallback;
+  if (!j[field].is_string() || j[field].get<std::string>().empty())
+    throw std::invalid_argument(
+        fmt::format("suite '{}' describe_suite(): '{}' must be a non-empty string", suite, field));
+  return j[field].get<std::string>();
+}
+
+}  // namespace
+
+SuiteDescription SuiteDescription::from_json(const std::string& suite, const json& j) {
+  const auto fail = [&](const std::string& what) {
+    return std::invalid_argument(fmt::format("suite '{}' describe_suite(): {}", suite, what));
+  };
+  if (!j.is_object()) throw fail("must be an object");
+  static const std::set<std::string> kKnown = {"noun",          "nouns",    "checks",
+                                               "native_checks", "headlines", "native_phrase"};
+  for (const auto& [key, _] : j.items())
+    if (!kKnown.contains(key))
+      throw fail(fmt::format(
+          "unknown field '{}' (known: noun, nouns, checks, native_checks, native_phrase, "
+          "headlines)",
+          key));
+  SuiteDescription d;
+  d.suite = suite;
+  d.noun = text_field(suite, j, "noun", d.noun);
+  d.nouns = text_field(suite, j, "nouns", d.noun + "s");
+  d.native_phrase = text_field(suite, j, "native_phrase", d.native_phrase);
+  if (!j.contains("checks") || !j["checks"].is_object() || j["checks"].empty())
+    throw fail("'checks' must map each check's name to what it checks");
+  for (const auto& [name, meaning] : j["checks"].items()) {
+    if (!meaning.is_string()) throw fail(fmt::format("check '{}': its meaning must be text", name));
+    d.checks.push_back({name, meaning.get<std::string>()});
+  }
+  if (j.contains("native_checks")) {
+    if (!j["native_checks"].is_array() || j["native_checks"].empty())
+      throw fail("'native_checks' must be a non-empty list of its checks");
+    for (const auto& c : j["native_checks"]) {
+      if (!c.is_string() || !d.has_check(c.get<std::string>()))
+        throw fail(fmt::format("'native_checks' names {}, not one of its checks", c.dump()));
+      d.native_checks.insert(c.get<std::string>());
+    }
+  } else {
+    for (const auto& c : d.checks) d.native_checks.insert(c.name);
+  }
+  if (j.contains("headlines")) {
+    if (!j["headlines"].is_array()) throw fail("'headlines' must be a list");
+    for (const auto& h : j["headlines"]) {
+      if (!h.is_object() || !h.contains("name") || !h.contains("title") ||
+          !h.contains("subjects") || !h["name"].is_string() || !h["title"].is_string() ||
+          !h["subjects"].is_array())
+        throw fail("each headline needs 'name', 'title' and a list of 'subjects'");
+      d.headlines.push_back({h["name"].get<std::string>(), h["title"].get<std::string>(),
+                             h["subjects"].get<std::vector<std::string>>()});
+    }
+  }
+  return d;
+}
+
+SuiteDescription SuiteDescription::undeclared(const std::string& suite,
+                                              const std::set<std::string>& checks_seen) {
+  SuiteDescription d;
+  d.suite = suite;
+  for (const auto& c : checks_seen) d.checks.push_back({c, ""});
+  d.native_checks = checks_seen;
+  return d;
+}
+
+SuiteDescription SuiteDescription::of_run(const std::string& suite, const json& stored,
+                                          const std::set<std::string>& checks_seen) {
+  if (stored.is_object() && !stored.empty()) return from_json(suite, stored);
+  return undeclared(suite, checks_seen);
+}
+
+json SuiteDescription::to_json() const {
+  json checks_json = json::object();
+  for (const auto& c : checks) checks_json[c.name] = c.meaning;
+  json headlines_json = json::array();
+  for (const auto& h : headlines)
+    headlines_json.push_back({{"name", h.name}, {"title", h.title}, {"subjects", h.subjects}});
+  return {{"noun", noun},
+          {"nouns", nouns},
+          {"checks", checks_json},
+          {"native_checks", native_checks},
+          {"native_phrase", native_phrase},
+          {"headlines", headlines_json}};
+}
+
+bool SuiteDescription::has_check(const std::string& check) const {
+  return std::any_of(checks.begin(), checks.end(),
+                     [&](const Check& c) { return c.name == check; });
+}
+
+std::string SuiteDescription::native_sentence(std::int64_t n, std::int64_t m,
+                                              const std::string& title) const {
+  return fmt::format("{} of {} {}{} {}", n, m, title.empty() ? "" : title + " ", nouns,
+                     native_phrase);
+}
+
+}  // namespace conform

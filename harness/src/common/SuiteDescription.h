@@ -1,0 +1,50 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace conform {
+
+// What a suite says of itself when it lists its cases (its suite.py's describe_suite()), stored
+// with every run so that a run's reports render from what that run declared. Reports know no
+// suite by name: everything suite-specific they show comes from here.
+struct SuiteDescription {
+  struct Check {
+    std::string name;
+    std::string meaning;
+  };
+  // A named subset of subjects with a headline of its own (hf's most-used architectures).
+  struct Headline {
+    std::string name;   // "most_used"
+    std::string title;  // "most-used": "N of M most-used <nouns> <native phrase>"
+    std::vector<std::string> subjects;
+  };
+
+  std::string suite;
+  std::string noun = "subject";    // one subject: "OpInfo", "architecture", "module"
+  std::string nouns = "subjects";  // in sentences: "OpInfos", "causal-LM architectures"
+  std::vector<Check> checks;
+  // A subject runs natively when every case of these checks passes natively.
+  std::set<std::string> native_checks;
+  std::string native_phrase = "run natively at every dtype and check";
+  std::vector<Headline> headlines;
+
+  // Validates a suite's declaration; throws std::invalid_argument naming the suite and field.
+  static SuiteDescription from_json(const std::string& suite, const nlohmann::json& j);
+  // A run recorded without a declaration: every check counts, subjects are "subjects".
+  static SuiteDescription undeclared(const std::string& suite,
+                                     const std::set<std::string>& checks_seen);
+  // The declaration of a run: the stored one, else undeclared() over the checks it recorded.
+  static SuiteDescription of_run(const std::string& suite, const nlohmann::json& stored,
+                                 const std::set<std::string>& checks_seen);
+  nlohmann::json to_json() const;
+
+  bool has_check(const std::string& check) const;
+  // "N of M <title> <nouns> <native phrase>".
+  std::string native_sentence(std::int64_t n, std::int64_t m, const std::string& title = "") const;
+};
+
+}  // namespace conform

@@ -1,0 +1,58 @@
+#include "common/Vocabulary.h"
+
+namespace conform {
+
+using nlohmann::json;
+
+namespace {
+
+const char* kind_name(OutcomeKind k) {
+  switch (k) {
+    case OutcomeKind::kMatched:
+      return "matched";
+    case OutcomeKind::kFailure:
+      return "failure";
+    case OutcomeKind::kExpected:
+      return "expected";
+    case OutcomeKind::kNotRun:
+      return "not_run";
+  }
+  return "?";
+}
+
+template <typename Table>
+json named_rows(const Table& table) {
+  json rows = json::array();
+  for (const auto& row : table) rows.push_back({{"name", row.name}, {"meaning", row.meaning}});
+  return rows;
+}
+
+}  // namespace
+
+json vocabulary_json() {
+  json outcomes = json::array();
+  for (const auto& o : kOutcomes) {
+    outcomes.push_back({{"name", o.name},
+                        {"letters", o.letters},
+                        {"severity", o.severity},
+                        {"kind", kind_name(o.kind)},
+                        {"meaning", o.meaning}});
+  }
+  json statuses = json::array();
+  for (const auto& s : kSubjectStatuses) {
+    statuses.push_back(
+        {{"name", s.name}, {"letter", std::string(1, s.letter)}, {"meaning", s.meaning}});
+  }
+  return {{"outcomes", outcomes},
+          {"categories", named_rows(kCategories)},
+          {"modes", named_rows(kModes)},
+          {"subject_statuses", statuses}};
+}
+
+void to_json(json& j, Outcome o) { j = name(o); }
+
+void from_json(const json& j, Outcome& o) { o = parse_outcome(j.get<std::string>()); }
+
+void to_json(json& j, SubjectStatus s) { j = name(s); }
+
+}  // namespace conform

@@ -1,0 +1,177 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace conform {
+
+// The project's vocabulary, defined here and nowhere else (docs/conventions.md describes it).
+// The results DB's CHECK, coverage.json's schema, skiplists/schema.json and the worker's
+// harness/vocabulary.json are derived from or tested against these tables
+// (harness/tests/cpp/test_vocabulary.cpp, harness/tests/test_vocabulary.py).
+
+// What happened to one case in one run.
+enum class Outcome { kPass, kFallback, kFail, kError, kCrash, kTimeout, kSkip, kXfail, kXpass };
+
+// What an outcome says about the backend.
+enum class OutcomeKind {
+  kMatched,   // ran and matched the CPU (natively or not), or passed against an expectation
+  kFailure,   // ran and did not match, unexpectedly
+  kExpected,  // ran and failed as a skip list expected
+  kNotRun,    // a skip list decided it is never run
+};
+
+struct OutcomeInfo {
+  Outcome value;
+  std::string_view name;
+  std::string_view letters;  // the report matrix's cell text
+  int severity;              // higher is worse: a cell that holds several shows the worst
+  OutcomeKind kind;
+  std::string_view meaning;
+};
+
+inline constexpr std::array<OutcomeInfo, 9> kOutcomes = {{
+    {Outcome::kPass, "pass", "P", 0, OutcomeKind::kMatched,
+     "matched the CPU reference; every aten op ran natively on the device"},
+    {Outcome::kFallback, "fallback", "FB", 1, OutcomeKind::kMatched,
+     "matched, but one or more aten ops ran through the CPU fallback"},
+    {Outcome::kFail, "fail", "F", 5, OutcomeKind::kFailure,
+     "ran; the result differs from the CPU's beyond tolerance"},
+    {Outcome::kError, "error", "E", 6, OutcomeKind::kFailure, "raised an exception"},
+    {Outcome::kCrash, "crash", "C", 8, OutcomeKind::kFailure, "the worker died; the run went on"},
+    {Outcome::kTimeout, "timeout", "T", 7, OutcomeKind::kFailure,
+     "exceeded the per-case limit; the worker was replaced"},
+    {Outcome::kSkip, "skip", "S", 2, OutcomeKind::kNotRun, "not run, by a skip-list entry"},
+    {Outcome::kXfail, "xfail", "XF", 3, OutcomeKind::kExpected,
+     "ran and failed as a skip-list entry expected"},
+    {Outcome::kXpass, "xpass", "XP", 4, OutcomeKind::kMatched,
+     "ran and passed although a skip-list entry expected a failure (a stale entry)"},
+}};
+
+// Why a skip-list entry exists.
+enum class Category {
+  kUnsupportedOp,
+  kDynamicShape,
+  kSparse,
+  kForwardAd,
+  kDtype,
+  kPrecision,
+  kFlaky,
+  kCrash,
+};
+
+struct CategoryInfo {
+  Category value;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr std::array<CategoryInfo, 8> kCategories = {{
+    {Category::kUnsupportedOp, "unsupported_op", "the backend has no working kernel for the op"},
+    {Category::kDynamicShape, "dynamic_shape", "needs shapes known only at run time"},
+    {Category::kSparse, "sparse", "sparse layouts"},
+    {Category::kForwardAd, "forward_ad", "forward-mode automatic differentiation"},
+    {Category::kDtype, "dtype", "a dtype the device does not have"},
+    {Category::kPrecision, "precision", "the device computes with less precision than the CPU"},
+    {Category::kFlaky, "flaky", "fails only sometimes"},
+    {Category::kCrash, "crash", "kills the worker: never run"},
+}};
+
+// What a skip-list entry does with the cases it matches.
+enum class Mode { kSkip, kXfail };
+
+struct ModeInfo {
+  Mode value;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr std::array<ModeInfo, 2> kModes = {{
+    {Mode::kSkip, "skip", "never run"},
+    {Mode::kXfail, "xfail", "run, expected to fail"},
+}};
+
+// A subject's status from the outcomes of all its cases.
+enum class SubjectStatus { kNative, kFallback, kPartial, kFailing, kSkipped, kNotRun };
+
+struct SubjectStatusInfo {
+  SubjectStatus value;
+  std::string_view name;
+  char letter;  // one letter per run in the dashboard's history strings
+  std::string_view meaning;
+};
+
+inline constexpr std::array<SubjectStatusInfo, 6> kSubjectStatuses = {{
+    {SubjectStatus::kNative, "native", 'N', "every case matched natively"},
+    {SubjectStatus::kFallback, "fallback", 'F',
+     "every case matched, some through the CPU fallback"},
+    {SubjectStatus::kPartial, "partial", 'P', "some cases matched, some did not"},
+    {SubjectStatus::kFailing, "failing", 'X', "no case that ran matched"},
+    {SubjectStatus::kSkipped, "skipped", 'S', "every case was skipped"},
+    {SubjectStatus::kNotRun, "not run", '-', "the subject was not in that run"},
+}};
+
+// Looking the tables up. Each table's value field equals its position (a test checks it).
+template <typename Table>
+constexpr const auto& info_of(const Table& table, decltype(table[0].value) value) {
+  return table[static_cast<std::size_t>(value)];
+}
+
+template <typename Table>
+constexpr std::optional<decltype(Table{}[0].value)> find_named(const Table& table,
+                                                               std::string_view name) {
+  for (const auto& row : table)
+    if (row.name == name) return row.value;
+  return std::nullopt;
+}
+
+// "a, b, c": the names of a table, for error messages.
+template <typename Table>
+std::string names_of(const Table& table) {
+  std::string out;
+  for (const auto& row : table) (out += out.empty() ? "" : ", ") += row.name;
+  return out;
+}
+
+// Throws std::invalid_argument "unknown <what> '<name>' (known: ...)".
+template <typename Table>
+auto parse_named(const Table& table, std::string_view name, std::string_view what) {
+  if (auto value = find_named(table, name)) return *value;
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(name) +
+                              "' (known: " + names_of(table) + ")");
+}
+
+inline std::string_view name(Outcome o) { return info_of(kOutcomes, o).name; }
+inline std::string_view name(Category c) { return info_of(kCategories, c).name; }
+inline std::string_view name(Mode m) { return info_of(kModes, m).name; }
+inline std::string_view name(SubjectStatus s) { return info_of(kSubjectStatuses, s).name; }
+inline Outcome parse_outcome(std::string_view text) {
+  return parse_named(kOutcomes, text, "outcome");
+}
+
+inline OutcomeKind kind(Outcome o) { return info_of(kOutcomes, o).kind; }
+// Ran and matched the CPU: pass, fallback, xpass.
+inline bool is_success(Outcome o) { return kind(o) == OutcomeKind::kMatched; }
+// Ran and did not match, unexpectedly: fail, error, crash, timeout.
+inline bool is_failure(Outcome o) { return kind(o) == OutcomeKind::kFailure; }
+// Ran and did not match, expectedly or not: a failure, or xfail.
+inline bool did_not_match(Outcome o) { return is_failure(o) || kind(o) == OutcomeKind::kExpected; }
+// The worker itself died or hung (crash, timeout): not a verdict on the op's values.
+inline bool is_lost_worker(Outcome o) { return o == Outcome::kCrash || o == Outcome::kTimeout; }
+// What a skip-list entry's `expect` may name: a failure, or running through the fallback.
+inline bool is_expectable(Outcome o) { return is_failure(o) || o == Outcome::kFallback; }
+
+// Every table, as coverage.json, the dashboard and harness/vocabulary.json carry it.
+nlohmann::json vocabulary_json();
+
+// Outcomes and statuses travel in JSON by name.
+void to_json(nlohmann::json& j, Outcome o);
+void from_json(const nlohmann::json& j, Outcome& o);
+void to_json(nlohmann::json& j, SubjectStatus s);
+
+}  // namespace conform

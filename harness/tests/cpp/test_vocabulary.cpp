@@ -1,0 +1,125 @@
+// The vocabulary is defined once (common/Vocabulary.h); every other place that spells it out
+// must agree: the results DB's CHECK, coverage.schema.json, skiplists/schema.json and the
+// worker's harness/vocabulary.json (regenerate it with UPDATE_VOCABULARY=1).
+#include "common/Environment.h"
+#include "common/Files.h"
+#include "common/Vocabulary.h"
+#include "record/Store.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+#include <set>
+
+using namespace conform;
+using nlohmann::json;
+
+namespace {
+
+template <typename Table>
+std::set<std::string> names(const Table& table) {
+  std::set<std::string> out;
+  for (const auto& row : table) out.insert(std::string(row.name));
+  return out;
+}
+
+std::set<std::string> expectable() {
+  std::set<std::string> out;
+  for (const auto& o : kOutcomes)
+    if (is_expectable(o.value)) out.insert(std::string(o.name));
+  return out;
+}
+
+json source_json(const std::string& relative) {
+  return read_json_file(source_dir() + "/" + relative, "test input");
+}
+
+}  // namespace
+
+TEST(Vocabulary, TablesAreIndexedByValueWithUniqueNames) {
+  for (std::size_t i = 0; i < kOutcomes.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kOutcomes[i].value), i) << kOutcomes[i].name;
+  for (std::size_t i = 0; i < kCategories.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kCategories[i].value), i) << kCategories[i].name;
+  for (std::size_t i = 0; i < kModes.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kModes[i].value), i) << kModes[i].name;
+  for (std::size_t i = 0; i < kSubjectStatuses.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kSubjectStatuses[i].value), i) << kSubjectStatuses[i].name;
+  EXPECT_EQ(names(kOutcomes).size(), kOutcomes.size());
+  std::set<int> severities;
+  std::set<std::string> letters;
+  for (const auto& o : kOutcomes) severities.insert(o.severity), letters.insert(std::string(o.letters));
+  EXPECT_EQ(severities.size(), kOutcomes.size()) << "severity orders outcomes: no ties";
+  EXPECT_EQ(letters.size(), kOutcomes.size());
+  std::set<char> status_letters;
+  for (const auto& s : kSubjectStatuses) status_letters.insert(s.letter);
+  EXPECT_EQ(status_letters.size(), kSubjectStatuses.size());
+}
+
+TEST(Vocabulary, ParsingNamesTheUnknownAndTheKnown) {
+  EXPECT_EQ(parse_outcome("xpass"), Outcome::kXpass);
+  try {
+    parse_outcome("passed");
+    FAIL() << "an unknown outcome parsed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "unknown outcome 'passed' (known: pass, fallback, fail, error, crash, timeout, "
+                 "skip, xfail, xpass)");
+  }
+  EXPECT_TRUE(is_success(Outcome::kXpass) && !is_success(Outcome::kSkip));
+  EXPECT_TRUE(did_not_match(Outcome::kXfail) && !is_failure(Outcome::kXfail));
+}
+
+TEST(Vocabulary, TheResultsDatabaseCheckAgrees) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("vocabulary-" + std::to_string(::getpid()) + ".db");
+  std::filesystem::remove(path);
+  {
+    Store store(path.string());
+    auto st = store.db().prepare("SELECT sql FROM sqlite_master WHERE name = 'results'");
+    ASSERT_TRUE(st.step());
+    const std::string sql = st.text(0);
+    std::smatch in_list;
+    ASSERT_TRUE(std::regex_search(sql, in_list, std::regex(R"(outcome IN\s*\(([^)]*)\))")));
+    std::set<std::string> in_check;
+    const std::string list = in_list[1];
+    const std::regex quoted("'([^']*)'");
+    for (auto it = std::sregex_iterator(list.begin(), list.end(), quoted);
+         it != std::sregex_iterator(); ++it)
+      in_check.insert((*it)[1]);
+    EXPECT_EQ(in_check, names(kOutcomes));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(Vocabulary, TheCoverageSchemaAgrees) {
+  const json schema = source_json("reports/coverage.schema.json");
+  EXPECT_EQ(schema["$defs"]["outcome"]["enum"].get<std::set<std::string>>(), names(kOutcomes));
+  EXPECT_EQ(schema["$defs"]["status"]["enum"].get<std::set<std::string>>(),
+            [] {
+              auto all = names(kSubjectStatuses);
+              all.erase(std::string(name(SubjectStatus::kNotRun)));  // the dashboard's only
+              return all;
+            }());
+}
+
+TEST(Vocabulary, TheSkipListSchemaAgrees) {
+  const json schema = source_json("skiplists/schema.json");
+  const json& entry = schema["$defs"]["entry"]["properties"];
+  EXPECT_EQ(entry["category"]["enum"].get<std::set<std::string>>(), names(kCategories));
+  EXPECT_EQ(entry["mode"]["enum"].get<std::set<std::string>>(), names(kModes));
+  EXPECT_EQ(entry["expect"]["oneOf"][0]["enum"].get<std::set<std::string>>(), expectable());
+  EXPECT_EQ(entry["expect"]["oneOf"][1]["properties"]["outcome"]["enum"]
+                .get<std::set<std::string>>(),
+            expectable());
+}
+
+TEST(Vocabulary, TheWorkersCopyIsCurrent) {
+  const std::string path = source_dir() + "/harness/vocabulary.json";
+  const json current = vocabulary_json();
+  if (std::getenv("UPDATE_VOCABULARY")) write_file(path, current.dump(2) + "\n");
+  EXPECT_EQ(read_json_file(path, "vocabulary"), current)
+      << path << " is out of date: run the test with UPDATE_VOCABULARY=1 and commit the file";
+}

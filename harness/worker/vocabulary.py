@@ -1,0 +1,20 @@
+"""The project's vocabulary on the Python side: outcomes and skip-list categories.
+
+Defined once, in C++ (harness/src/common/Vocabulary.h); harness/vocabulary.json is generated from
+it and a test keeps the two equal. Suites and the worker name outcomes through these enums, so a
+misspelt outcome fails at import, not in a report.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from pathlib import Path
+
+_DATA = json.loads((Path(__file__).resolve().parents[1] / "vocabulary.json").read_text())
+
+Outcome = enum.StrEnum("Outcome", {o["name"].upper(): o["name"] for o in _DATA["outcomes"]})
+Category = enum.StrEnum("Category", {c["name"].upper(): c["name"] for c in _DATA["categories"]})
+
+# Ran and matched the CPU (pass, fallback, xpass).
+MATCHED = frozenset(Outcome(o["name"]) for o in _DATA["outcomes"] if o["kind"] == "matched")

@@ -1,0 +1,161 @@
+#include "Subjects.h"
+
+#include "common/Result.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace conform {
+
+using nlohmann::json;
+
+namespace {
+
+Outcome outcome_of(const json& c) { return c["outcome"].get<Outcome>(); }
+
+// Passed with every op on the device: pass, or an xpass whose observed outcome was pass.
+bool native_pass(const json& c) {
+  const Outcome o = outcome_of(c);
+  return o == Outcome::kPass ||
+         (o == Outcome::kXpass &&
+          c["evidence"].value("observed_outcome", "") == name(Outcome::kPass));
+}
+
+struct Subject {
+  OutcomeCounts counts;
+  json checks = json::object();  // dtype -> check -> outcome
+  double seconds = 0;
+  std::int64_t peak_memory = -1;
+  std::set<std::string> fallback_ops, failing_ops;
+  std::set<std::string> blockers;  // what stands between it and running natively
+  bool native_checks_ran = false;
+  bool native = true;
+  bool built = false;
+  bool only_cpu_failures = true;  // every native-check case that failed, failed on the CPU too
+  std::string repro;
+  std::string first_error;
+};
+
+std::string verdict_of(const Subject& s) {
+  if (!s.built) return "cannot build";
+  if (s.native) return "native";
+  return s.only_cpu_failures ? "fails on the CPU too" : "blocked";
+}
+
+}  // namespace
+
+json subject_view(const json& cases, const SuiteDescription& suite) {
+  std::map<std::string, Subject> subjects;
+  for (const auto& c : cases) {
+    Subject& s = subjects[c["subject"].get<std::string>()];
+    const std::string check = c["check"];
+    const Outcome outcome = outcome_of(c);
+    const json& e = c["evidence"];
+    ++s.counts[outcome];
+    s.checks[c["dtype"].get<std::string>()][check] = outcome;
+    s.seconds += c["duration"].get<double>();
+    if (e.contains("peak_device_memory"))
+      s.peak_memory = std::max(s.peak_memory, e["peak_device_memory"].get<std::int64_t>());
+    for (const auto& op : c["fallback_ops"]) s.fallback_ops.insert(op.get<std::string>());
+    if (e.contains("failing_op")) s.failing_ops.insert(e["failing_op"].get<std::string>());
+    s.built = s.built || e.value("stage", "") != "build";
+    const bool passed = native_pass(c);
+    if (s.repro.empty() && c.contains("repro") && !passed) s.repro = c["repro"];
+    if (s.first_error.empty() && e.contains("message") && !passed)
+      s.first_error = e.value("stage", std::string(name(outcome))) + ": " +
+                      e["message"].get<std::string>().substr(0, 300);
+    if (!suite.native_checks.contains(check)) continue;
+    s.native_checks_ran = true;
+    if (passed) continue;
+    s.native = false;
+    s.only_cpu_failures = s.only_cpu_failures && e.value("where", "") == "harness";
+    // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
+    for (const auto& op : c["fallback_ops"]) s.blockers.insert(op.get<std::string>());
+    if (e.contains("failing_op")) {
+      s.blockers.insert(e["failing_op"].get<std::string>());
+    } else if (outcome != Outcome::kFallback) {
+      s.blockers.insert(fmt::format("({} in {}, no single op)", name(outcome), check));
+    }
+  }
+
+  // Which headline subsets each subject is in.
+  std::map<std::string, std::vector<std::string>> member_of;
+  for (const auto& h : suite.headlines)
+    for (const auto& subject : h.subjects) member_of[subject].push_back(h.name);
+
+  json rows = json::array();
+  std::map<SubjectStatus, std::int64_t> by_status;
+  std::int64_t native = 0;
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> in_headline;  // present, native
+  std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>>
+      impact;  // op -> (blocks, would run natively if fixed)
+  for (auto& [subject_name, s] : subjects) {
+    s.native = s.native && s.native_checks_ran;
+    const SubjectStatus status = subject_status(s.counts);
+    ++by_status[status];
+    native += s.native;
+    const auto& headlines = member_of[subject_name];
+    for (const auto& h : headlines) {
+      ++in_headline[h].first;
+      in_headline[h].second += s.native;
+    }
+    for (const auto& op : s.blockers) {
+      if (op.starts_with("(")) continue;
+      impact[op].first.insert(subject_name);
+      if (s.blockers.size() == 1) impact[op].second.insert(subject_name);
+    }
+    json counts = json::object();
+    for (const auto& o : kOutcomes) counts[std::string(o.name)] = s.counts[o.value];
+    rows.push_back({{"name", subject_name},
+                    {"status", status},
+                    {"native", s.native},
+                    {"verdict", verdict_of(s)},
+                    {"headlines", headlines},
+                    {"counts", counts},
+                    {"dtypes", s.checks},
+                    {"seconds", s.seconds},
+                    {"peak_device_memory", s.peak_memory < 0 ? json() : json(s.peak_memory)},
+                    {"fallback_ops", s.fallback_ops},
+                    {"failing_ops", s.failing_ops},
+                    {"blockers", s.blockers},
+                    {"first_error", s.first_error},
+                    {"repro", s.repro}});
+  }
+  json ranking = json::array();
+  for (const auto& [op, sets] : impact) {
+    ranking.push_back({{"op", op},
+                       {"would_pass_if_fixed", sets.second.size()},
+                       {"blocks", sets.first.size()},
+                       {"subjects_unblocked", sets.second},
+                       {"subjects_blocked", sets.first}});
+  }
+  std::stable_sort(ranking.begin(), ranking.end(), [](const json& a, const json& b) {
+    return std::pair(a["would_pass_if_fixed"].get<std::size_t>(), a["blocks"].get<std::size_t>()) >
+           std::pair(b["would_pass_if_fixed"].get<std::size_t>(), b["blocks"].get<std::size_t>());
+  });
+  json status_counts = json::object();
+  for (const auto& [status, n] : by_status) status_counts[std::string(name(status))] = n;
+  const auto total = static_cast<std::int64_t>(subjects.size());
+  json headlines = json::array();
+  for (const auto& h : suite.headlines) {
+    const auto [present, passing] = in_headline[h.name];
+    headlines.push_back({{"name", h.name},
+                         {"title", h.title},
+                         {"subjects", present},
+                         {"native", passing},
+                         {"text", suite.native_sentence(passing, present, h.title)}});
+  }
+  return {{"headline",
+           {{"subjects", total},
+            {"subjects_by_status", status_counts},
+            {"subjects_native", native},
+            {"text", suite.native_sentence(native, total)},
+            {"headlines", headlines}}},
+          {"subjects", rows},
+          {"op_impact", ranking}};
+}
+
+}  // namespace conform
