@@ -103,13 +103,6 @@ def call(model, inputs):
     return model(inputs)
 
 
-def to_device(tree, device: str):
-    import torch
-    from torch.utils._pytree import tree_map
-
-    return tree_map(lambda t: t.to(device) if isinstance(t, torch.Tensor) else t, tree)
-
-
 def first_tensor(tree):
     """The first floating-point tensor in a tree (or any tensor), looking inside model outputs."""
     import torch
@@ -181,6 +174,8 @@ def capture(model, inputs, train: bool) -> list[dict[str, Any]]:
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
+    from comparison import to_device
+
     recorder = Recorder()
 
     class Mode(TorchDispatchMode):
@@ -231,8 +226,10 @@ def exported_ops(path: Path) -> list[dict[str, Any]]:
 
 def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     """Runs the tiny model's forward for real on the device and on the CPU, with the worker's op
-    tracking."""
+    tracking; the outputs' distance is the suites' (comparison.errors: finite elements only)."""
     import torch
+
+    from comparison import errors, to_device
 
     model, inputs = rebuild_tiny()
     model = model.eval()
@@ -245,7 +242,7 @@ def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
             expected = call(model, inputs)
             actual = call(device_model, to_device(inputs, device))
         e, a = first_tensor(expected), first_tensor(actual)
-        result["max_abs_error"] = float((a.detach().cpu().double() - e.detach().double()).abs().max())
+        result["max_abs_error"] = errors(a, e)[0]
         result["outcome"] = "ran"
     except Exception as exc:
         result.update(exception_evidence(exc, limit=1000), outcome="error")

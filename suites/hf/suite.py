@@ -23,6 +23,8 @@ from typing import Any, Callable, Iterable
 import torch
 import transformers
 
+import comparison
+from comparison import Mismatch, to_device
 from evidence import exception_evidence
 from shrink import causal_lm_architectures, most_used, overrides, tiny_config
 
@@ -79,10 +81,6 @@ def inputs(seed: int, seq: int = SEQ) -> dict[str, torch.Tensor]:
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
-def on(device: str, batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    return {k: v.to(device) for k, v in batch.items()}
-
-
 def both(stage_cpu: Callable[[], Any], stage_device: Callable[[], Any]) -> tuple[Any, Any]:
     try:
         expected = stage_cpu()
@@ -95,30 +93,20 @@ def both(stage_cpu: Callable[[], Any], stage_device: Callable[[], Any]) -> tuple
     return expected, actual
 
 
-def errors(actual: torch.Tensor, expected: torch.Tensor) -> tuple[float, float]:
-    """Max abs and rel error over the elements finite on both sides (same shapes)."""
-    a, e = actual.detach().cpu().double(), expected.detach().double()
-    finite = torch.isfinite(a) & torch.isfinite(e)
-    if not finite.any():
-        return 0.0, 0.0
-    diff = (a - e).abs()[finite]
-    return float(diff.max()), float((diff / e.abs()[finite].clamp_min(1e-12)).max())
-
-
 def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, dtype: str, evidence: dict[str, Any]) -> bool:
+    """Compares at the dtype's tolerances; the largest errors of the case's comparisons (logits, or
+    the loss and gradients) are the case's evidence, and the first mismatch its message."""
     rtol, atol = TOLERANCES[dtype]
-    if actual.shape != expected.shape:
-        evidence["message"] = f"{name}: shape {list(actual.shape)} on the device, {list(expected.shape)} on the CPU"
-        return False
-    abs_err, rel_err = errors(actual, expected)
+    try:
+        abs_err, rel_err = comparison.compare(actual, expected, rtol, atol)
+        mismatch = None
+    except Mismatch as exc:
+        abs_err, rel_err, mismatch = exc.max_abs, exc.max_rel, exc
     evidence["max_abs_error"] = max(evidence.get("max_abs_error", 0.0), abs_err)
     evidence["max_rel_error"] = max(evidence.get("max_rel_error", 0.0), rel_err)
     evidence.update(rtol=rtol, atol=atol)
-    try:
-        torch.testing.assert_close(actual.detach().cpu(), expected.detach(), rtol=rtol, atol=atol,
-                                   check_device=False)
-    except AssertionError as exc:
-        evidence["message"] = f"{name}: {str(exc)[:1500]}"
+    if mismatch is not None:
+        evidence["message"] = f"{name}: {str(mismatch)[:1500]}"
         return False
     return True
 
@@ -126,7 +114,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, dtype: str,
 def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     with torch.no_grad():
-        expected, actual = both(lambda: cpu(**batch).logits, lambda: dev(**on(ctx.device, batch)).logits)
+        expected, actual = both(lambda: cpu(**batch).logits, lambda: dev(**to_device(batch, ctx.device)).logits)
     return "pass" if compare("logits", actual, expected, dtype, evidence) else "fail"
 
 
@@ -135,7 +123,7 @@ def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
     kwargs = {"max_new_tokens": NEW_TOKENS, "min_new_tokens": NEW_TOKENS, "do_sample": False}
     with torch.no_grad():
         expected, actual = both(lambda: cpu.generate(**batch, **kwargs),
-                                lambda: dev.generate(**on(ctx.device, batch), **kwargs))
+                                lambda: dev.generate(**to_device(batch, ctx.device), **kwargs))
     evidence["cpu_tokens"] = expected[:, SEQ:].tolist()
     evidence["device_tokens"] = actual[:, SEQ:].cpu().tolist()
     if evidence["cpu_tokens"] != evidence["device_tokens"]:
@@ -159,7 +147,7 @@ def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
         out.loss.backward()
         return out.loss
 
-    expected, actual = both(lambda: loss(cpu, batch), lambda: loss(dev, on(ctx.device, batch)))
+    expected, actual = both(lambda: loss(cpu, batch), lambda: loss(dev, to_device(batch, ctx.device)))
     ok = compare("loss", actual, expected, dtype, evidence)
     grads_cpu, grads_dev = dict(cpu.named_parameters()), dict(dev.named_parameters())
     evidence["gradients_checked"] = names = named_parameters_to_check(cpu)
@@ -178,7 +166,7 @@ def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
         stats = ctx.compile_cache()
         return int(stats.get("compiles", 0)) + int(stats.get("disk_hits", 0))
 
-    batch, longer = on(ctx.device, inputs(ctx.seed)), on(ctx.device, inputs(ctx.seed, SEQ2))
+    batch, longer = to_device(inputs(ctx.seed), ctx.device), to_device(inputs(ctx.seed, SEQ2), ctx.device)
     with torch.no_grad():
         both(lambda: cpu(**inputs(ctx.seed)), lambda: dev(**batch))  # also tells a CPU failure apart
         try:

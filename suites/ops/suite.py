@@ -11,13 +11,13 @@ Checks:
   forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
 Tolerances: torch.testing's per-dtype defaults, the OpInfo's own toleranceOverride /
 precisionOverride decorators that apply to every test or to TestCommon.test_compare_cpu, then
-suites/ops/tolerances.json. The tolerance used and its source are part of the evidence.
+suites/ops/tolerances.json. The tolerance used and its source are part of the evidence; what
+"differs" means is harness/worker/comparison.py's, shared with the other suites.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -29,6 +29,7 @@ from torch.testing._internal.common_device_type import precisionOverride, tolera
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.opinfo.core import DecorateInfo
 
+from comparison import Mismatch, compare, to_device
 from evidence import dtype_name, exception_evidence
 
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad")
@@ -120,76 +121,7 @@ def values_not_comparable(op, dtype: torch.dtype) -> str | None:
     return None
 
 
-# --- comparison ---------------------------------------------------------------------------
-
-class Mismatch(Exception):
-    def __init__(self, message: str, max_abs: float, max_rel: float) -> None:
-        super().__init__(message)
-        self.max_abs, self.max_rel = max_abs, max_rel
-
-
-def errors(actual: torch.Tensor, expected: torch.Tensor) -> tuple[float, float]:
-    if actual.shape != expected.shape or actual.numel() == 0:
-        return 0.0, 0.0
-    a, e = actual.detach().cpu(), expected.detach()
-    if a.is_complex() or e.is_complex():
-        a, e = torch.view_as_real(a.resolve_conj()), torch.view_as_real(e.resolve_conj())
-    a, e = a.to(torch.float64), e.to(torch.float64)
-    finite = torch.isfinite(a) & torch.isfinite(e)
-    if not finite.any():
-        return 0.0, 0.0
-    diff = (a - e).abs()[finite]
-    rel = diff / e.abs()[finite].clamp_min(torch.finfo(torch.float64).tiny)
-    return float(diff.max()), float(rel.max())
-
-
-def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool = True) -> tuple[float, float]:
-    """Raises Mismatch when `actual` (device) differs from `expected` (CPU); returns errors.
-    With values=False only structure, shapes and dtypes are compared."""
-    a_leaves, a_spec = pytree.tree_flatten(actual)
-    e_leaves, e_spec = pytree.tree_flatten(expected)
-    if a_spec != e_spec:
-        raise Mismatch(f"output structure differs: {a_spec} vs {e_spec}", math.inf, math.inf)
-    max_abs = max_rel = 0.0
-    for a, e in zip(a_leaves, e_leaves):
-        if isinstance(e, torch.Tensor):
-            if not isinstance(a, torch.Tensor):
-                raise Mismatch(f"expected a tensor, got {type(a).__name__}", math.inf, math.inf)
-            if not values:
-                if a.shape != e.shape or a.dtype != e.dtype:
-                    raise Mismatch(f"expected {dtype_name(e.dtype)}{list(e.shape)}, got "
-                                   f"{dtype_name(a.dtype)}{list(a.shape)}", math.inf, math.inf)
-                continue
-            abs_err, rel_err = errors(a, e)
-            max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
-            try:
-                torch.testing.assert_close(a.detach().cpu(), e.detach(), rtol=rtol, atol=atol, equal_nan=True,
-                                           check_device=False, check_stride=False, check_layout=False)
-            except AssertionError as exc:
-                raise Mismatch(str(exc), abs_err, rel_err) from None
-        elif values and a != e and not (isinstance(e, float) and math.isnan(e) and isinstance(a, float) and math.isnan(a)):
-            raise Mismatch(f"non-tensor output {a!r} != {e!r}", math.inf, math.inf)
-    return max_abs, max_rel
-
-
 # --- running ------------------------------------------------------------------------------
-
-def to_device(sample, device: str):
-    def move(t):
-        if not isinstance(t, torch.Tensor):
-            return t
-        if t.layout == torch.strided and (t.storage_offset() or t.untyped_storage().nbytes() > t.nbytes):
-            # A partial view: move its whole storage, so ops that see the storage (as_strided,
-            # set_) find the same elements the CPU reference found.
-            base = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage(), 0,
-                                                      (t.untyped_storage().nbytes() // t.element_size(),))
-            moved = base.to(device).as_strided(t.shape, t.stride(), t.storage_offset()).detach()
-        else:
-            moved = t.detach().to(device)
-        return moved.requires_grad_(t.requires_grad)
-
-    return sample.transform(move)
-
 
 def describe(sample) -> str:
     def shape(t):

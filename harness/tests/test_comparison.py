@@ -1,0 +1,94 @@
+"""harness/worker/comparison.py: what counts as the device differing from the CPU, with which
+errors, and how inputs reach the device."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import pytest
+import torch
+
+from conform_cli import REPO
+
+sys.path.insert(0, str(REPO / "harness" / "worker"))
+from comparison import Mismatch, compare, errors, to_device  # noqa: E402
+
+NAN, INF = math.nan, math.inf
+
+
+def test_a_mismatch_carries_its_largest_errors():
+    actual, expected = torch.tensor([1.0, 2.0, 4.0]), torch.tensor([1.0, 2.5, 4.0])
+    with pytest.raises(Mismatch, match="Tensor-likes are not close") as raised:
+        compare(actual, expected, rtol=0, atol=0.1)
+    assert (raised.value.max_abs, raised.value.max_rel) == (0.5, 0.2)
+    assert compare(actual, expected, rtol=0, atol=1) == (0.5, 0.2)  # within tolerance: the errors still come back
+    # |expected| is clamped to float64's smallest normal number: a difference where the CPU has 0 overflows to inf,
+    # and stays a float
+    assert compare(torch.tensor([5.0]), torch.tensor([0.0]), rtol=0, atol=10) == (5.0, INF)
+
+
+def test_nan_where_the_cpu_has_nan_matches_and_nan_against_a_number_does_not():
+    assert compare(torch.tensor([NAN, INF, 1.0, 2.0]), torch.tensor([NAN, INF, 1.0, 2.25]), rtol=0, atol=1) == \
+        (0.25, 0.25 / 2.25)  # errors over the elements finite on both sides
+    for device_value in (NAN, INF):
+        with pytest.raises(Mismatch) as raised:
+            compare(torch.tensor([device_value, 1.0]), torch.tensor([3.0, 1.5]), rtol=0, atol=0)
+        assert (raised.value.max_abs, raised.value.max_rel) == (0.5, 0.5 / 1.5)
+    with pytest.raises(Mismatch, match="non-tensor output nan != 1.0"):
+        compare([NAN], [1.0], rtol=0, atol=0)
+    assert compare([NAN, 2], [NAN, 2], rtol=0, atol=0) == (0.0, 0.0)
+
+
+def test_complex_values_are_compared_as_real_and_imaginary_parts():
+    assert compare(torch.tensor([1 + 2j]).conj(), torch.tensor([1 - 2j]), rtol=0, atol=0) == (0.0, 0.0)
+    with pytest.raises(Mismatch) as raised:
+        compare(torch.tensor([1 + 2j, 3 + 0j]), torch.tensor([1 + 2.5j, 3 + 0j]), rtol=0, atol=0)
+    assert (raised.value.max_abs, raised.value.max_rel) == (0.5, 0.2)
+    assert errors(torch.tensor([4 + 1j]), torch.tensor([4 + 1j]).conj()) == (2.0, 2.0)
+
+
+def test_structure_type_and_shape_mismatches_cannot_be_measured():
+    t = torch.zeros(2)
+    cases = [(((t, t), [t, t]), "output structure differs"),
+             (([t, t], [t]), "output structure differs"),
+             (([t, 1], [t, t]), "expected a tensor, got int"),
+             (([t, t], [t, 1]), "expected int, got a tensor"),
+             ((torch.zeros(3, 2), torch.zeros(2, 3)), r"shape \[3, 2\] on the device, \[2, 3\] on the CPU")]
+    for (actual, expected), message in cases:
+        with pytest.raises(Mismatch, match=message) as raised:
+            compare(actual, expected, rtol=1, atol=1)
+        assert (raised.value.max_abs, raised.value.max_rel) == (INF, INF)
+
+
+def test_without_values_only_structure_shapes_and_dtypes_count():
+    garbage, other = torch.full((2, 3), 7.0), torch.zeros(2, 3)
+    with pytest.raises(Mismatch):
+        compare(garbage, other, rtol=0, atol=0)
+    assert compare(garbage, other, rtol=0, atol=0, values=False) == (0.0, 0.0)
+    assert compare([garbage, 1], [other, 2], rtol=0, atol=0, values=False) == (0.0, 0.0)
+    with pytest.raises(Mismatch, match=r"expected float32\[2, 3\], got float64\[2, 3\]"):
+        compare(garbage.double(), other, rtol=0, atol=0, values=False)
+    with pytest.raises(Mismatch, match=r"expected float32\[2, 3\], got float32\[6\]"):
+        compare(garbage.flatten(), other, rtol=0, atol=0, values=False)
+    with pytest.raises(Mismatch, match="output structure differs"):
+        compare([garbage], [other, other], rtol=0, atol=0, values=False)
+
+
+def test_a_partial_view_reaches_the_device_with_its_whole_storage():
+    import torch_neuronsim  # noqa: F401  (registers the neuron device)
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    base = torch.arange(12.0).requires_grad_()
+    view = base[3:7]
+    sample = to_device(SampleInput(view, args=(view[1:],), kwargs={"scale": 2.0}), "neuron")
+    moved = sample.input
+    assert moved.device.type == "neuron" and moved.is_leaf and moved.requires_grad
+    assert (moved.storage_offset(), moved.stride(), moved.shape) == (3, (1,), view.shape)
+    assert moved.untyped_storage().nbytes() == base.untyped_storage().nbytes()
+    assert torch.equal(moved.detach().cpu(), view.detach())
+    # as_strided sees the storage around the view: the same elements as on the CPU
+    assert torch.equal(moved.detach().as_strided((12,), (1,), 0).cpu(), base.detach())
+    assert sample.args[0].storage_offset() == 4 and sample.kwargs == {"scale": 2.0}
+    tree = to_device({"ids": torch.ones(2, 3, dtype=torch.long), "n": 3}, "neuron")
+    assert tree["ids"].device.type == "neuron" and not tree["ids"].requires_grad and tree["n"] == 3

@@ -1,0 +1,106 @@
+"""What "the device's result differs from the CPU's" means, and how inputs reach the device: one
+definition for every suite (ops, hf) and for check-model's probe, so their evidence agrees.
+
+compare() raises Mismatch (message, max_abs, max_rel) or returns (max_abs_error, max_rel_error).
+Errors are taken over the elements finite on both sides (NaN and inf positions are assert_close's
+business, with equal_nan=True); a relative error divides by |expected| clamped to float64's
+smallest normal number, so a difference where the CPU gives 0 is a huge (or inf) relative error,
+not one scaled by an arbitrary epsilon (the hf suite once clamped at 1e-12). Errors that are not
+finite stay floats: the worker sends them as the strings "inf"/"nan".
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+
+from evidence import dtype_name
+
+
+class Mismatch(Exception):
+    """The device's result differs from the CPU's; max_abs/max_rel are inf when the results
+    cannot be compared element by element (structure, type, shape or, without values, dtype)."""
+
+    def __init__(self, message: str, max_abs: float, max_rel: float) -> None:
+        super().__init__(message)
+        self.max_abs, self.max_rel = max_abs, max_rel
+
+
+def to_device(inputs: Any, device: str) -> Any:
+    """`inputs` (a pytree of tensors, or an OpInfo SampleInput: anything with .transform) with
+    every tensor moved to `device` as a leaf that keeps its requires_grad."""
+
+    def move(t: Any) -> Any:
+        if not isinstance(t, torch.Tensor):
+            return t
+        if t.layout == torch.strided and (t.storage_offset() or t.untyped_storage().nbytes() > t.nbytes):
+            # A partial view: move its whole storage, so ops that see the storage (as_strided,
+            # set_) find the same elements the CPU reference found.
+            base = torch.empty(0, dtype=t.dtype, device=t.device).set_(
+                t.untyped_storage(), 0, (t.untyped_storage().nbytes() // t.element_size(),))
+            moved = base.to(device).as_strided(t.shape, t.stride(), t.storage_offset()).detach()
+        else:
+            moved = t.detach().to(device)
+        return moved.requires_grad_(t.requires_grad)
+
+    if not isinstance(inputs, torch.Tensor) and callable(getattr(inputs, "transform", None)):
+        return inputs.transform(move)
+    return pytree.tree_map(move, inputs)
+
+
+def errors(actual: torch.Tensor, expected: torch.Tensor) -> tuple[float, float]:
+    """(max abs error, max rel error) of `actual` against `expected` over the elements finite on
+    both sides, complex numbers as (real, imag) pairs; (0.0, 0.0) when there are none. Raises
+    Mismatch when the shapes differ."""
+    if actual.shape != expected.shape:
+        raise Mismatch(f"shape {list(actual.shape)} on the device, {list(expected.shape)} on the CPU",
+                       math.inf, math.inf)
+    a, e = actual.detach().cpu(), expected.detach().cpu()
+    if a.is_complex() or e.is_complex():
+        a, e = (torch.view_as_real(t.resolve_conj().to(torch.complex128)) for t in (a, e))
+    a, e = a.to(torch.float64), e.to(torch.float64)
+    finite = torch.isfinite(a) & torch.isfinite(e)
+    if not finite.any():
+        return 0.0, 0.0
+    diff = (a - e).abs()[finite]
+    rel = diff / e.abs()[finite].clamp_min(torch.finfo(torch.float64).tiny)
+    return float(diff.max()), float(rel.max())
+
+
+def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool = True) -> tuple[float, float]:
+    """Raises Mismatch when `actual` (device) differs from `expected` (CPU), pytrees of tensors and
+    other values; returns the largest errors. With values=False only structure, shapes and dtypes
+    are compared (outputs whose values are arbitrary: uninitialized or random)."""
+    a_leaves, a_spec = pytree.tree_flatten(actual)
+    e_leaves, e_spec = pytree.tree_flatten(expected)
+    if a_spec != e_spec:
+        raise Mismatch(f"output structure differs: {a_spec} vs {e_spec}", math.inf, math.inf)
+    max_abs = max_rel = 0.0
+    for a, e in zip(a_leaves, e_leaves):
+        if isinstance(a, torch.Tensor) != isinstance(e, torch.Tensor):
+            raise Mismatch(f"expected {_kind(e)}, got {_kind(a)}", math.inf, math.inf)
+        if not isinstance(e, torch.Tensor):
+            if values and a != e and not (isinstance(e, float) and math.isnan(e) and isinstance(a, float)
+                                          and math.isnan(a)):
+                raise Mismatch(f"non-tensor output {a!r} != {e!r}", math.inf, math.inf)
+            continue
+        if not values:
+            if a.shape != e.shape or a.dtype != e.dtype:
+                raise Mismatch(f"expected {dtype_name(e.dtype)}{list(e.shape)}, got "
+                               f"{dtype_name(a.dtype)}{list(a.shape)}", math.inf, math.inf)
+            continue
+        abs_err, rel_err = errors(a, e)
+        max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
+        try:
+            torch.testing.assert_close(a.detach().cpu(), e.detach().cpu(), rtol=rtol, atol=atol, equal_nan=True,
+                                       check_device=False, check_stride=False, check_layout=False)
+        except AssertionError as exc:
+            raise Mismatch(str(exc), abs_err, rel_err) from None
+    return max_abs, max_rel
+
+
+def _kind(value: Any) -> str:
+    return "a tensor" if isinstance(value, torch.Tensor) else type(value).__name__
