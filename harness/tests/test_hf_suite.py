@@ -69,12 +69,12 @@ def test_architectures_end_to_end_through_the_cli(db):
     gpt2 = evidence["hf/GPT2LMHeadModel/float32/backward"]
     assert gpt2["weight_ties_broken_by_move"] == ["transformer.wte.weight = lm_head.weight"]
     coverage = json.loads((db.parent / "latest" / "coverage.json").read_text())
-    hf = coverage["hf"]
-    assert hf["headline"]["architectures"] == 2 and hf["headline"]["most_used"] == 2
-    assert hf["headline"]["text"].endswith("of 2 causal-LM architectures pass forward, generate and backward natively")
-    assert {a["architecture"] for a in hf["architectures"]} == {"LlamaForCausalLM", "GPT2LMHeadModel"}
+    headline = coverage["headline"]  # the hf suite's own noun and headline subset, as it declared them
+    assert headline["subjects"] == 2 and headline["headlines"][0]["subjects"] == 2
+    assert headline["subject_text"].endswith("of 2 causal-LM architectures pass forward, generate and backward natively")
+    assert {a["name"] for a in coverage["subjects"]} == {"LlamaForCausalLM", "GPT2LMHeadModel"}
     summary = (db.parent / "latest" / "summary.md").read_text()
-    assert "### Architectures" in summary and "most-used causal-LM architectures" in summary
+    assert "### Causal-LM architectures" in summary and "most-used causal-LM architectures" in summary
     assert "report:" in result.stdout
 
 
@@ -86,4 +86,4 @@ def test_an_hf_coverage_json_follows_the_schema_too(db):
     schema = json.loads((REPO / "reports" / "coverage.schema.json").read_text())
     coverage = json.loads((db.parent / "latest" / "coverage.json").read_text())
     jsonschema.validate(coverage, schema)
-    assert coverage["hf"]["architectures"][0]["architecture"] == "OPTForCausalLM"
+    assert coverage["subjects"][0]["name"] == "OPTForCausalLM"

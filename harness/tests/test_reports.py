@@ -75,7 +75,7 @@ def test_coverage_headline_counts_what_the_db_holds(small_db, tmp_path):
     assert {k: v for k, v in cov["headline"]["outcomes"].items() if v} == counts
     assert cov["headline"]["declared_native_ops"] == 7
     assert cov["skips_by_category"]["crash"] == {"skip": 4}
-    tan = next(s for s in cov["opinfo"] if s["name"] == "tan")
+    tan = next(s for s in cov["subjects"] if s["name"] == "tan")
     assert tan["dtypes"]["float32"] == {"forward": "xfail", "out": "fail"}
     nonzero = next(a for a in cov["aten"] if a["op"] == "aten::nonzero")
     assert nonzero["cases_fallback"] == 2 and nonzero["declared_native"] is False
@@ -250,9 +250,9 @@ def test_dashboard_over_history(small_db, tmp_path, browser):
     assert [r["run"]["id"] for r in model["runs"]] == [RUN, "20260102-000000-next"]
     assert model["regressions"] == [{"id": "ops/add/float32/forward", "before": "pass", "after": "fail",
                                      "message": "planted fail"}]
-    add = next(o for o in model["ops"] if o["name"] == "add")
+    add = next(o for o in model["subjects"] if o["name"] == "add")
     assert add["history"] == "PP" and add["last_changed"] is None
-    tan = next(o for o in model["ops"] if o["name"] == "tan")
+    tan = next(o for o in model["subjects"] if o["name"] == "tan")
     assert tan["history"] == "XP" and tan["last_changed"] == "20260102-000000-next"
     assert model["runs"][0]["report"] == f"../runs/{RUN}/index.html" and model["runs"][1]["report"] is None
     page, errors = open_page(browser, out / "index.html")

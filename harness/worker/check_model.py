@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from evidence import dtype_name, exception_evidence
-from worker import Context, load_suite
+from vocabulary import Kernel, Outcome
+from worker import Context, load_suite, strict_json
 
 
 class Fatal(Exception):
@@ -127,21 +128,21 @@ def scalar_loss(output):
 
 # --- capture ----------------------------------------------------------------------------------
 
-def kernel_kind(func) -> str | None:
-    """What runs an op on the device: "device" (a kernel on PrivateUse1), "view" (a view kernel
-    every backend shares), "composite" (a kernel for every backend made of other ops, which the
-    capture does not see: convolution reaches convolution_overrideable), or "fallback" (none: the
-    backend's CPU fallback)."""
+def kernel_kind(func) -> Kernel | None:
+    """What runs an op on the device: DEVICE (a kernel on PrivateUse1), VIEW (a view kernel every
+    backend shares), COMPOSITE (a kernel for every backend made of other ops, which the capture
+    does not see: convolution reaches convolution_overrideable), or FALLBACK (none: the backend's
+    CPU fallback)."""
     import torch
 
     has = torch._C._dispatch_has_kernel_for_dispatch_key
     try:
         if has(func.name(), "PrivateUse1"):
-            return "device"
+            return Kernel.DEVICE
         if any(has(func.name(), key) for key in ("CompositeExplicitAutograd", "CompositeImplicitAutograd",
                                                   "CompositeExplicitAutogradNonFunctional")):
-            return "view" if func.is_view else "composite"
-        return "fallback"
+            return Kernel.VIEW if func.is_view else Kernel.COMPOSITE
+        return Kernel.FALLBACK
     except RuntimeError:
         return None
 
@@ -245,7 +246,7 @@ def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
         result["max_abs_error"] = errors(a, e)[0]
         result["outcome"] = "ran"
     except Exception as exc:
-        result.update(exception_evidence(exc, limit=1000), outcome="error")
+        result.update(exception_evidence(exc, limit=1000), outcome=Outcome.ERROR)
     result["native_ops"], result["fallback_ops"] = ctx.tracked_ops()
     if not ctx.tracking:
         result["tracking"] = "unavailable"
@@ -292,7 +293,7 @@ def main() -> None:
         if args.probe:
             document["probe"] = probe(rebuild, backend, args.device)
         document["capture_seconds"] = time.perf_counter() - started
-        print(json.dumps(document))
+        print(json.dumps(strict_json(document), allow_nan=False))
     except Fatal as fatal:
         print(json.dumps({"fatal": str(fatal)}))
         sys.exit(3)

@@ -15,6 +15,8 @@ _DATA = json.loads((Path(__file__).resolve().parents[1] / "vocabulary.json").rea
 
 Outcome = enum.StrEnum("Outcome", {o["name"].upper(): o["name"] for o in _DATA["outcomes"]})
 Category = enum.StrEnum("Category", {c["name"].upper(): c["name"] for c in _DATA["categories"]})
+# What runs an op on the device, as check-model's capture sees the dispatcher.
+Kernel = enum.StrEnum("Kernel", {k["name"].upper(): k["name"] for k in _DATA["kernels"]})
 
 # Ran and matched the CPU (pass, fallback, xpass).
 MATCHED = frozenset(Outcome(o["name"]) for o in _DATA["outcomes"] if o["kind"] == "matched")

@@ -50,13 +50,13 @@ json build_dashboard(Store& store, const std::string& db_path,
     digest.erase("subjects");
     runs.push_back(std::move(digest));
   }
-  json ops = json::array();
+  json subjects = json::array();
   for (auto& [subject, h] : history) {
     h.resize(ids.size(), info_of(kSubjectStatuses, SubjectStatus::kNotRun).letter);
     std::size_t changed = 0;  // the first run of the current status
     for (std::size_t i = 1; i < h.size(); ++i)
       if (h[i] != h[i - 1]) changed = i;
-    ops.push_back({{"name", subject},
+    subjects.push_back({{"name", subject},
                    {"history", h},
                    {"last_changed", changed == 0 ? json() : json(ids[changed])}});
   }
@@ -71,14 +71,15 @@ json build_dashboard(Store& store, const std::string& db_path,
   json letters = json::object();
   for (const auto& s : kSubjectStatuses) letters[std::string(1, s.letter)] = s.name;
   return {{"schema", "neuron-conform/dashboard"},
-          {"schema_version", 1},
+          {"schema_version", 2},
           {"suite", suite},
           {"noun", runs.back()["run"].value("noun", "subject")},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
           {"status_letters", letters},
+          {"vocabulary", vocabulary_json()},
           {"runs", runs},
-          {"ops", ops},
+          {"subjects", subjects},
           {"regressions", regressions}};
 }
 

@@ -26,9 +26,29 @@ import transformers
 import comparison
 from comparison import Mismatch, to_device
 from evidence import exception_evidence
+from vocabulary import Outcome
 from shrink import causal_lm_architectures, most_used, overrides, tiny_config
 
 CHECKS = ("forward", "generate", "backward", "static_shapes")
+# The checks an architecture must pass natively to count as running on the device.
+NATIVE_CHECKS = ("forward", "generate", "backward")
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md): reports render from it."""
+    return {
+        "noun": "architecture",
+        "nouns": "causal-LM architectures",
+        "checks": {
+            "forward": "logits on the device against the CPU's",
+            "generate": f"greedy decoding of {NEW_TOKENS} tokens gives the CPU's tokens",
+            "backward": "the loss and the gradients of a few named parameters match",
+            "static_shapes": "a second forward at the same shapes compiles nothing new",
+        },
+        "native_checks": list(NATIVE_CHECKS),
+        "native_phrase": "pass " + ", ".join(NATIVE_CHECKS[:-1]) + f" and {NATIVE_CHECKS[-1]} natively",
+        "headlines": [{"name": "most_used", "title": "most-used", "subjects": most_used()}],
+    }
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 BATCH, SEQ, SEQ2, NEW_TOKENS = 2, 7, 11, 4
 MAX_PARAMETERS = 20_000_000  # a tiny config has well under 1M; more means the shrinker missed a size
@@ -115,7 +135,7 @@ def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     with torch.no_grad():
         expected, actual = both(lambda: cpu(**batch).logits, lambda: dev(**to_device(batch, ctx.device)).logits)
-    return "pass" if compare("logits", actual, expected, dtype, evidence) else "fail"
+    return Outcome.PASS if compare("logits", actual, expected, dtype, evidence) else Outcome.FAIL
 
 
 def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
@@ -129,8 +149,8 @@ def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
     if evidence["cpu_tokens"] != evidence["device_tokens"]:
         evidence["message"] = (f"greedy tokens differ: CPU {evidence['cpu_tokens']}, "
                                f"device {evidence['device_tokens']}")
-        return "fail"
-    return "pass"
+        return Outcome.FAIL
+    return Outcome.PASS
 
 
 def named_parameters_to_check(model: torch.nn.Module) -> list[str]:
@@ -155,10 +175,10 @@ def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
         g_cpu, g_dev = grads_cpu[name].grad, grads_dev[name].grad
         if (g_cpu is None) != (g_dev is None):
             evidence["message"] = f"gradient of {name}: {'no' if g_dev is None else 'a'} gradient on the device"
-            return "fail"
+            return Outcome.FAIL
         if g_cpu is not None and ok:
             ok = compare(f"gradient of {name}", g_dev, g_cpu, dtype, evidence)
-    return "pass" if ok else "fail"
+    return Outcome.PASS if ok else Outcome.FAIL
 
 
 def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
@@ -181,8 +201,8 @@ def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
                     sequence_lengths=[SEQ, SEQ2])
     if second != first:
         evidence["message"] = f"a second forward at the same shapes compiled {second - first} new executable(s)"
-        return "fail"
-    return "pass"
+        return Outcome.FAIL
+    return Outcome.PASS
 
 
 def broken_ties(cpu: torch.nn.Module, dev: torch.nn.Module) -> list[str]:
@@ -208,7 +228,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     if suite != "hf" or arch not in causal_lm_architectures() or dtype_name not in DTYPES or check not in RUNNERS:
         raise KeyError(f"unknown case {case_id}")
     if check == "static_shapes" and not ctx.compile_cache():
-        return "error", {"exception_type": "Unobservable", "where": "harness",
+        return Outcome.ERROR, {"exception_type": "Unobservable", "where": "harness",
                          "message": "the backend reports no compile_cache_stats(): static_shapes cannot be observed"}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
@@ -227,7 +247,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         if ties := broken_ties(cpu, dev):
             evidence["weight_ties_broken_by_move"] = ties
         outcome = RUNNERS[check](cpu, dev, dtype_name, ctx, evidence)
-        if outcome == "fail" and ties and check == "backward":
+        if outcome == Outcome.FAIL and ties and check == "backward":
             evidence["message"] = (f"model.to('{ctx.device}') untied {'; '.join(ties)}, so their gradients "
                                    f"are no longer summed: {evidence.get('message', '')}")
     except Stage as stage:
@@ -235,7 +255,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         if stage.stage in ("build", "cpu_reference"):
             evidence["where"] = "harness"  # the architecture itself, not the backend
             evidence.pop("failing_op", None)
-        outcome = "error"
+        outcome = Outcome.ERROR
     evidence["seconds_with_compile"] = time.perf_counter() - start
     if module is not None and hasattr(module, "max_memory_allocated"):
         evidence["peak_device_memory"] = int(module.max_memory_allocated())

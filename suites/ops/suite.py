@@ -31,8 +31,25 @@ from torch.testing._internal.opinfo.core import DecorateInfo
 
 from comparison import Mismatch, compare, to_device
 from evidence import dtype_name, exception_evidence
+from vocabulary import Outcome
 
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad")
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md): reports render from it."""
+    return {
+        "noun": "OpInfo",
+        "nouns": "OpInfos",
+        "checks": {
+            "forward": "each sample input run on the device and on the CPU, results compared",
+            "out": "the out= variant",
+            "inplace": "the in-place variant",
+            "backward": "gradients of every input",
+            "forward_ad": "forward-mode jvp",
+        },
+        "native_phrase": "run natively at every dtype and check",
+    }
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
 
@@ -211,7 +228,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
             actual = run(device_sample)
         except Exception as exc:
             evidence.update(exception_evidence(exc), sample_index=index, sample=describe(sample))
-            return "error", evidence
+            return Outcome.ERROR, evidence
         try:
             try:
                 abs_err, rel_err = compare(actual, expected, rtol, atol)
@@ -230,7 +247,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
                 "message": str(mismatch)[:2000],
                 "samples_compared": compared,
             })
-            return "fail", evidence
+            return Outcome.FAIL, evidence
         compared += 1
         max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
     evidence.update({"samples_compared": compared, "samples_without_reference": skipped,
@@ -239,5 +256,5 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         evidence.update({"exception_type": "NoReference",
                          "message": f"no sample input produced a CPU reference result (first CPU error: "
                                     f"{first_cpu_error})", "where": "harness"})
-        return "error", evidence
-    return "pass", evidence
+        return Outcome.ERROR, evidence
+    return Outcome.PASS, evidence

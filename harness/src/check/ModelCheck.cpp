@@ -68,18 +68,18 @@ std::string op_family(const std::string& op) {
 
 json verdict_from(const Evidence& e, const char* how) {
   if (!e.native.empty())
-    return {{"verdict", "native"},
+    return {{"verdict", OpVerdict::kNative},
             {"cases", e.native.size()},
             {"example", e.native.front()},
             {"failing_cases", e.failing.size()},
             {"how", how}};
   if (!e.fallback.empty())
-    return {{"verdict", "fallback"},
+    return {{"verdict", OpVerdict::kFallback},
             {"cases", e.fallback.size()},
             {"example", e.fallback.front()},
             {"how", how}};
   if (!e.failing.empty())
-    return {{"verdict", "failing"},
+    return {{"verdict", OpVerdict::kFailing},
             {"cases", e.failing.size()},
             {"example", e.failing.front().first},
             {"message", e.failing.front().second},
@@ -110,7 +110,7 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
       const auto& cases = d->second;
       for (const auto& c : cases) {
         if (is_success(c.outcome))
-          return {{"verdict", "native"},
+          return {{"verdict", OpVerdict::kNative},
                   {"cases", cases.size()},
                   {"example", c.id},
                   {"how",
@@ -118,21 +118,21 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
       }
       for (const auto& c : cases) {
         if (is_failure(c.outcome))
-          return {{"verdict", "failing"},
+          return {{"verdict", OpVerdict::kFailing},
                   {"cases", cases.size()},
                   {"example", c.id},
                   {"message",
                    c.evidence.value("message", std::string(name(c.outcome))).substr(0, 300)}};
       }
       const json entry = cases.front().evidence.value("skiplist", json::object());
-      return {{"verdict", "skipped"},
+      return {{"verdict", OpVerdict::kSkipped},
               {"example", cases.front().id},
               {"category", entry.value("category", "")},
               {"reason", entry.value("reason", "")},
               {"entry", entry.value("entry", "")}};
     }
   }
-  json untested = {{"verdict", "untested"}, {"kernel", kernel}};
+  json untested = {{"verdict", OpVerdict::kUntested}, {"kernel", kernel}};
   std::vector<std::string> other;
   if (auto o = ev.ops.find(op); o != ev.ops.end())
     for (const auto& [d, _] : o->second) other.push_back(d);
@@ -140,8 +140,8 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
   return untested;
 }
 
-const std::map<std::string, int> kOrder = {
-    {"failing", 0}, {"fallback", 1}, {"skipped", 2}, {"untested", 3}, {"native", 4}};
+OpVerdict verdict_in(const json& v) { return v["verdict"].get<OpVerdict>(); }
+bool is_kernel(const json& kernel, Kernel k) { return kernel == name(k); }
 
 }  // namespace
 
@@ -160,12 +160,13 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
     const json kernel = use["device_kernel"];
     for (const auto& dtype : dtypes) {
       json v = verdict_of(ev, op, dtype, kernel);
-      const std::string verdict = v["verdict"];
-      if (verdict == "failing") failing.insert(op);
-      if (verdict == "fallback") fallback.insert(op);
-      if (verdict == "skipped") skipped.insert(op);
-      if (verdict == "untested" && kernel == "fallback") untested_fallback.insert(op);
-      if (verdict == "untested" && kernel == "view") views.insert(op);
+      const OpVerdict verdict = verdict_in(v);
+      if (verdict == OpVerdict::kFailing) failing.insert(op);
+      if (verdict == OpVerdict::kFallback) fallback.insert(op);
+      if (verdict == OpVerdict::kSkipped) skipped.insert(op);
+      if (verdict == OpVerdict::kUntested && is_kernel(kernel, Kernel::kFallback))
+        untested_fallback.insert(op);
+      if (verdict == OpVerdict::kUntested && is_kernel(kernel, Kernel::kView)) views.insert(op);
       ops.push_back({{"op", op},
                      {"dtype", dtype},
                      {"calls", use["calls"]},
@@ -175,9 +176,8 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
                      {"verdict", verdict}});
     }
   }
-  std::stable_sort(ops.begin(), ops.end(), [](const json& a, const json& b) {
-    return kOrder.at(a["verdict"]) < kOrder.at(b["verdict"]);
-  });
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const json& a, const json& b) { return verdict_in(a) < verdict_in(b); });
   const auto list = [](const std::set<std::string>& s) {
     std::string out;
     for (const auto& op : s) out += (out.empty() ? "" : ", ") + op;
@@ -190,7 +190,8 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
   on_cpu.insert(untested_fallback.begin(), untested_fallback.end());
   on_cpu.insert(skipped.begin(), skipped.end());
   for (const auto& o : ops)
-    if (o["verdict"] == "untested" && o["kernel"] != "view" && o["kernel"] != "fallback")
+    if (verdict_in(o) == OpVerdict::kUntested && !is_kernel(o["kernel"], Kernel::kView) &&
+        !is_kernel(o["kernel"], Kernel::kFallback))
       unproven.insert(o["op"]);
   int exit_code = 0;
   std::string verdict;
@@ -218,9 +219,9 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
                  {"exit_code", exit_code},
                  {"counts",
                   {{"ops", capture["ops"].size()},
-                   {"failing", failing.size()},
-                   {"fallback", fallback.size()},
-                   {"skipped", skipped.size()},
+                   {name(OpVerdict::kFailing), failing.size()},
+                   {name(OpVerdict::kFallback), fallback.size()},
+                   {name(OpVerdict::kSkipped), skipped.size()},
                    {"untested_fallback", untested_fallback.size()},
                    {"untested_unproven", unproven.size()},
                    {"untested_views", views.size()}}},
@@ -233,10 +234,17 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
     // or failing (it should not run). An observed op is matched exactly, else by its family.
     std::map<std::string, std::string> predicted;
     for (const auto& o : ops) {
-      std::string route = o["verdict"];
-      if (route == "skipped") route = "fallback";
-      if (route == "untested") route = o["kernel"] == "fallback" ? "fallback" : "native";
-      if (o["dtype"] == model_dtype || !predicted.contains(o["op"])) predicted[o["op"]] = route;
+      // A failing op should not run at all; skipped ops would run on the CPU; untested ones as
+      // their kernel says.
+      const OpVerdict v = verdict_in(o);
+      std::string p(name(Route::kFallback));
+      if (v == OpVerdict::kFailing) {
+        p = name(OpVerdict::kFailing);
+      } else if (v == OpVerdict::kNative ||
+                 (v == OpVerdict::kUntested && !is_kernel(o["kernel"], Kernel::kFallback))) {
+        p = name(Route::kNative);
+      }
+      if (o["dtype"] == model_dtype || !predicted.contains(o["op"])) predicted[o["op"]] = p;
     }
     auto prediction = [&](const std::string& op) -> std::string {
       if (auto it = predicted.find(op); it != predicted.end()) return it->second;
@@ -251,16 +259,17 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
     };
     const json ran_native = probe.value("native_ops", json::object());
     const json ran_fallback = probe.value("fallback_ops", json::object());
-    for (const auto& [op, _] : ran_native.items()) check(op, "native");
-    for (const auto& [op, _] : ran_fallback.items()) check(op, "fallback");
+    for (const auto& [op, _] : ran_native.items()) check(op, std::string(name(Route::kNative)));
+    for (const auto& [op, _] : ran_fallback.items())
+      check(op, std::string(name(Route::kFallback)));
     const std::string message = probe.value("message", std::string());
     for (const auto& op : failing) {
       if (probe.value("outcome", "") == "ran" && message.find(op) == std::string::npos)
         disagreements.push_back(
-            {{"op", op}, {"predicted", "failing"}, {"observed", "the model ran"}});
+            {{"op", op}, {"predicted", name(OpVerdict::kFailing)}, {"observed", "the model ran"}});
     }
     // What the probe saw outweighs what the store predicted: a model that failed is blocked.
-    if (probe.value("outcome", "") == "error" && failing.empty()) {
+    if (probe.value("outcome", "") == name(Outcome::kError) && failing.empty()) {
       const std::string culprit = probe.value("failing_op", std::string("the model"));
       disagreements.push_back(
           {{"op", culprit}, {"predicted", prediction(culprit)}, {"observed", "failed"}});
@@ -291,30 +300,33 @@ std::string model_check_text(const json& r) {
   for (const auto& o : r["ops"]) {
     const json& e = o["evidence"];
     std::string why;
-    const std::string v = o["verdict"];
-    if (v == "native" || v == "fallback")
+    const OpVerdict v = verdict_in(o);
+    if (v == OpVerdict::kNative || v == OpVerdict::kFallback)
       why = fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
                         e["example"].get<std::string>());
-    if (v == "failing")
+    if (v == OpVerdict::kFailing)
       why = fmt::format("{}: {}", e["example"].get<std::string>(),
                         e["message"].get<std::string>().substr(0, 100));
-    if (v == "skipped")
+    if (v == OpVerdict::kSkipped)
       why = fmt::format("{} ({}): {}", e["category"].get<std::string>(),
                         e["example"].get<std::string>(),
                         e["reason"].get<std::string>().substr(0, 90));
-    if (v == "untested")
+    if (v == OpVerdict::kUntested)
       why = fmt::format("no case of the run; kernel: {}{}",
                         e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
                         e.contains("tested_at") ? "; tested at " + e["tested_at"].dump() : "");
     out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", o["op"].get<std::string>(),
-                       o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(), v, why);
+                       o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(), name(v), why);
   }
   if (r.contains("probe")) {
     const json& p = r["probe"];
     out += fmt::format("\nprobe (the tiny model on the device and on the CPU): {}",
                        p.value("outcome", "?"));
-    if (p.contains("max_abs_error"))
-      out += fmt::format(", max abs error {:.3g}", p["max_abs_error"].get<double>());
+    if (p.contains("max_abs_error")) {  // non-finite errors travel as "inf" or "nan"
+      const json& e = p["max_abs_error"];
+      out += ", max abs error " +
+             (e.is_number() ? fmt::format("{:.3g}", e.get<double>()) : e.get<std::string>());
+    }
     if (p.contains("message")) out += ": " + p["message"].get<std::string>().substr(0, 200);
     out += fmt::format("; {} op(s) ran natively, {} through the fallback\n", p["native_ops"].size(),
                        p["fallback_ops"].size());
@@ -340,10 +352,10 @@ std::string model_check_markdown(const json& r) {
   for (const auto& o : r["ops"]) {
     const json& e = o["evidence"];
     std::string why = e.value("example", std::string());
-    if (o["verdict"] == "failing") why += ": " + e.value("message", std::string());
-    if (o["verdict"] == "skipped")
+    if (verdict_in(o) == OpVerdict::kFailing) why += ": " + e.value("message", std::string());
+    if (verdict_in(o) == OpVerdict::kSkipped)
       why = e.value("category", std::string()) + ": " + e.value("reason", std::string());
-    if (o["verdict"] == "untested")
+    if (verdict_in(o) == OpVerdict::kUntested)
       why = "kernel: " +
             (e["kernel"].is_null() ? std::string("unknown") : e["kernel"].get<std::string>());
     md += fmt::format("| `{}` | {} | {} | {} | {} |\n", o["op"].get<std::string>(),

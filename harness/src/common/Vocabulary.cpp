@@ -46,7 +46,10 @@ json vocabulary_json() {
   return {{"outcomes", outcomes},
           {"categories", named_rows(kCategories)},
           {"modes", named_rows(kModes)},
-          {"subject_statuses", statuses}};
+          {"subject_statuses", statuses},
+          {"routes", named_rows(kRoutes)},
+          {"kernels", named_rows(kKernels)},
+          {"op_verdicts", named_rows(kOpVerdicts)}};
 }
 
 void to_json(json& j, Outcome o) { j = name(o); }
@@ -54,5 +57,11 @@ void to_json(json& j, Outcome o) { j = name(o); }
 void from_json(const json& j, Outcome& o) { o = parse_outcome(j.get<std::string>()); }
 
 void to_json(json& j, SubjectStatus s) { j = name(s); }
+
+void to_json(json& j, OpVerdict v) { j = name(v); }
+
+void from_json(const json& j, OpVerdict& v) {
+  v = parse_named(kOpVerdicts, j.get<std::string>(), "verdict");
+}
 
 }  // namespace conform

@@ -116,6 +116,53 @@ inline constexpr std::array<SubjectStatusInfo, 6> kSubjectStatuses = {{
     {SubjectStatus::kNotRun, "not run", '-', "the subject was not in that run"},
 }};
 
+// How an aten op ran in a case (the results DB's op_events.route).
+enum class Route { kNative, kFallback };
+
+struct RouteInfo {
+  Route value;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr std::array<RouteInfo, 2> kRoutes = {{
+    {Route::kNative, "native", "a kernel of the device ran it"},
+    {Route::kFallback, "fallback", "the backend's CPU fallback ran it"},
+}};
+
+// What runs an op on the device, as check-model's capture sees the dispatcher.
+enum class Kernel { kDevice, kView, kComposite, kFallback };
+
+struct KernelInfo {
+  Kernel value;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr std::array<KernelInfo, 4> kKernels = {{
+    {Kernel::kDevice, "device", "a kernel registered on the device's dispatch key"},
+    {Kernel::kView, "view", "a view kernel every backend shares"},
+    {Kernel::kComposite, "composite", "a kernel for every backend made of other ops"},
+    {Kernel::kFallback, "fallback", "none: the backend's CPU fallback"},
+}};
+
+// check-model's verdict on one op at one dtype, worst first.
+enum class OpVerdict { kFailing, kFallback, kSkipped, kUntested, kNative };
+
+struct OpVerdictInfo {
+  OpVerdict value;
+  std::string_view name;
+  std::string_view meaning;
+};
+
+inline constexpr std::array<OpVerdictInfo, 5> kOpVerdicts = {{
+    {OpVerdict::kFailing, "failing", "a case's error names it and no case at that dtype matched"},
+    {OpVerdict::kFallback, "fallback", "it ran only through the CPU fallback"},
+    {OpVerdict::kSkipped, "skipped", "its cases were skipped or expected to fail by a skip list"},
+    {OpVerdict::kUntested, "untested", "no case of the run is evidence for it"},
+    {OpVerdict::kNative, "native", "it ran natively in a case that matched the CPU"},
+}};
+
 // Looking the tables up. Each table's value field equals its position (a test checks it).
 template <typename Table>
 constexpr const auto& info_of(const Table& table, decltype(table[0].value) value) {
@@ -150,6 +197,9 @@ inline std::string_view name(Outcome o) { return info_of(kOutcomes, o).name; }
 inline std::string_view name(Category c) { return info_of(kCategories, c).name; }
 inline std::string_view name(Mode m) { return info_of(kModes, m).name; }
 inline std::string_view name(SubjectStatus s) { return info_of(kSubjectStatuses, s).name; }
+inline std::string_view name(Route r) { return info_of(kRoutes, r).name; }
+inline std::string_view name(Kernel k) { return info_of(kKernels, k).name; }
+inline std::string_view name(OpVerdict v) { return info_of(kOpVerdicts, v).name; }
 inline Outcome parse_outcome(std::string_view text) {
   return parse_named(kOutcomes, text, "outcome");
 }
@@ -173,5 +223,7 @@ nlohmann::json vocabulary_json();
 void to_json(nlohmann::json& j, Outcome o);
 void from_json(const nlohmann::json& j, Outcome& o);
 void to_json(nlohmann::json& j, SubjectStatus s);
+void to_json(nlohmann::json& j, OpVerdict v);
+void from_json(const nlohmann::json& j, OpVerdict& v);
 
 }  // namespace conform

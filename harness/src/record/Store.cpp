@@ -83,9 +83,6 @@ UPDATE runs SET suite_info = '{"noun":"OpInfo","nouns":"OpInfos","checks":{"forw
 UPDATE runs SET suite_info = '{"noun":"architecture","nouns":"causal-LM architectures","checks":{"forward":"logits against the CPU''s","generate":"greedy decoding gives the CPU''s tokens","backward":"loss and gradients of a few parameters","static_shapes":"a second forward at the same shapes compiles nothing new"},"native_checks":["forward","generate","backward"],"native_phrase":"pass forward, generate and backward natively","headlines":[{"name":"most_used","title":"most-used","subjects":["LlamaForCausalLM","Llama4ForCausalLM","MistralForCausalLM","MixtralForCausalLM","MinistralForCausalLM","Qwen2ForCausalLM","Qwen2MoeForCausalLM","Qwen3ForCausalLM","Qwen3MoeForCausalLM","GemmaForCausalLM","Gemma2ForCausalLM","Gemma3ForCausalLM","PhiForCausalLM","Phi3ForCausalLM","GPT2LMHeadModel","GPTNeoXForCausalLM","GPTJForCausalLM","GPTNeoForCausalLM","GPTBigCodeForCausalLM","FalconForCausalLM","OPTForCausalLM","BloomForCausalLM","Starcoder2ForCausalLM","OlmoForCausalLM","Olmo2ForCausalLM","GraniteForCausalLM","DeepseekV2ForCausalLM","DeepseekV3ForCausalLM","CohereForCausalLM","StableLmForCausalLM","CodeGenForCausalLM","MptForCausalLM","GlmForCausalLM","Glm4ForCausalLM","SmolLM3ForCausalLM","GptOssForCausalLM","Exaone4ForCausalLM"]}]}' WHERE suite = 'hf';
 )sql",
 };
-// How an aten op ran in a case (op_events.route).
-constexpr std::string_view kNativeRoute = "native", kFallbackRoute = "fallback";
-
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
 
@@ -344,10 +341,10 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(6, now)
         .run();
     for (const auto& [op, calls] : r.native_ops) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, kNativeRoute).bind(5, calls).run();
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, name(Route::kNative)).bind(5, calls).run();
     }
     for (const auto& [op, calls] : r.fallback_ops) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, kFallbackRoute).bind(5, calls).run();
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, name(Route::kFallback)).bind(5, calls).run();
     }
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
@@ -371,7 +368,7 @@ std::vector<CaseResult> Store::results(const std::string& run_id) {
   events.bind(1, run_id);
   while (events.step()) {
     CaseResult& r = out[index.at(events.text(0))];
-    (events.text(2) == kNativeRoute ? r.native_ops : r.fallback_ops)[events.text(1)] =
+    (events.text(2) == name(Route::kNative) ? r.native_ops : r.fallback_ops)[events.text(1)] =
         events.integer(3);
   }
   return out;
