@@ -43,6 +43,7 @@ def hf_model(name: str, full_size: bool, dtype):
     import torch
     import transformers
 
+    transformers.logging.set_verbosity_error()  # its warnings are not the user's business here
     hf = load_suite("hf")
     from shrink import architecture_of, config_class, tiny_config
 

@@ -32,10 +32,8 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   if (o.full_size) args.push_back("--full-size");
   if (o.train) args.push_back("--train");
   if (o.probe) args.push_back("--probe");
-  bp::environment env = boost::this_process::environment();
-  env["TRANSFORMERS_VERBOSITY"] = "error";
   bp::ipstream out;
-  bp::child child(bp::exe = python_executable(), bp::args = args, env, bp::std_out > out);
+  bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out);
   std::ostringstream text;
   text << out.rdbuf();
   child.wait();

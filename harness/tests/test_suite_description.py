@@ -1,0 +1,91 @@
+"""A suite is one folder: a throwaway suite, declared in a temporary folder, reports with its own
+noun and headline; a suite that does not describe itself, or lists a check it did not declare,
+is refused before anything runs."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conform_cli import cli, query
+
+WIDGETS = '''
+import torch
+from vocabulary import Outcome
+
+
+def describe_suite():
+    return {"noun": "widget", "nouns": "widgets",
+            "checks": {"spin": "spins on the device", "paint": "paints on the device"},
+            "native_checks": ["spin"], "native_phrase": "spin natively",
+            "headlines": [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}]}
+
+
+def list_cases():
+    for subject in ("cog", "gear"):
+        for check in CHECKS:
+            yield {"id": f"widgets/{subject}/float32/{check}", "suite": "widgets", "subject": subject,
+                   "dtype": "float32", "check": check}
+
+
+def run_case(case_id, ctx):
+    _, subject, _, check = case_id.split("/")
+    x = torch.ones(3, device=ctx.device)
+    if (subject, check) == ("cog", "spin"):
+        return Outcome.FAIL, {"message": "the cog wobbles", "max_abs_error": 1.0}
+    (x + x).cpu()
+    return Outcome.PASS, {}
+'''
+
+
+def make_suite(root: Path, body: str, checks: str = '("spin", "paint")') -> Path:
+    folder = root / "suites" / "widgets"
+    folder.mkdir(parents=True)
+    (folder / "suite.py").write_text(f"CHECKS = {checks}\n" + textwrap.dedent(body))
+    return root / "suites"
+
+
+@pytest.fixture
+def suites(tmp_path, monkeypatch):
+    def install(body: str = WIDGETS, checks: str = '("spin", "paint")') -> None:
+        monkeypatch.setenv("NEURON_CONFORM_SUITES", str(make_suite(tmp_path, body, checks)))
+    return install
+
+
+def test_a_throwaway_suite_reports_with_its_own_noun_and_headline(db, suites):
+    suites()
+    cli("run", "--suite", "widgets", "--db", str(db), "-j", "1", "--timeout", "120")
+    latest = db.parent / "latest"
+    cov = json.loads((latest / "coverage.json").read_text())
+    assert cov["suite"]["noun"] == "widget" and cov["suite"]["native_checks"] == ["spin"]
+    assert cov["headline"]["subject_text"] == "1 of 2 widgets spin natively"
+    assert [h["text"] for h in cov["headline"]["headlines"]] == ["1 of 1 favourite widgets spin natively"]
+    assert "1 of 2 widgets spin natively; 1 of 1 favourite widgets spin natively" in cov["headline"]["text"]
+    cog = next(s for s in cov["subjects"] if s["name"] == "cog")
+    assert cog["verdict"] == "blocked" and cog["blockers"] == ["(fail in spin, no single op)"]
+    summary = (latest / "summary.md").read_text()
+    assert "### Widgets" in summary and "| widget | verdict |" in summary and "OpInfo" not in summary
+    # The declaration is stored with the run: its reports render from it, whatever the folder holds now.
+    stored = json.loads(query(db, "SELECT suite_info FROM runs")[0][0])
+    assert stored["nouns"] == "widgets"
+    cli("report", "--db", str(db), "--out", str(db.parent / "again"))
+    assert "### Widgets" in (db.parent / "again" / "summary.md").read_text()
+
+
+def test_a_suite_that_does_not_describe_itself_is_refused(db, suites):
+    suites(WIDGETS.replace("def describe_suite():", "def something_else():"))
+    result = cli("run", "--suite", "widgets", "--db", str(db), check=False)
+    assert result.returncode == 2
+    assert "suite 'widgets' cannot list its cases: its suite.py has no describe_suite()" in result.stderr
+    assert query(db, "SELECT COUNT(*) FROM results") == [(0,)]
+
+
+def test_a_case_whose_check_is_not_declared_is_refused(db, suites):
+    suites(checks='("spin", "paint", "polish")')
+    result = cli("run", "--suite", "widgets", "--db", str(db), check=False)
+    assert result.returncode == 2
+    assert "suite 'widgets' lists case widgets/cog/float32/polish whose check 'polish' its describe_suite() " \
+           "does not declare" in result.stderr
