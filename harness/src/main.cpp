@@ -26,8 +26,9 @@ int main(int argc, char** argv) {
   auto* run_cmd = app.add_subcommand("run", "Run a suite against a backend and record the results");
   run_cmd
       ->add_option("--suite", run.suite,
-                   "Suite to run: ops (PyTorch's OpInfo operator suite) or hf (transformers "
-                   "causal-LM architectures)")
+                   "Suite to run: a folder of suites/ (ops: PyTorch's OpInfo operator suite; hf: "
+                   "transformers causal-LM architectures) or of a folder in NEURON_CONFORM_SUITES "
+                   "(suites/README.md says how to write one)")
       ->capture_default_str();
   run_cmd->add_option("--ops", run.ops_regex,
                       "Regular expression searched in the case subject (OpInfo name[.variant], or "
@@ -151,7 +152,7 @@ int main(int argc, char** argv) {
   auto* diff_cmd = app.add_subcommand(
       "diff",
       "What changed between runs A and B: new failures and passes, changed errors, new and "
-      "removed cases, OpInfo status and aten op changes");
+      "removed cases, subject status and aten op changes");
   diff_cmd->add_option("a", diff.a, "Run A, before (id, latest, previous)")->capture_default_str();
   diff_cmd->add_option("b", diff.b, "Run B, after (id, latest, previous)")->capture_default_str();
   diff_cmd->add_option("--db", diff.db, "Results database")->capture_default_str();
@@ -204,7 +205,11 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--train", check.train, "Include the backward pass");
   check_cmd->add_option("--db", check.db, "Results database")->capture_default_str();
   check_cmd->add_option("--run", check.run,
-                        "Run of the ops suite (id, latest, previous); default the newest");
+                        "Run of the evidence suite (id, latest, previous); default its newest");
+  check_cmd
+      ->add_option("--suite", check.suite,
+                   "Suite whose runs judge the model's ops (subjects named after aten ops)")
+      ->capture_default_str();
   check_cmd->add_flag("--json", check.json, "Print the result as JSON (docs/check-model.md)");
   check_cmd->add_flag("--markdown", check.markdown,
                       "Print the result as Markdown, for a pull request");

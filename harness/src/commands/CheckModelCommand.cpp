@@ -58,16 +58,16 @@ int check_model_command(const CheckModelOptions& o) {
   if (o.run) {
     run_id = store.resolve_run(*o.run);
   } else {
-    const auto runs = store.run_ids("ops");
+    const auto runs = store.run_ids(o.suite);
     if (runs.empty())
-      throw std::invalid_argument(
-          fmt::format("{} has no run of the ops suite to judge the model's ops by", o.db));
+      throw std::invalid_argument(fmt::format(
+          "{} has no run of the {} suite to judge the model's ops by", o.db, o.suite));
     run_id = runs.back();
   }
-  if (store.run(run_id)->suite != "ops")
+  if (const std::string suite = store.run(run_id)->suite; suite != o.suite)
     throw std::invalid_argument(
-        fmt::format("run {} is of suite '{}'; check-model needs a run of the ops suite", run_id,
-                    store.run(run_id)->suite));
+        fmt::format("run {} is of suite '{}'; check-model needs a run of the {} suite (--suite)",
+                    run_id, suite, o.suite));
   const nlohmann::json result = judge_model(capture_model(o), store, run_id, o.db);
   if (o.json) {
     fmt::print("{}\n", result.dump(2));

@@ -89,7 +89,9 @@ struct CheckModelOptions {
   std::string dtype = "float32";
   bool train = false;
   std::string db = "out/results.db";
-  std::optional<std::string> run;  // default: the newest run of the ops suite
+  std::optional<std::string> run;  // default: the newest run of `suite`
+  // The suite whose runs are the evidence: its subjects must be named after aten ops.
+  std::string suite = "ops";
   bool json = false;
   bool markdown = false;
   bool probe = false;
