@@ -6,7 +6,7 @@
 namespace conform {
 
 // One case = one check of one subject at one dtype: "suite/subject/dtype/check", with "-"
-// where a field does not apply (CONVENTIONS.md). Subjects may contain dots, never slashes.
+// where a field does not apply (docs/conventions.md). Subjects may contain dots, never slashes.
 struct CaseId {
   std::string suite;
   std::string subject;
