@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
   conform::DashboardOptions dashboard;
   auto* dashboard_cmd =
       app.add_subcommand("dashboard",
-                         "Static nightly dashboard over the DB's history: trends, per-op history, "
+                         "Static nightly dashboard over the DB's history: trends, per-subject history, "
                          "the newest run's regressions, links to each run's report");
   dashboard_cmd->add_option("--db", dashboard.db, "Results database")->capture_default_str();
   dashboard_cmd->add_option("--out", dashboard.out, "Output directory")->capture_default_str();
@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
   auto* check_cmd = app.add_subcommand("check-model",
                                        "Will a model run on the device? Captures its aten ops on "
                                        "meta tensors and judges each by a run "
-                                       "of the ops suite. Exit 0 runs natively, 1 runs with ops on "
+                                       "of the operator suite (--suite). Exit 0 runs natively, 1 runs with ops on "
                                        "the CPU fallback (or unproven), 2 "
                                        "blocked by failing ops, 3 bad input");
   check_cmd->add_option(

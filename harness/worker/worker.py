@@ -5,7 +5,8 @@ reads one JSON line back per case. It owns planning, scheduling, timeouts and cr
 a worker only imports the backend, then PyTorch's test machinery, and runs what it is given.
 
 Modes:
-  --list            print every case of the suite as a JSON line, then {"done": N}
+  --list            print the suite's declaration ({"description": describe_suite()}), then every
+                    case of the suite as a JSON line, then {"done": N}
   --serve           read {"case": ID} lines on stdin, answer one result line each
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
 

@@ -62,53 +62,76 @@ json report_evidence(const json& evidence) {
   return out;
 }
 
-}  // namespace
+// What one pass over a run's results counts: outcomes, skip-list categories, aten ops, the
+// compile cache, and each case as the reports show it.
+class Tally {
+ public:
+  Tally(std::string run_id, std::string db_path)
+      : run_id_(std::move(run_id)), db_path_(std::move(db_path)) {}
 
-json build_coverage(Store& store, const std::string& run_id, const std::string& db_path) {
-  const auto run = store.run(run_id);
-  if (!run) throw StoreError(fmt::format("no run '{}' in {}", run_id, db_path));
-  const std::int64_t planned = store.planned_count(run_id);
-  const std::vector<CaseResult> results = store.results(run_id);
-
-  json headline_counts = zero_counts();
-  json categories = json::object();
-  struct AtenOp {
-    std::int64_t native_calls = 0, fallback_calls = 0;
-    std::int64_t cases_native = 0, cases_fallback = 0, cases_failing = 0;
-    std::set<std::string> subjects;
-  };
-  std::map<std::string, AtenOp> aten;
-  std::int64_t cache_compiles = 0, cache_hits = 0;
-  bool cache_reported = false;
-  json cases = json::array();
-  std::set<std::string> dtypes, checks;
-
-  for (const CaseResult& r : results) {
+  void add(const CaseResult& r) {
     const CaseId id = CaseId::parse(r.case_id);
     dtypes.insert(id.dtype);
     checks.insert(id.check);
-    count(headline_counts, r.outcome);
+    count(outcomes, r.outcome);
     if (r.evidence.contains("skiplist")) {
       json& counts = categories[r.evidence["skiplist"].value("category", "?")];
       if (counts.is_null()) counts = json::object();
       count(counts, r.outcome);
     }
     if (r.evidence.contains("compile_cache")) {
-      cache_reported = true;
-      cache_compiles += r.evidence["compile_cache"].value("compiles", std::int64_t{0});
-      cache_hits += r.evidence["compile_cache"].value("hits", std::int64_t{0});
+      if (compile_cache.is_null()) compile_cache = {{"compiles", 0}, {"hits", 0}};
+      for (const char* key : {"compiles", "hits"})
+        compile_cache[key] = compile_cache[key].get<std::int64_t>() +
+                             r.evidence["compile_cache"].value(key, std::int64_t{0});
     }
     const bool failing = did_not_match(r.outcome);
     for (const auto& [op, calls] : r.native_ops) {
-      AtenOp& a = aten[op];
+      AtenOp& a = aten_[op];
       a.native_calls += calls, ++a.cases_native, a.subjects.insert(id.subject);
       a.cases_failing += failing;
     }
     for (const auto& [op, calls] : r.fallback_ops) {
-      AtenOp& a = aten[op];
+      AtenOp& a = aten_[op];
       a.fallback_calls += calls, ++a.cases_fallback, a.subjects.insert(id.subject);
       if (!r.native_ops.contains(op)) a.cases_failing += failing;
     }
+    cases.push_back(case_json(r, id));
+  }
+
+  // One row per aten op; `declared` is the backend's native_ops(), null when it has none.
+  json aten_rows(const json& declared) const {
+    std::set<std::string> names;
+    if (declared.is_array())
+      for (const auto& op : declared) names.insert(op.get<std::string>());
+    json rows = json::array();
+    for (const auto& [op, a] : aten_) {
+      rows.push_back({{"op", op},
+                      {"declared_native", declared.is_array() ? json(names.contains(op)) : json()},
+                      {"native_calls", a.native_calls},
+                      {"fallback_calls", a.fallback_calls},
+                      {"cases_native", a.cases_native},
+                      {"cases_fallback", a.cases_fallback},
+                      {"cases_failing", a.cases_failing},
+                      {"subjects", a.subjects}});
+    }
+    return rows;
+  }
+
+  json outcomes = zero_counts();
+  json categories = json::object();
+  json compile_cache;  // null unless the backend reported compile_cache_stats()
+  json cases = json::array();
+  std::set<std::string> dtypes, checks;
+
+ private:
+  struct AtenOp {
+    std::int64_t native_calls = 0, fallback_calls = 0;
+    std::int64_t cases_native = 0, cases_fallback = 0, cases_failing = 0;
+    std::set<std::string> subjects;
+  };
+
+  json case_json(const CaseResult& r, const CaseId& id) const {
     json c = {{"id", r.case_id},
               {"subject", id.subject},
               {"dtype", id.dtype},
@@ -120,36 +143,82 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
     for (const auto& [op, _] : r.fallback_ops) c["fallback_ops"].push_back(op);
     if (r.outcome != Outcome::kPass && kind(r.outcome) != OutcomeKind::kNotRun) {
       c["repro"] = fmt::format("neuron-conform repro {} --db {} --run {}", shell_quote(r.case_id),
-                               shell_quote(db_path), run_id);
+                               shell_quote(db_path_), run_id_);
     }
-    cases.push_back(std::move(c));
+    return c;
   }
 
-  // Declared native ops: what the backend says it implements, if it said (native_ops()).
-  std::set<std::string> declared;
-  const json declared_json = run->backend_info.value("native_ops", json());
-  if (declared_json.is_array()) {
-    for (const auto& op : declared_json) declared.insert(op.get<std::string>());
+  std::string run_id_, db_path_;
+  std::map<std::string, AtenOp> aten_;
+};
+
+json run_json(const RunInfo& run) {
+  return {{"id", run.id},
+          {"suite", run.suite},
+          {"status", run.status},
+          {"label", run.label ? json(*run.label) : json()},
+          {"started_at", run.started_at},
+          {"ended_at", run.ended_at ? json(*run.ended_at) : json()},
+          {"duration_seconds", seconds_between(run.started_at, run.ended_at)},
+          {"seed", run.seed},
+          {"host", run.host},
+          {"torch", run.torch_version},
+          {"backend_module", run.backend_module},
+          {"backend_version", run.backend_version},
+          {"harness_version", run.harness_version},
+          {"device", run.device},
+          {"shard", run.shard ? json(*run.shard) : json()},
+          {"command", run.command}};
+}
+
+// The subject view's headline, completed with the run's counts and the one-sentence text.
+json headline_of(const Tally& tally, json headline, const json& aten_rows, const json& declared,
+                 std::int64_t planned) {
+  std::int64_t exercised = 0, with_fallback = 0;
+  for (const auto& a : aten_rows) {
+    exercised += a["declared_native"] == true && a["cases_native"].get<std::int64_t>() > 0;
+    with_fallback += a["cases_fallback"].get<std::int64_t>() > 0;
   }
-  json aten_rows = json::array();
-  std::int64_t exercised_declared = 0, fallback_ops = 0;
-  for (const auto& [op, a] : aten) {
-    const bool is_declared = declared.contains(op);
-    exercised_declared += is_declared && a.cases_native > 0;
-    fallback_ops += a.cases_fallback > 0;
-    aten_rows.push_back({{"op", op},
-                         {"declared_native", declared_json.is_array() ? json(is_declared) : json()},
-                         {"native_calls", a.native_calls},
-                         {"fallback_calls", a.fallback_calls},
-                         {"cases_native", a.cases_native},
-                         {"cases_fallback", a.cases_fallback},
-                         {"cases_failing", a.cases_failing},
-                         {"subjects", a.subjects}});
+  const auto cases_with = [&](Outcome o) {
+    return tally.outcomes[std::string(name(o))].get<std::int64_t>();
+  };
+  const auto recorded = static_cast<std::int64_t>(tally.cases.size());
+  std::string text = fmt::format(
+      "{} of {} cases pass natively, {} match through the CPU fallback; {}",
+      cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback),
+      headline["text"].get<std::string>());
+  for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
+  if (declared.is_array() && !declared.empty()) {
+    text += fmt::format("; {} of the backend's {} declared native aten ops were exercised",
+                        exercised, declared.size());
   }
+  headline["subject_text"] = headline["text"];
+  headline.update({{"planned", planned},
+                   {"recorded", recorded},
+                   {"outcomes", tally.outcomes},
+                   {"aten_ops_seen", aten_rows.size()},
+                   {"aten_ops_with_fallback", with_fallback},
+                   {"declared_native_ops", declared.is_array() ? json(declared.size()) : json()},
+                   {"declared_native_ops_exercised", declared.is_array() ? json(exercised) : json()},
+                   {"compile_cache", tally.compile_cache},
+                   {"text", text}});
+  return headline;
+}
+
+}  // namespace
+
+json build_coverage(Store& store, const std::string& run_id, const std::string& db_path) {
+  const auto run = store.run(run_id);
+  if (!run) throw StoreError(fmt::format("no run '{}' in {}", run_id, db_path));
+  Tally tally(run_id, db_path);
+  for (const CaseResult& r : store.results(run_id)) tally.add(r);
 
   // What the suite declared when the run listed it; reports know no suite by name.
-  const SuiteDescription suite = SuiteDescription::of_run(run->suite, run->suite_info, checks);
-  json view = subject_view(cases, suite);
+  const SuiteDescription suite = SuiteDescription::of_run(run->suite, run->suite_info, tally.checks);
+  json view = subject_view(tally.cases, suite);
+  // Declared native ops: what the backend says it implements, if it said (native_ops()).
+  const json declared = run->backend_info.value("native_ops", json());
+  json aten_rows = tally.aten_rows(declared);
 
   json slowest = json::array();
   for (const auto& [id, seconds] : store.slowest(run_id, 20))
@@ -160,66 +229,23 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
                      {"max_abs_error", evidence.value("max_abs_error", json())},
                      {"max_rel_error", evidence.value("max_rel_error", json())}});
   }
-
-  const std::int64_t recorded = static_cast<std::int64_t>(results.size());
-  json headline = view["headline"];
-  const auto cases_with = [&](Outcome o) {
-    return headline_counts[std::string(name(o))].get<std::int64_t>();
-  };
-  std::string text = fmt::format(
-      "{} of {} cases pass natively, {} match through the CPU fallback; {}",
-      cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback),
-      headline["text"].get<std::string>());
-  for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
-  if (declared_json.is_array() && !declared.empty()) {
-    text += fmt::format("; {} of the backend's {} declared native aten ops were exercised",
-                        exercised_declared, declared.size());
-  }
-  headline["subject_text"] = headline["text"];
-  headline.update({
-      {"planned", planned},
-      {"recorded", recorded},
-      {"outcomes", headline_counts},
-      {"aten_ops_seen", aten.size()},
-      {"aten_ops_with_fallback", fallback_ops},
-      {"declared_native_ops", declared_json.is_array() ? json(declared.size()) : json()},
-      {"declared_native_ops_exercised",
-       declared_json.is_array() ? json(exercised_declared) : json()},
-      {"compile_cache",
-       cache_reported ? json{{"compiles", cache_compiles}, {"hits", cache_hits}} : json()},
-      {"text", text}});
-
   json suite_json = suite.to_json();
   suite_json["name"] = run->suite;
+  json headline =
+      headline_of(tally, view["headline"], aten_rows, declared, store.planned_count(run_id));
   return {{"schema", "neuron-conform/coverage"},
           {"schema_version", kCoverageSchemaVersion},
           {"vocabulary", vocabulary_json()},
-          {"run",
-           {{"id", run->id},
-            {"suite", run->suite},
-            {"status", run->status},
-            {"label", run->label ? json(*run->label) : json()},
-            {"started_at", run->started_at},
-            {"ended_at", run->ended_at ? json(*run->ended_at) : json()},
-            {"duration_seconds", seconds_between(run->started_at, run->ended_at)},
-            {"seed", run->seed},
-            {"host", run->host},
-            {"torch", run->torch_version},
-            {"backend_module", run->backend_module},
-            {"backend_version", run->backend_version},
-            {"harness_version", run->harness_version},
-            {"device", run->device},
-            {"shard", run->shard ? json(*run->shard) : json()},
-            {"command", run->command}}},
+          {"run", run_json(*run)},
           {"suite", suite_json},
-          {"headline", headline},
-          {"dtypes", dtypes},
-          {"checks", checks},
-          {"skips_by_category", categories},
+          {"headline", std::move(headline)},
+          {"dtypes", tally.dtypes},
+          {"checks", tally.checks},
+          {"skips_by_category", tally.categories},
           {"subjects", std::move(view["subjects"])},
           {"op_impact", std::move(view["op_impact"])},
-          {"aten", aten_rows},
-          {"cases", cases},
+          {"aten", std::move(aten_rows)},
+          {"cases", std::move(tally.cases)},
           {"slowest", slowest},
           {"worst", worst}};
 }

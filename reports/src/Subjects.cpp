@@ -37,6 +37,8 @@ struct Subject {
   bool only_cpu_failures = true;  // every native-check case that failed, failed on the CPU too
   std::string repro;
   std::string first_error;
+
+  void add(const json& c, const SuiteDescription& suite);
 };
 
 std::string verdict_of(const Subject& s) {
@@ -45,41 +47,64 @@ std::string verdict_of(const Subject& s) {
   return s.only_cpu_failures ? "fails on the CPU too" : "blocked";
 }
 
+void Subject::add(const json& c, const SuiteDescription& suite) {
+  const std::string check = c["check"];
+  const Outcome outcome = outcome_of(c);
+  const json& e = c["evidence"];
+  ++counts[outcome];
+  checks[c["dtype"].get<std::string>()][check] = outcome;
+  seconds += c["duration"].get<double>();
+  if (e.contains("peak_device_memory"))
+    peak_memory = std::max(peak_memory, e["peak_device_memory"].get<std::int64_t>());
+  for (const auto& op : c["fallback_ops"]) fallback_ops.insert(op.get<std::string>());
+  if (e.contains("failing_op")) failing_ops.insert(e["failing_op"].get<std::string>());
+  built = built || e.value("stage", "") != "build";
+  const bool passed = native_pass(c);
+  if (repro.empty() && c.contains("repro") && !passed) repro = c["repro"];
+  if (first_error.empty() && e.contains("message") && !passed)
+    first_error = e.value("stage", std::string(name(outcome))) + ": " +
+                  e["message"].get<std::string>().substr(0, 300);
+  if (!suite.native_checks.contains(check)) return;
+  native_checks_ran = true;
+  if (passed) return;
+  native = false;
+  only_cpu_failures = only_cpu_failures && e.value("where", "") == "harness";
+  // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
+  for (const auto& op : c["fallback_ops"]) blockers.insert(op.get<std::string>());
+  if (e.contains("failing_op")) {
+    blockers.insert(e["failing_op"].get<std::string>());
+  } else if (outcome != Outcome::kFallback) {
+    blockers.insert(fmt::format("({} in {}, no single op)", name(outcome), check));
+  }
+}
+
+json row_of(const std::string& subject, const Subject& s, const std::vector<std::string>& headlines) {
+  json counts = json::object();
+  for (const auto& o : kOutcomes) {
+    const auto it = s.counts.find(o.value);
+    counts[std::string(o.name)] = it == s.counts.end() ? 0 : it->second;
+  }
+  return {{"name", subject},
+          {"status", subject_status(s.counts)},
+          {"native", s.native},
+          {"verdict", verdict_of(s)},
+          {"headlines", headlines},
+          {"counts", counts},
+          {"dtypes", s.checks},
+          {"seconds", s.seconds},
+          {"peak_device_memory", s.peak_memory < 0 ? json() : json(s.peak_memory)},
+          {"fallback_ops", s.fallback_ops},
+          {"failing_ops", s.failing_ops},
+          {"blockers", s.blockers},
+          {"first_error", s.first_error},
+          {"repro", s.repro}};
+}
+
 }  // namespace
 
 json subject_view(const json& cases, const SuiteDescription& suite) {
   std::map<std::string, Subject> subjects;
-  for (const auto& c : cases) {
-    Subject& s = subjects[c["subject"].get<std::string>()];
-    const std::string check = c["check"];
-    const Outcome outcome = outcome_of(c);
-    const json& e = c["evidence"];
-    ++s.counts[outcome];
-    s.checks[c["dtype"].get<std::string>()][check] = outcome;
-    s.seconds += c["duration"].get<double>();
-    if (e.contains("peak_device_memory"))
-      s.peak_memory = std::max(s.peak_memory, e["peak_device_memory"].get<std::int64_t>());
-    for (const auto& op : c["fallback_ops"]) s.fallback_ops.insert(op.get<std::string>());
-    if (e.contains("failing_op")) s.failing_ops.insert(e["failing_op"].get<std::string>());
-    s.built = s.built || e.value("stage", "") != "build";
-    const bool passed = native_pass(c);
-    if (s.repro.empty() && c.contains("repro") && !passed) s.repro = c["repro"];
-    if (s.first_error.empty() && e.contains("message") && !passed)
-      s.first_error = e.value("stage", std::string(name(outcome))) + ": " +
-                      e["message"].get<std::string>().substr(0, 300);
-    if (!suite.native_checks.contains(check)) continue;
-    s.native_checks_ran = true;
-    if (passed) continue;
-    s.native = false;
-    s.only_cpu_failures = s.only_cpu_failures && e.value("where", "") == "harness";
-    // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
-    for (const auto& op : c["fallback_ops"]) s.blockers.insert(op.get<std::string>());
-    if (e.contains("failing_op")) {
-      s.blockers.insert(e["failing_op"].get<std::string>());
-    } else if (outcome != Outcome::kFallback) {
-      s.blockers.insert(fmt::format("({} in {}, no single op)", name(outcome), check));
-    }
-  }
+  for (const auto& c : cases) subjects[c["subject"].get<std::string>()].add(c, suite);
 
   // Which headline subsets each subject is in.
   std::map<std::string, std::vector<std::string>> member_of;
@@ -94,8 +119,7 @@ json subject_view(const json& cases, const SuiteDescription& suite) {
       impact;  // op -> (blocks, would run natively if fixed)
   for (auto& [subject_name, s] : subjects) {
     s.native = s.native && s.native_checks_ran;
-    const SubjectStatus status = subject_status(s.counts);
-    ++by_status[status];
+    ++by_status[subject_status(s.counts)];
     native += s.native;
     const auto& headlines = member_of[subject_name];
     for (const auto& h : headlines) {
@@ -107,22 +131,7 @@ json subject_view(const json& cases, const SuiteDescription& suite) {
       impact[op].first.insert(subject_name);
       if (s.blockers.size() == 1) impact[op].second.insert(subject_name);
     }
-    json counts = json::object();
-    for (const auto& o : kOutcomes) counts[std::string(o.name)] = s.counts[o.value];
-    rows.push_back({{"name", subject_name},
-                    {"status", status},
-                    {"native", s.native},
-                    {"verdict", verdict_of(s)},
-                    {"headlines", headlines},
-                    {"counts", counts},
-                    {"dtypes", s.checks},
-                    {"seconds", s.seconds},
-                    {"peak_device_memory", s.peak_memory < 0 ? json() : json(s.peak_memory)},
-                    {"fallback_ops", s.fallback_ops},
-                    {"failing_ops", s.failing_ops},
-                    {"blockers", s.blockers},
-                    {"first_error", s.first_error},
-                    {"repro", s.repro}});
+    rows.push_back(row_of(subject_name, s, headlines));
   }
   json ranking = json::array();
   for (const auto& [op, sets] : impact) {

@@ -143,14 +143,17 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
 OpVerdict verdict_in(const json& v) { return v["verdict"].get<OpVerdict>(); }
 bool is_kernel(const json& kernel, Kernel k) { return kernel == name(k); }
 
-}  // namespace
+// Every captured op at every dtype it runs at, judged; and the ops by what that says.
+struct Judgement {
+  json ops = json::array();  // worst verdict first
+  std::set<std::string> failing, fallback, skipped, untested_fallback, views;
+  // Untested with a device or composite kernel: a claim of the backend, or other ops the capture
+  // does not see (convolution reaches convolution_overrideable). Only views need no evidence.
+  std::set<std::string> unproven;
+};
 
-json judge_model(const json& capture, Store& store, const std::string& run_id,
-                 const std::string& db_path) {
-  const RunEvidence ev = index_run(store, run_id);
-  const std::string model_dtype = capture["model"].value("dtype", "float32");
-  json ops = json::array();
-  std::set<std::string> failing, fallback, untested_fallback, skipped, views;
+Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::string& model_dtype) {
+  Judgement j;
   for (const auto& use : capture["ops"]) {
     const std::string op = use["op"];
     std::vector<std::string> dtypes = use["dtypes"].get<std::vector<std::string>>();
@@ -161,56 +164,121 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
     for (const auto& dtype : dtypes) {
       json v = verdict_of(ev, op, dtype, kernel);
       const OpVerdict verdict = verdict_in(v);
-      if (verdict == OpVerdict::kFailing) failing.insert(op);
-      if (verdict == OpVerdict::kFallback) fallback.insert(op);
-      if (verdict == OpVerdict::kSkipped) skipped.insert(op);
-      if (verdict == OpVerdict::kUntested && is_kernel(kernel, Kernel::kFallback))
-        untested_fallback.insert(op);
-      if (verdict == OpVerdict::kUntested && is_kernel(kernel, Kernel::kView)) views.insert(op);
-      ops.push_back({{"op", op},
-                     {"dtype", dtype},
-                     {"calls", use["calls"]},
-                     {"phases", use["phases"]},
-                     {"kernel", kernel},
-                     {"evidence", v},
-                     {"verdict", verdict}});
+      if (verdict == OpVerdict::kFailing) j.failing.insert(op);
+      if (verdict == OpVerdict::kFallback) j.fallback.insert(op);
+      if (verdict == OpVerdict::kSkipped) j.skipped.insert(op);
+      if (verdict == OpVerdict::kUntested) {
+        if (is_kernel(kernel, Kernel::kFallback)) j.untested_fallback.insert(op);
+        else if (is_kernel(kernel, Kernel::kView)) j.views.insert(op);
+        else j.unproven.insert(op);
+      }
+      j.ops.push_back({{"op", op},
+                       {"dtype", dtype},
+                       {"calls", use["calls"]},
+                       {"phases", use["phases"]},
+                       {"kernel", kernel},
+                       {"evidence", v},
+                       {"verdict", verdict}});
     }
   }
-  std::stable_sort(ops.begin(), ops.end(),
+  std::stable_sort(j.ops.begin(), j.ops.end(),
                    [](const json& a, const json& b) { return verdict_in(a) < verdict_in(b); });
-  const auto list = [](const std::set<std::string>& s) {
-    std::string out;
-    for (const auto& op : s) out += (out.empty() ? "" : ", ") + op;
-    return out;
-  };
-  // An untested op proves nothing: a device kernel is a claim of the backend, and a composite
-  // kernel runs as other ops the capture does not see (convolution reaches
-  // convolution_overrideable). Only views, which every backend shares, need no evidence.
-  std::set<std::string> on_cpu = fallback, unproven;
-  on_cpu.insert(untested_fallback.begin(), untested_fallback.end());
-  on_cpu.insert(skipped.begin(), skipped.end());
-  for (const auto& o : ops)
-    if (verdict_in(o) == OpVerdict::kUntested && !is_kernel(o["kernel"], Kernel::kView) &&
-        !is_kernel(o["kernel"], Kernel::kFallback))
-      unproven.insert(o["op"]);
-  int exit_code = 0;
-  std::string verdict;
-  if (!failing.empty()) {
-    exit_code = 2;
-    verdict = fmt::format("blocked by {}", list(failing));
-  } else if (!on_cpu.empty() || !unproven.empty()) {
-    exit_code = 1;
-    std::vector<std::string> parts;
-    if (!on_cpu.empty())
-      parts.push_back(
-          fmt::format("runs with {} op(s) on the CPU fallback: {}", on_cpu.size(), list(on_cpu)));
-    if (!unproven.empty())
-      parts.push_back(fmt::format("{} op(s) the run never tested: {} (--probe runs the model)",
-                                  unproven.size(), list(unproven)));
-    verdict = parts.size() == 2 ? parts[0] + "; " + parts[1] : parts[0];
-  } else {
-    verdict = "runs natively";
+  return j;
+}
+
+std::string joined(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& op : s) out += (out.empty() ? "" : ", ") + op;
+  return out;
+}
+
+// The model's verdict and exit code: blocked (2), ops on the CPU or unproven (1), native (0).
+std::pair<int, std::string> model_verdict(const Judgement& j) {
+  if (!j.failing.empty()) return {2, fmt::format("blocked by {}", joined(j.failing))};
+  std::set<std::string> on_cpu = j.fallback;
+  on_cpu.insert(j.untested_fallback.begin(), j.untested_fallback.end());
+  on_cpu.insert(j.skipped.begin(), j.skipped.end());
+  std::vector<std::string> parts;
+  if (!on_cpu.empty())
+    parts.push_back(
+        fmt::format("runs with {} op(s) on the CPU fallback: {}", on_cpu.size(), joined(on_cpu)));
+  if (!j.unproven.empty())
+    parts.push_back(fmt::format("{} op(s) the run never tested: {} (--probe runs the model)",
+                                j.unproven.size(), joined(j.unproven)));
+  if (parts.empty()) return {0, "runs natively"};
+  return {1, parts.size() == 2 ? parts[0] + "; " + parts[1] : parts[0]};
+}
+
+// The route each captured op is predicted to take at the model's dtype: native, fallback, or
+// failing (it should not run). An observed op is matched exactly, else by its family.
+class Prediction {
+ public:
+  Prediction(const json& ops, const std::string& model_dtype) {
+    for (const auto& o : ops) {
+      // Skipped ops would run on the CPU; untested ones as their kernel says.
+      const OpVerdict v = verdict_in(o);
+      std::string route(name(Route::kFallback));
+      if (v == OpVerdict::kFailing) {
+        route = name(OpVerdict::kFailing);
+      } else if (v == OpVerdict::kNative ||
+                 (v == OpVerdict::kUntested && !is_kernel(o["kernel"], Kernel::kFallback))) {
+        route = name(Route::kNative);
+      }
+      if (o["dtype"] == model_dtype || !routes_.contains(o["op"])) routes_[o["op"]] = route;
+    }
   }
+  std::optional<std::string> of(const std::string& op) const {
+    if (auto it = routes_.find(op); it != routes_.end()) return it->second;
+    for (const auto& [name, route] : routes_)
+      if (op_family(name) == op_family(op)) return route;
+    return std::nullopt;  // not captured
+  }
+
+ private:
+  std::map<std::string, std::string> routes_;
+};
+
+// Where the probe (the tiny model run for real) and the prediction disagree; a probe that
+// failed outweighs the prediction: the model is blocked.
+void add_probe(json& result, const json& probe, const Judgement& j,
+               const std::string& model_dtype) {
+  const Prediction prediction(j.ops, model_dtype);
+  json disagreements = json::array();
+  const auto check = [&](const std::string& op, Route observed) {
+    const auto p = prediction.of(op);
+    if (p && *p != name(observed))
+      disagreements.push_back({{"op", op}, {"predicted", *p}, {"observed", name(observed)}});
+  };
+  const json ran_native = probe.value("native_ops", json::object());
+  const json ran_fallback = probe.value("fallback_ops", json::object());
+  for (const auto& [op, _] : ran_native.items()) check(op, Route::kNative);
+  for (const auto& [op, _] : ran_fallback.items()) check(op, Route::kFallback);
+  const std::string message = probe.value("message", std::string());
+  for (const auto& op : j.failing) {
+    if (probe.value("outcome", "") == "ran" && message.find(op) == std::string::npos)
+      disagreements.push_back(
+          {{"op", op}, {"predicted", name(OpVerdict::kFailing)}, {"observed", "the model ran"}});
+  }
+  if (probe.value("outcome", "") == name(Outcome::kError) && j.failing.empty()) {
+    const std::string culprit = probe.value("failing_op", std::string("the model"));
+    disagreements.push_back({{"op", culprit},
+                             {"predicted", prediction.of(culprit).value_or("not captured")},
+                             {"observed", "failed"}});
+    result["exit_code"] = 2;
+    result["verdict"] = fmt::format("blocked: the probe failed in {} ({}); predicted: {}", culprit,
+                                    message.substr(0, 120), result["verdict"].get<std::string>());
+  }
+  result["probe"] = probe;
+  result["probe"]["disagreements"] = disagreements;
+}
+
+}  // namespace
+
+json judge_model(const json& capture, Store& store, const std::string& run_id,
+                 const std::string& db_path) {
+  const std::string model_dtype = capture["model"].value("dtype", "float32");
+  const Judgement j = judge_ops(capture, index_run(store, run_id), model_dtype);
+  const auto [exit_code, verdict] = model_verdict(j);
   json result = {{"schema", "neuron-conform/check-model"},
                  {"schema_version", 1},
                  {"model", capture["model"]},
@@ -219,68 +287,15 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
                  {"exit_code", exit_code},
                  {"counts",
                   {{"ops", capture["ops"].size()},
-                   {name(OpVerdict::kFailing), failing.size()},
-                   {name(OpVerdict::kFallback), fallback.size()},
-                   {name(OpVerdict::kSkipped), skipped.size()},
-                   {"untested_fallback", untested_fallback.size()},
-                   {"untested_unproven", unproven.size()},
-                   {"untested_views", views.size()}}},
-                 {"ops", ops},
+                   {name(OpVerdict::kFailing), j.failing.size()},
+                   {name(OpVerdict::kFallback), j.fallback.size()},
+                   {name(OpVerdict::kSkipped), j.skipped.size()},
+                   {"untested_fallback", j.untested_fallback.size()},
+                   {"untested_unproven", j.unproven.size()},
+                   {"untested_views", j.views.size()}}},
+                 {"ops", j.ops},
                  {"capture_seconds", capture.value("capture_seconds", 0.0)}};
-  if (capture.contains("probe")) {
-    const json& probe = capture["probe"];
-    json disagreements = json::array();
-    // The route each captured op is predicted to take at the model's dtype: native, fallback,
-    // or failing (it should not run). An observed op is matched exactly, else by its family.
-    std::map<std::string, std::string> predicted;
-    for (const auto& o : ops) {
-      // A failing op should not run at all; skipped ops would run on the CPU; untested ones as
-      // their kernel says.
-      const OpVerdict v = verdict_in(o);
-      std::string p(name(Route::kFallback));
-      if (v == OpVerdict::kFailing) {
-        p = name(OpVerdict::kFailing);
-      } else if (v == OpVerdict::kNative ||
-                 (v == OpVerdict::kUntested && !is_kernel(o["kernel"], Kernel::kFallback))) {
-        p = name(Route::kNative);
-      }
-      if (o["dtype"] == model_dtype || !predicted.contains(o["op"])) predicted[o["op"]] = p;
-    }
-    auto prediction = [&](const std::string& op) -> std::string {
-      if (auto it = predicted.find(op); it != predicted.end()) return it->second;
-      for (const auto& [name, route] : predicted)
-        if (op_family(name) == op_family(op)) return route;
-      return "not captured";
-    };
-    auto check = [&](const std::string& op, const std::string& actual) {
-      const std::string p = prediction(op);
-      if (p != actual && p != "not captured")
-        disagreements.push_back({{"op", op}, {"predicted", p}, {"observed", actual}});
-    };
-    const json ran_native = probe.value("native_ops", json::object());
-    const json ran_fallback = probe.value("fallback_ops", json::object());
-    for (const auto& [op, _] : ran_native.items()) check(op, std::string(name(Route::kNative)));
-    for (const auto& [op, _] : ran_fallback.items())
-      check(op, std::string(name(Route::kFallback)));
-    const std::string message = probe.value("message", std::string());
-    for (const auto& op : failing) {
-      if (probe.value("outcome", "") == "ran" && message.find(op) == std::string::npos)
-        disagreements.push_back(
-            {{"op", op}, {"predicted", name(OpVerdict::kFailing)}, {"observed", "the model ran"}});
-    }
-    // What the probe saw outweighs what the store predicted: a model that failed is blocked.
-    if (probe.value("outcome", "") == name(Outcome::kError) && failing.empty()) {
-      const std::string culprit = probe.value("failing_op", std::string("the model"));
-      disagreements.push_back(
-          {{"op", culprit}, {"predicted", prediction(culprit)}, {"observed", "failed"}});
-      result["exit_code"] = 2;
-      result["verdict"] =
-          fmt::format("blocked: the probe failed in {} ({}); predicted: {}", culprit,
-                      message.substr(0, 120), result["verdict"].get<std::string>());
-    }
-    result["probe"] = probe;
-    result["probe"]["disagreements"] = disagreements;
-  }
+  if (capture.contains("probe")) add_probe(result, capture["probe"], j, model_dtype);
   return result;
 }
 

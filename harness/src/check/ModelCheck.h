@@ -9,7 +9,8 @@
 namespace conform {
 
 // check-model's judgement: the ops a model uses (captured by harness/worker/check_model.py)
-// put against the evidence of one run of the operator suite, op by op and dtype by dtype.
+// put against the evidence of one run of the operator suite (or another whose subjects are
+// named after aten ops: check-model --suite), op by op and dtype by dtype.
 //
 // Verdict of an op at a dtype, from the run's cases at that dtype:
 //   native    it ran natively in a case that matched the CPU;

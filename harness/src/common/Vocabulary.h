@@ -13,7 +13,16 @@ namespace conform {
 // The project's vocabulary, defined here and nowhere else (docs/conventions.md describes it).
 // The results DB's CHECK, coverage.json's schema, skiplists/schema.json and the worker's
 // harness/vocabulary.json are derived from or tested against these tables
-// (harness/tests/cpp/test_vocabulary.cpp, harness/tests/test_vocabulary.py).
+// (harness/tests/cpp/test_vocabulary.cpp); harness/tests/test_architecture.py checks that no
+// other file spells an outcome or a category out.
+
+// A row of a table that only names and explains its values.
+template <typename Enum>
+struct Named {
+  Enum value;
+  std::string_view name;
+  std::string_view meaning;
+};
 
 // What happened to one case in one run.
 enum class Outcome { kPass, kFallback, kFail, kError, kCrash, kTimeout, kSkip, kXfail, kXpass };
@@ -65,11 +74,7 @@ enum class Category {
   kCrash,
 };
 
-struct CategoryInfo {
-  Category value;
-  std::string_view name;
-  std::string_view meaning;
-};
+using CategoryInfo = Named<Category>;
 
 inline constexpr std::array<CategoryInfo, 8> kCategories = {{
     {Category::kUnsupportedOp, "unsupported_op", "the backend has no working kernel for the op"},
@@ -85,11 +90,7 @@ inline constexpr std::array<CategoryInfo, 8> kCategories = {{
 // What a skip-list entry does with the cases it matches.
 enum class Mode { kSkip, kXfail };
 
-struct ModeInfo {
-  Mode value;
-  std::string_view name;
-  std::string_view meaning;
-};
+using ModeInfo = Named<Mode>;
 
 inline constexpr std::array<ModeInfo, 2> kModes = {{
     {Mode::kSkip, "skip", "never run"},
@@ -119,11 +120,7 @@ inline constexpr std::array<SubjectStatusInfo, 6> kSubjectStatuses = {{
 // How an aten op ran in a case (the results DB's op_events.route).
 enum class Route { kNative, kFallback };
 
-struct RouteInfo {
-  Route value;
-  std::string_view name;
-  std::string_view meaning;
-};
+using RouteInfo = Named<Route>;
 
 inline constexpr std::array<RouteInfo, 2> kRoutes = {{
     {Route::kNative, "native", "a kernel of the device ran it"},
@@ -133,11 +130,7 @@ inline constexpr std::array<RouteInfo, 2> kRoutes = {{
 // What runs an op on the device, as check-model's capture sees the dispatcher.
 enum class Kernel { kDevice, kView, kComposite, kFallback };
 
-struct KernelInfo {
-  Kernel value;
-  std::string_view name;
-  std::string_view meaning;
-};
+using KernelInfo = Named<Kernel>;
 
 inline constexpr std::array<KernelInfo, 4> kKernels = {{
     {Kernel::kDevice, "device", "a kernel registered on the device's dispatch key"},
@@ -149,11 +142,7 @@ inline constexpr std::array<KernelInfo, 4> kKernels = {{
 // check-model's verdict on one op at one dtype, worst first.
 enum class OpVerdict { kFailing, kFallback, kSkipped, kUntested, kNative };
 
-struct OpVerdictInfo {
-  OpVerdict value;
-  std::string_view name;
-  std::string_view meaning;
-};
+using OpVerdictInfo = Named<OpVerdict>;
 
 inline constexpr std::array<OpVerdictInfo, 5> kOpVerdicts = {{
     {OpVerdict::kFailing, "failing", "a case's error names it and no case at that dtype matched"},

@@ -189,146 +189,184 @@ bool field_matches(const std::vector<std::string>& values, const std::string& v)
   return false;
 }
 
-void load_file(const fs::path& path, const std::string& torch_version, Skiplists& out,
-               std::vector<Entry>& all_entries) {
+// A skip-list file parsed, with where each entry starts; nullopt (and a problem) when the file
+// cannot be read or is not a JSON object with a list of entries.
+struct Document {
+  json root;
+  std::vector<Location> entry_locations;
+};
+
+std::optional<Document> read_document(const fs::path& path, std::vector<Problem>& problems) {
   const std::string file = path.string();
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    out.problems.push_back({{file}, "cannot read the file"});
-    return;
+    problems.push_back({{file}, "cannot read the file"});
+    return std::nullopt;
   }
   const std::string text((std::istreambuf_iterator<char>(in)), {});
-  json root;
+  Document doc;
   std::size_t consumed = 0;
-  LocatingSax sax(root, &consumed);
+  LocatingSax sax(doc.root, &consumed);
   const LineIndex lines(file, text);
   CountingIterator first{text.data(), &consumed}, last{text.data() + text.size(), &consumed};
   if (!json::sax_parse(first, last, &sax) || sax.error_position) {
-    out.problems.push_back(
+    problems.push_back(
         {lines.at(sax.error_position.value_or(consumed)), "not valid JSON: " + sax.error_message});
-    return;
+    return std::nullopt;
   }
-  if (!root.is_object()) {
-    out.problems.push_back({lines.at(0), "the file must be a JSON object with \"entries\""});
-    return;
+  if (!doc.root.is_object()) {
+    problems.push_back({lines.at(0), "the file must be a JSON object with \"entries\""});
+    return std::nullopt;
   }
-  for (const auto& [key, _] : root.items()) {
-    if (key != "entries" && key != "description" && key != "version") {
-      out.problems.push_back({lines.at(0), fmt::format("unknown top-level field '{}'", key)});
-    }
+  for (const auto& [key, _] : doc.root.items()) {
+    if (key != "entries" && key != "description" && key != "version")
+      problems.push_back({lines.at(0), fmt::format("unknown top-level field '{}'", key)});
   }
-  if (!root.contains("entries") || !root["entries"].is_array()) {
-    out.problems.push_back({lines.at(0), "missing \"entries\": a list of entries"});
-    return;
+  if (!doc.root.contains("entries") || !doc.root["entries"].is_array()) {
+    problems.push_back({lines.at(0), "missing \"entries\": a list of entries"});
+    return std::nullopt;
   }
-  const json& entries = root["entries"];
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const json& e = entries[i];
-    const Location where = lines.at(i < sax.entry_offsets.size() ? sax.entry_offsets[i] : 0);
-    auto problem = [&](const std::string& message) { out.problems.push_back({where, message}); };
-    if (!e.is_object()) {
+  for (std::size_t i = 0; i < doc.root["entries"].size(); ++i)
+    doc.entry_locations.push_back(
+        lines.at(i < sax.entry_offsets.size() ? sax.entry_offsets[i] : 0));
+  return doc;
+}
+
+// One entry checked against the documented format; every problem is reported, not the first.
+class EntryReader {
+ public:
+  EntryReader(const json& e, Location where, std::vector<Problem>& problems)
+      : e_(e), problems_(problems) {
+    entry_.where = std::move(where);
+  }
+
+  // The entry, or nullopt when it has a problem. `active`: its torch range includes the torch
+  // in use.
+  std::optional<Entry> read(const std::string& torch_version, bool& active) {
+    if (!e_.is_object()) {
       problem("an entry must be an object");
-      continue;
+      return std::nullopt;
     }
-    Entry entry;
-    entry.where = where;
-    bool valid = true;
-    for (const auto& [key, _] : e.items()) {
-      if (!kEntryFields.contains(key)) {
+    for (const auto& [key, _] : e_.items()) {
+      if (!kEntryFields.contains(key))
         problem(fmt::format(
             "unknown field '{}' (known: suite, subject, dtype, check, mode, category, reason, "
             "issue, torch, expect)",
             key));
-        valid = false;
-      }
     }
     std::string error;
     for (auto [name, field] :
-         {std::pair{"suite", &entry.suite}, std::pair{"subject", &entry.subject},
-          std::pair{"dtype", &entry.dtype}, std::pair{"check", &entry.check}}) {
-      if (!read_field(e, name, *field, error)) problem(error), valid = false;
+         {std::pair{"suite", &entry_.suite}, std::pair{"subject", &entry_.subject},
+          std::pair{"dtype", &entry_.dtype}, std::pair{"check", &entry_.check}}) {
+      if (!read_field(e_, name, *field, error)) problem(error);
     }
-    const std::string mode = e.value("mode", ""), category = e.value("category", "");
-    entry.reason =
-        e.contains("reason") && e["reason"].is_string() ? e["reason"].get<std::string>() : "";
-    if (auto m = find_named(kModes, mode)) {
-      entry.mode = *m;
-    } else {
-      problem(fmt::format("'mode' must be one of: {}", names_of(kModes))), valid = false;
-    }
-    if (auto c = find_named(kCategories, category)) {
-      entry.category = *c;
-    } else {
-      problem(fmt::format("unknown category '{}' (known: {})", category, names_of(kCategories)));
-      valid = false;
-    }
-    if (valid && entry.category == Category::kCrash && entry.mode != Mode::kSkip) {
-      problem(fmt::format("a '{}' entry must have mode \"{}\": crashing cases are never run",
-                          name(Category::kCrash), name(Mode::kSkip))),
-          valid = false;
-    }
-    if (entry.reason.find_first_not_of(" \t\n") == std::string::npos) {
-      problem("missing 'reason': say why, in words a user understands"), valid = false;
-    }
-    if (e.contains("issue")) {
-      if (!e["issue"].is_string())
-        problem("'issue' must be a string (a link)"), valid = false;
+    read_mode_and_category();
+    entry_.reason =
+        e_.contains("reason") && e_["reason"].is_string() ? e_["reason"].get<std::string>() : "";
+    if (entry_.reason.find_first_not_of(" \t\n") == std::string::npos)
+      problem("missing 'reason': say why, in words a user understands");
+    if (e_.contains("issue")) {
+      if (!e_["issue"].is_string())
+        problem("'issue' must be a string (a link)");
       else
-        entry.issue = e["issue"].get<std::string>();
+        entry_.issue = e_["issue"].get<std::string>();
     }
+    active = read_torch(torch_version);
+    if (e_.contains("expect")) read_expect(e_["expect"]);
+    return valid_ ? std::optional(entry_) : std::nullopt;
+  }
+
+ private:
+  void problem(const std::string& message) {
+    problems_.push_back({entry_.where, message});
+    valid_ = false;
+  }
+
+  void read_mode_and_category() {
+    const std::string mode = e_.value("mode", ""), category = e_.value("category", "");
+    const auto m = find_named(kModes, mode);
+    const auto c = find_named(kCategories, category);
+    if (m) entry_.mode = *m;
+    else problem(fmt::format("'mode' must be one of: {}", names_of(kModes)));
+    if (c) entry_.category = *c;
+    else problem(fmt::format("unknown category '{}' (known: {})", category, names_of(kCategories)));
+    if (m && c && *c == Category::kCrash && *m != Mode::kSkip)
+      problem(fmt::format("a '{}' entry must have mode \"{}\": crashing cases are never run",
+                          name(Category::kCrash), name(Mode::kSkip)));
+  }
+
+  bool read_torch(const std::string& torch_version) {
+    if (!e_.contains("torch")) return true;
+    if (!e_["torch"].is_string()) {
+      problem("'torch' must be a version range string, e.g. \">=2.13,<2.15\"");
+      return true;
+    }
+    entry_.torch = e_["torch"].get<std::string>();
+    std::string error;
+    const bool active = version_in_range(torch_version, *entry_.torch, error);
+    if (!error.empty()) problem(error);
+    return active;
+  }
+
+  void read_expect(const json& x) {
+    if (entry_.mode == Mode::kSkip)
+      problem("'expect' applies to xfail entries only: skipped cases never run");
+    std::optional<std::string> outcome;
+    if (x.is_string()) {
+      outcome = x.get<std::string>();
+    } else if (x.is_object()) {
+      if (x.contains("outcome")) outcome = x.value("outcome", "");
+      if (x.contains("message")) entry_.expect_message = x.value("message", "");
+    } else {
+      problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}");
+    }
+    if (!outcome) return;
+    const auto parsed = find_named(kOutcomes, *outcome);
+    if (parsed && is_expectable(*parsed)) {
+      entry_.expect_outcome = parsed;
+    } else {
+      problem(fmt::format("'expect' outcome '{}' is not a failing outcome ({})", *outcome,
+                          expectable_names()));
+    }
+  }
+
+  const json& e_;
+  std::vector<Problem>& problems_;
+  Entry entry_;
+  bool valid_ = true;
+};
+
+// The earlier entry that covers every case `entry` matches (so it can never decide one).
+const Entry* covered_by(const Entry& entry, const std::vector<Entry>& earlier_entries) {
+  for (const Entry& earlier : earlier_entries) {
+    if (field_covers(earlier.suite, entry.suite) && field_covers(earlier.subject, entry.subject) &&
+        field_covers(earlier.dtype, entry.dtype) && field_covers(earlier.check, entry.check) &&
+        earlier.torch == entry.torch)
+      return &earlier;
+  }
+  return nullptr;
+}
+
+void load_file(const fs::path& path, const std::string& torch_version, Skiplists& out,
+               std::vector<Entry>& all_entries) {
+  const std::optional<Document> doc = read_document(path, out.problems);
+  if (!doc) return;
+  const json& entries = doc->root["entries"];
+  for (std::size_t i = 0; i < entries.size(); ++i) {
     bool active = true;
-    if (e.contains("torch")) {
-      if (!e["torch"].is_string()) {
-        problem("'torch' must be a version range string, e.g. \">=2.13,<2.15\""), valid = false;
-      } else {
-        entry.torch = e["torch"].get<std::string>();
-        active = version_in_range(torch_version, *entry.torch, error);
-        if (!error.empty()) problem(error), valid = false;
-      }
+    std::optional<Entry> entry =
+        EntryReader(entries[i], doc->entry_locations[i], out.problems).read(torch_version, active);
+    if (!entry) continue;
+    if (const Entry* earlier = covered_by(*entry, all_entries)) {
+      const bool same = earlier->suite == entry->suite && earlier->subject == entry->subject &&
+                        earlier->dtype == entry->dtype && earlier->check == entry->check;
+      out.problems.push_back({entry->where, fmt::format("{} the entry at {}: it can never decide a case",
+                                                        same ? "duplicates" : "is shadowed by",
+                                                        earlier->where.str())});
+      continue;
     }
-    if (e.contains("expect")) {
-      const json& x = e["expect"];
-      if (entry.mode == Mode::kSkip)
-        problem("'expect' applies to xfail entries only: skipped cases never run"), valid = false;
-      std::optional<std::string> outcome;
-      if (x.is_string()) {
-        outcome = x.get<std::string>();
-      } else if (x.is_object()) {
-        if (x.contains("outcome")) outcome = x.value("outcome", "");
-        if (x.contains("message")) entry.expect_message = x.value("message", "");
-      } else {
-        problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}"),
-            valid = false;
-      }
-      if (outcome) {
-        const auto parsed = find_named(kOutcomes, *outcome);
-        if (parsed && is_expectable(*parsed)) {
-          entry.expect_outcome = parsed;
-        } else {
-          problem(fmt::format("'expect' outcome '{}' is not a failing outcome ({})", *outcome,
-                              expectable_names()));
-          valid = false;
-        }
-      }
-    }
-    if (!valid) continue;
-    // An entry that an earlier one already covers can never decide a case.
-    for (const Entry& earlier : all_entries) {
-      if (field_covers(earlier.suite, entry.suite) &&
-          field_covers(earlier.subject, entry.subject) &&
-          field_covers(earlier.dtype, entry.dtype) && field_covers(earlier.check, entry.check) &&
-          earlier.torch == entry.torch) {
-        const bool same = earlier.suite == entry.suite && earlier.subject == entry.subject &&
-                          earlier.dtype == entry.dtype && earlier.check == entry.check;
-        problem(fmt::format("{} the entry at {}: it can never decide a case",
-                            same ? "duplicates" : "is shadowed by", earlier.where.str()));
-        valid = false;
-        break;
-      }
-    }
-    if (!valid) continue;
-    all_entries.push_back(entry);
-    if (active) out.entries.push_back(entry);
+    all_entries.push_back(*entry);
+    if (active) out.entries.push_back(std::move(*entry));
   }
 }
 
