@@ -1,6 +1,7 @@
 #include "expect/Skiplist.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -102,8 +103,7 @@ class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
   int depth_ = 0;
 };
 
-const std::set<std::string> kEntryFields{"suite",    "subject", "dtype", "check", "mode",
-                                         "category", "reason",  "issue", "torch", "expect"};
+
 // "fail, error, crash, timeout, fallback": what `expect` may name.
 std::string expectable_names() {
   std::string out;
@@ -219,7 +219,7 @@ std::optional<Document> read_document(const fs::path& path, std::vector<Problem>
     return std::nullopt;
   }
   for (const auto& [key, _] : doc.root.items()) {
-    if (key != "entries" && key != "description" && key != "version")
+    if (!skiplist_file_fields().contains(key))
       problems.push_back({lines.at(0), fmt::format("unknown top-level field '{}'", key)});
   }
   if (!doc.root.contains("entries") || !doc.root["entries"].is_array()) {
@@ -248,11 +248,9 @@ class EntryReader {
       return std::nullopt;
     }
     for (const auto& [key, _] : e_.items()) {
-      if (!kEntryFields.contains(key))
-        problem(fmt::format(
-            "unknown field '{}' (known: suite, subject, dtype, check, mode, category, reason, "
-            "issue, torch, expect)",
-            key));
+      if (!skiplist_entry_fields().contains(key))
+        problem(fmt::format("unknown field '{}' (known: {})", key,
+                            fmt::join(skiplist_entry_fields(), ", ")));
     }
     std::string error;
     for (auto [name, field] :
@@ -371,6 +369,17 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
 }
 
 }  // namespace
+
+const std::set<std::string>& skiplist_entry_fields() {
+  static const std::set<std::string> fields{"suite",    "subject", "dtype", "check", "mode",
+                                            "category", "reason",  "issue", "torch", "expect"};
+  return fields;
+}
+
+const std::set<std::string>& skiplist_file_fields() {
+  static const std::set<std::string> fields{"entries", "description", "version"};
+  return fields;
+}
 
 bool Entry::matches(const CaseId& id) const {
   return field_matches(suite, id.suite) && field_matches(subject, id.subject) &&

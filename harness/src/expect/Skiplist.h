@@ -4,6 +4,7 @@
 #include "common/Result.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -70,6 +71,11 @@ class Expectations {
 CaseResult skipped_result(const Entry& entry, const std::string& case_id);
 CaseResult apply_expectation(const Entry& entry, CaseResult observed);
 bool is_expectation_mismatch(const CaseResult& result);
+
+// The fields a skip-list file and an entry may have (skiplists/schema.json; a test holds the two
+// to each other).
+const std::set<std::string>& skiplist_file_fields();
+const std::set<std::string>& skiplist_entry_fields();
 
 // Compares dotted versions numerically ("2.13.0+cpu" reads as 2.13.0): <0, 0, >0.
 int compare_versions(const std::string& a, const std::string& b);

@@ -4,6 +4,7 @@
 #include "common/Environment.h"
 #include "common/Files.h"
 #include "common/Vocabulary.h"
+#include "expect/Skiplist.h"
 #include "record/Store.h"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,16 @@ TEST(Vocabulary, TheSkipListSchemaAgrees) {
   EXPECT_EQ(entry["expect"]["oneOf"][1]["properties"]["outcome"]["enum"]
                 .get<std::set<std::string>>(),
             expectable());
+}
+
+TEST(Vocabulary, TheSkipListReaderKnowsTheSchemasFields) {
+  const json schema = source_json("skiplists/schema.json");
+  std::set<std::string> file_fields, entry_fields;
+  for (const auto& [key, _] : schema["properties"].items()) file_fields.insert(key);
+  for (const auto& [key, _] : schema["$defs"]["entry"]["properties"].items())
+    entry_fields.insert(key);
+  EXPECT_EQ(file_fields, skiplist_file_fields());
+  EXPECT_EQ(entry_fields, skiplist_entry_fields());
 }
 
 TEST(Vocabulary, TheWorkersCopyIsCurrent) {
