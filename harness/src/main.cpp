@@ -48,6 +48,20 @@ int main(int argc, char** argv) {
                       "Run shard K of N (K/N, 1-based), balanced by recorded durations");
   run_cmd->add_option("--timeout", run.timeout_seconds, "Per-case time limit in seconds")
       ->capture_default_str();
+  run_cmd
+      ->add_option("--reruns", run.reruns,
+                   "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
+                   "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
+                   "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
+                   "their entry's category is flaky")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  run_cmd
+      ->add_option("--repeat", run.repeat,
+                   "Run every case N times in its worker, to hunt flakiness on purpose: outcomes "
+                   "that differ make the case flaky")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run_cmd->add_option("--db", run.db, "Results database")->capture_default_str();
   run_cmd
       ->add_option("--backend-module", run.backend_module,
@@ -224,7 +238,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; bad input exits as any bad input does: 2, or 3 for the
+    // commands whose 2 is a verdict.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : (*gate_cmd || *check_cmd) ? 3 : 2;
   }
   try {
     if (*run_cmd) return conform::run_command(run);

@@ -11,7 +11,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
+#include <optional>
 
 namespace conform {
 
@@ -25,6 +27,39 @@ namespace {
 char status_letter(const std::string& status) {
   const auto found = find_named(kSubjectStatuses, status);
   return found ? info_of(kSubjectStatuses, *found).letter : '?';
+}
+
+// Cases whose outcome changed between the newest runs of the newest run's backend version (a
+// changed backend explains a change; the same backend changing its mind is flakiness), most
+// changes first. Skipped results say nothing about stability and are left out.
+json unstable_cases(Store& store, const std::vector<std::string>& ids, std::size_t window) {
+  const RunInfo newest = *store.run(ids.back());
+  std::vector<std::string> same;  // oldest first
+  for (auto it = ids.rbegin(); it != ids.rend() && same.size() < window; ++it) {
+    const RunInfo run = *store.run(*it);
+    if (run.backend_module == newest.backend_module &&
+        run.backend_version == newest.backend_version)
+      same.insert(same.begin(), *it);
+  }
+  json rows = json::array();
+  for (const auto& [id, outcomes] : store.outcomes_by_case(same)) {
+    json history = json::array();
+    std::size_t changes = 0;
+    std::optional<Outcome> last;
+    for (const auto& [run_id, outcome] : outcomes) {
+      if (kind(outcome) == OutcomeKind::kNotRun) continue;
+      history.push_back({{"run", run_id}, {"outcome", outcome}});
+      changes += last && *last != outcome;
+      last = outcome;
+    }
+    if (changes > 0) rows.push_back({{"id", id}, {"changes", changes}, {"history", history}});
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const json& a, const json& b) {
+    return a["changes"].get<std::size_t>() > b["changes"].get<std::size_t>();
+  });
+  return {{"backend", newest.backend_module + " " + newest.backend_version},
+          {"runs", same},
+          {"cases", rows}};
 }
 
 }  // namespace
@@ -80,7 +115,8 @@ json build_dashboard(Store& store, const std::string& db_path,
           {"vocabulary", vocabulary_json()},
           {"runs", runs},
           {"subjects", subjects},
-          {"regressions", regressions}};
+          {"regressions", regressions},
+          {"unstable", unstable_cases(store, ids, 10)}};
 }
 
 void write_dashboard(const json& model, const std::string& out_dir) {

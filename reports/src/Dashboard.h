@@ -11,7 +11,8 @@ namespace conform {
 
 // The dashboard model over a store's history of one suite (the newest run's when not given):
 // one digest per run (oldest first), each subject's status per run and the run it last changed
-// in, the newest run's regressions against the one before, and links to the runs' reports.
+// in, the newest run's regressions against the one before, the cases whose outcome changed
+// between the last ten runs of the newest backend version, and links to the runs' reports.
 nlohmann::json build_dashboard(Store& store, const std::string& db_path,
                                const std::optional<std::string>& suite, const std::string& out_dir);
 

@@ -47,7 +47,7 @@ std::string render_junit(const json& cov) {
     const std::int64_t n = counts[std::string(o.name)].get<std::int64_t>();
     if (o.value == Outcome::kFail || o.value == Outcome::kXpass) failures += n;
     else if (is_failure(o.value)) errors += n;
-    else if (!is_success(o.value)) skipped += n;
+    else if (o.value == Outcome::kSkip || o.value == Outcome::kXfail) skipped += n;
   }
   auto suites = doc.append_child("testsuites");
   suites.append_attribute("name") =
@@ -104,6 +104,12 @@ std::string render_junit(const json& cov) {
       f.append_attribute("type") = outcome.c_str();
       f.append_attribute("message") =
           ("passed although a skip list expects it to fail: " + skiplist_text(c)).c_str();
+    } else if (o == Outcome::kFlaky) {
+      // Surefire's convention: the test passed on a rerun; its first failure is kept.
+      auto f = tc.append_child("flakyFailure");
+      f.append_attribute("type") =
+          c["evidence"].value("first_failure", json::object()).value("outcome", "").c_str();
+      f.append_attribute("message") = case_message(c["evidence"]).substr(0, 300).c_str();
     } else if (!is_success(o)) {  // skip, xfail
       tc.append_child("skipped").append_attribute("message") = skiplist_text(c).c_str();
     }

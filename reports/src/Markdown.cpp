@@ -142,7 +142,7 @@ std::string render_markdown(const json& cov) {
   std::vector<const json*> failing;
   for (const auto& c : cov["cases"]) {
     const Outcome o = c["outcome"].get<Outcome>();
-    if (is_failure(o) || o == Outcome::kXpass) failing.push_back(&c);
+    if (is_failure(o) || o == Outcome::kXpass || o == Outcome::kFlaky) failing.push_back(&c);
   }
   if (!failing.empty()) {
     md += fmt::format(

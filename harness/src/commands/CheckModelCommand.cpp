@@ -4,6 +4,7 @@
 #include "check/ModelCheck.h"
 #include "commands/Commands.h"
 #include "common/Environment.h"
+#include "execute/Worker.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>
@@ -33,7 +34,8 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   if (o.train) args.push_back("--train");
   if (o.probe) args.push_back("--probe");
   bp::ipstream out;
-  bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out);
+  bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out,
+                  DiesWithParent{});
   std::ostringstream text;
   text << out.rdbuf();
   child.wait();

@@ -15,6 +15,8 @@ struct RunOptions {
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
   double timeout_seconds = 300;
+  int reruns = 2;  // a failing case runs again, in a fresh worker, up to this many times
+  int repeat = 1;  // every case runs this many times (to hunt flakiness on purpose)
   std::string db = "out/results.db";
   std::string backend_module = "torch_neuronsim";
   std::string device = "neuron";

@@ -169,6 +169,14 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
       std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
   schedule.worker = worker_command(run.suite, run.backend_module, run.device, run.seed);
   schedule.log_dir = log_dir(o.db, run.id);
+  schedule.repeat = o.repeat;
+  schedule.reruns = o.reruns;
+  // A failure a skip list expects is no news: rerunning it costs fresh workers and proves
+  // nothing, unless the entry says the case is flaky.
+  schedule.may_rerun = [&expected](const std::string& id) {
+    const auto it = expected.by_case.find(id);
+    return it == expected.by_case.end() || it->second->category == Category::kFlaky;
+  };
 
   Execution out;
   out.workers = std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())));
@@ -208,10 +216,11 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
   const nlohmann::json coverage = build_coverage(store, run.id, o.db);
   fmt::print("{}", run_summary(coverage, o.db, done.wall_seconds, done.workers));
   if (done.stats.workers_started > 0) {
-    fmt::print("  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s)\n",
-               done.stats.workers_started,
-               done.stats.startup_seconds_total / done.stats.workers_started,
-               done.stats.crashes, done.stats.timeouts);
+    fmt::print(
+        "  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s), {} rerun(s), "
+        "{} flaky\n",
+        done.stats.workers_started, done.stats.startup_seconds_total / done.stats.workers_started,
+        done.stats.crashes, done.stats.timeouts, done.stats.reruns, done.stats.flaky);
   }
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);
@@ -242,6 +251,8 @@ int run_command(const RunOptions& o) {
         fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
   if (o.timeout_seconds <= 0)
     throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
+  if (o.reruns < 0) throw std::invalid_argument(fmt::format("--reruns {} is negative", o.reruns));
+  if (o.repeat < 1) throw std::invalid_argument(fmt::format("--repeat {} must be 1 or more", o.repeat));
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (o.shard) ShardSpec::parse(*o.shard);  // bad input fails before anything is written
 

@@ -8,6 +8,11 @@ namespace conform {
 
 std::string case_message(const nlohmann::json& evidence) {
   if (evidence.contains("message")) return evidence["message"].get<std::string>();
+  if (evidence.contains("first_failure")) {  // flaky: what went wrong before it passed
+    const auto& f = evidence["first_failure"];
+    return fmt::format("passed only on a rerun; first attempt {}: {}",
+                       f.value("outcome", std::string("?")), f.value("message", std::string()));
+  }
   if (evidence.contains("signal")) return fmt::format("signal {}", evidence["signal"].dump());
   return {};
 }
@@ -25,7 +30,9 @@ SubjectStatus subject_status(const OutcomeCounts& counts) {
   if (total == n(Outcome::kSkip)) return SubjectStatus::kSkipped;
   if (matched == total)
     return n(Outcome::kFallback) == 0 ? SubjectStatus::kNative : SubjectStatus::kFallback;
-  return matched == 0 ? SubjectStatus::kFailing : SubjectStatus::kPartial;
+  // A flaky case passed at least once: the subject is partial, never failing (nor native).
+  return matched == 0 && n(Outcome::kFlaky) == 0 ? SubjectStatus::kFailing
+                                                 : SubjectStatus::kPartial;
 }
 
 CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {

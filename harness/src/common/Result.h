@@ -16,7 +16,8 @@ std::string case_message(const nlohmann::json& evidence);
 
 using OutcomeCounts = std::map<Outcome, std::int64_t>;
 // A subject's status from its outcome counts: native (all pass), fallback (all matched, some
-// through the fallback), partial, failing (none matched), skipped (none ran).
+// through the fallback), partial (some matched, or flaky), failing (none matched), skipped
+// (none ran).
 SubjectStatus subject_status(const OutcomeCounts& counts);
 
 // What happened to one case in one run.

@@ -16,6 +16,8 @@ const char* kind_name(OutcomeKind k) {
       return "expected";
     case OutcomeKind::kNotRun:
       return "not_run";
+    case OutcomeKind::kUnstable:
+      return "unstable";
   }
   return "?";
 }

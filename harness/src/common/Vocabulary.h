@@ -25,7 +25,18 @@ struct Named {
 };
 
 // What happened to one case in one run.
-enum class Outcome { kPass, kFallback, kFail, kError, kCrash, kTimeout, kSkip, kXfail, kXpass };
+enum class Outcome {
+  kPass,
+  kFallback,
+  kFail,
+  kError,
+  kCrash,
+  kTimeout,
+  kSkip,
+  kXfail,
+  kXpass,
+  kFlaky,
+};
 
 // What an outcome says about the backend.
 enum class OutcomeKind {
@@ -33,6 +44,7 @@ enum class OutcomeKind {
   kFailure,   // ran and did not match, unexpectedly
   kExpected,  // ran and failed as a skip list expected
   kNotRun,    // a skip list decided it is never run
+  kUnstable,  // failed, then passed when run again: neither a pass nor a failure
 };
 
 struct OutcomeInfo {
@@ -44,22 +56,24 @@ struct OutcomeInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<OutcomeInfo, 9> kOutcomes = {{
+inline constexpr std::array<OutcomeInfo, 10> kOutcomes = {{
     {Outcome::kPass, "pass", "P", 0, OutcomeKind::kMatched,
      "matched the CPU reference; every aten op ran natively on the device"},
     {Outcome::kFallback, "fallback", "FB", 1, OutcomeKind::kMatched,
      "matched, but one or more aten ops ran through the CPU fallback"},
-    {Outcome::kFail, "fail", "F", 5, OutcomeKind::kFailure,
+    {Outcome::kFail, "fail", "F", 6, OutcomeKind::kFailure,
      "ran; the result differs from the CPU's beyond tolerance"},
-    {Outcome::kError, "error", "E", 6, OutcomeKind::kFailure, "raised an exception"},
-    {Outcome::kCrash, "crash", "C", 8, OutcomeKind::kFailure, "the worker died; the run went on"},
-    {Outcome::kTimeout, "timeout", "T", 7, OutcomeKind::kFailure,
+    {Outcome::kError, "error", "E", 7, OutcomeKind::kFailure, "raised an exception"},
+    {Outcome::kCrash, "crash", "C", 9, OutcomeKind::kFailure, "the worker died; the run went on"},
+    {Outcome::kTimeout, "timeout", "T", 8, OutcomeKind::kFailure,
      "exceeded the per-case limit; the worker was replaced"},
     {Outcome::kSkip, "skip", "S", 2, OutcomeKind::kNotRun, "not run, by a skip-list entry"},
     {Outcome::kXfail, "xfail", "XF", 3, OutcomeKind::kExpected,
      "ran and failed as a skip-list entry expected"},
     {Outcome::kXpass, "xpass", "XP", 4, OutcomeKind::kMatched,
      "ran and passed although a skip-list entry expected a failure (a stale entry)"},
+    {Outcome::kFlaky, "flaky", "FL", 5, OutcomeKind::kUnstable,
+     "failed, then passed when rerun in a fresh worker (every attempt recorded); never a pass"},
 }};
 
 // Why a skip-list entry exists.
@@ -202,8 +216,11 @@ inline bool is_failure(Outcome o) { return kind(o) == OutcomeKind::kFailure; }
 inline bool did_not_match(Outcome o) { return is_failure(o) || kind(o) == OutcomeKind::kExpected; }
 // The worker itself died or hung (crash, timeout): not a verdict on the op's values.
 inline bool is_lost_worker(Outcome o) { return o == Outcome::kCrash || o == Outcome::kTimeout; }
-// What a skip-list entry's `expect` may name: a failure, or running through the fallback.
-inline bool is_expectable(Outcome o) { return is_failure(o) || o == Outcome::kFallback; }
+// What a skip-list entry's `expect` may name: a failure, running through the fallback, or
+// passing only on a rerun.
+inline bool is_expectable(Outcome o) {
+  return is_failure(o) || o == Outcome::kFallback || o == Outcome::kFlaky;
+}
 
 // Every table, as coverage.json, the dashboard and harness/vocabulary.json carry it.
 nlohmann::json vocabulary_json();

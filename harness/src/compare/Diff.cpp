@@ -31,6 +31,7 @@ std::vector<Section> sections(const Diff& d) {
           {"now_fallback", "now through the fallback", &d.now_fallback},
           {"now_native", "now native", &d.now_native},
           {"now_skipped", "now skipped", &d.now_skipped},
+          {"now_flaky", "now flaky (passed only when rerun)", &d.now_flaky},
           {"subject_changes", "subject status changes", &d.subject_changes}};
 }
 
@@ -72,9 +73,12 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
     const Diff::Change change{id, std::string(name(before.outcome)),
                               std::string(name(after.outcome)), before.message, after.message};
     if (before.outcome == after.outcome && before.message == after.message) continue;
+    const bool was_matching = is_success(before.outcome) || before.outcome == Outcome::kFlaky;
     if (kind(after.outcome) == OutcomeKind::kNotRun) {
       d.now_skipped.push_back(change);
-    } else if (is_success(before.outcome) && did_not_match(after.outcome)) {
+    } else if (after.outcome == Outcome::kFlaky) {
+      if (before.outcome != Outcome::kFlaky) d.now_flaky.push_back(change);
+    } else if (was_matching && did_not_match(after.outcome)) {
       d.new_failures.push_back(change);
     } else if (!is_success(before.outcome) && is_success(after.outcome)) {
       d.new_passes.push_back(change);

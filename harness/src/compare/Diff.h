@@ -17,12 +17,13 @@ struct Diff {
     std::string before_message, after_message;
   };
   std::string a, b;
-  std::vector<Change> new_failures;    // matched in A (pass, fallback, xpass); fails in B
+  std::vector<Change> new_failures;    // matched (or flaky) in A; fails in B
   std::vector<Change> new_passes;      // did not match in A; matches in B
   std::vector<Change> changed_errors;  // fails in both, with another outcome or message
   std::vector<Change> now_fallback;    // pass -> fallback: an op left the device
   std::vector<Change> now_native;      // fallback -> pass
   std::vector<Change> now_skipped;     // ran in A, skipped in B
+  std::vector<Change> now_flaky;       // flaky in B, not in A: passed only when rerun
   std::vector<std::string> added, removed;
   std::vector<Change> subject_changes;  // per subject status: native, fallback, partial, ...
   std::vector<std::string> native_ops_lost, native_ops_gained;

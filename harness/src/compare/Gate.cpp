@@ -28,6 +28,8 @@ GatePolicy GatePolicy::load(const std::string& path) {
       flag(p.fail_on_regression);
     } else if (key == "fail_on_crash") {
       flag(p.fail_on_crash);
+    } else if (key == "fail_on_flaky") {
+      flag(p.fail_on_flaky);
     } else if (key == "max_native_ops_lost") {
       count(p.max_native_ops_lost);
     } else if (key == "max_new_fallback_ops") {
@@ -36,7 +38,7 @@ GatePolicy GatePolicy::load(const std::string& path) {
       flag(p.require_acknowledged_improvements);
     } else if (key != "description") {
       throw std::runtime_error(fmt::format(
-          "policy {}: unknown field \"{}\" (known: fail_on_regression, fail_on_crash, "
+          "policy {}: unknown field \"{}\" (known: fail_on_regression, fail_on_crash, fail_on_flaky, "
           "max_native_ops_lost, max_new_fallback_ops, require_acknowledged_improvements)",
           path, key));
     }
@@ -50,9 +52,11 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
   std::vector<std::string> removed_passing;
   for (const auto& id : d.removed)
     if (is_success(baseline.cases.at(id).outcome)) removed_passing.push_back(id);
-  std::vector<std::string> crashes;
-  for (const auto& [id, c] : run.cases)
+  std::vector<std::string> crashes, flaky;
+  for (const auto& [id, c] : run.cases) {
     if (is_lost_worker(c.outcome)) crashes.push_back(fmt::format("{} ({})", id, name(c.outcome)));
+    if (c.outcome == Outcome::kFlaky) flaky.push_back(fmt::format("{}: {}", id, c.message));
+  }
 
   std::string details;
   auto list = [&](const std::string& title, const std::vector<std::string>& items) {
@@ -74,6 +78,11 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
   if (policy.fail_on_crash && !crashes.empty()) {
     regressions.push_back(fmt::format("{} crash(es) or timeout(s)", crashes.size()));
     list("crashes and timeouts", crashes);
+  }
+  if (policy.fail_on_flaky && !flaky.empty()) {
+    regressions.push_back(fmt::format("{} flaky case(s): failed, then passed when rerun",
+                                      flaky.size()));
+    list("flaky cases", flaky);
   }
   if (static_cast<std::int64_t>(d.native_ops_lost.size()) > policy.max_native_ops_lost) {
     regressions.push_back(

@@ -13,6 +13,7 @@ namespace conform {
 struct GatePolicy {
   bool fail_on_regression = true;         // a case that matched in the baseline does not now
   bool fail_on_crash = true;              // any crash or timeout in the run
+  bool fail_on_flaky = true;              // any case that passed only when rerun
   std::int64_t max_native_ops_lost = 0;   // aten ops native in the baseline, not now
   std::int64_t max_new_fallback_ops = 0;  // aten ops through the fallback now, not before
   bool require_acknowledged_improvements =

@@ -53,7 +53,8 @@ Worker::Worker(const WorkerCommand& command, const std::string& mode, const std:
     in_ = std::make_unique<bp::opstream>();
     out_ = std::make_unique<bp::ipstream>();
     child_ = bp::child(bp::exe = command.python, bp::args = args, child_env,
-                       bp::std_in<*in_, bp::std_out> * out_, bp::std_err > log_path_);
+                       bp::std_in<*in_, bp::std_out> * out_, bp::std_err > log_path_,
+                       DiesWithParent{});
     for (int fd : {in_->pipe().native_sink(), in_->pipe().native_source(),
                    out_->pipe().native_source(), out_->pipe().native_sink()}) {
       if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);

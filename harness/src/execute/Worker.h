@@ -1,6 +1,12 @@
 #pragma once
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <csignal>
 
 #include <chrono>
 #include <cstdint>
@@ -27,6 +33,20 @@ struct WorkerCommand {
 // `backend_module` on `device`.
 WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
                              const std::string& device, std::int64_t seed);
+
+// A Boost.Process handler that ties a child's life to ours: in the child, between fork and
+// exec, it asks the kernel for SIGKILL when the parent dies (PR_SET_PDEATHSIG, kept across
+// exec), then exits if the parent is already gone. So no worker outlives the harness, however
+// the harness dies (kill -9 included) and whatever the worker is doing (a kernel hanging in C).
+// The signal follows the thread that spawned the child: spawn from a thread that outlives it.
+struct DiesWithParent : boost::process::extend::handler {
+  pid_t parent = ::getpid();
+  template <typename Executor>
+  void on_exec_setup(Executor&) const {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);
+  }
+};
 
 // How a worker process ended.
 struct ExitStatus {

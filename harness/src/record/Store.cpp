@@ -82,6 +82,24 @@ ALTER TABLE runs ADD COLUMN suite_info TEXT NOT NULL DEFAULT '{}';
 UPDATE runs SET suite_info = '{"noun":"OpInfo","nouns":"OpInfos","checks":{"forward":"each sample input on the device against the CPU","out":"the out= variant","inplace":"the in-place variant","backward":"gradients of every input","forward_ad":"forward-mode jvp"},"native_phrase":"run natively at every dtype and check"}' WHERE suite = 'ops';
 UPDATE runs SET suite_info = '{"noun":"architecture","nouns":"causal-LM architectures","checks":{"forward":"logits against the CPU''s","generate":"greedy decoding gives the CPU''s tokens","backward":"loss and gradients of a few parameters","static_shapes":"a second forward at the same shapes compiles nothing new"},"native_checks":["forward","generate","backward"],"native_phrase":"pass forward, generate and backward natively","headlines":[{"name":"most_used","title":"most-used","subjects":["LlamaForCausalLM","Llama4ForCausalLM","MistralForCausalLM","MixtralForCausalLM","MinistralForCausalLM","Qwen2ForCausalLM","Qwen2MoeForCausalLM","Qwen3ForCausalLM","Qwen3MoeForCausalLM","GemmaForCausalLM","Gemma2ForCausalLM","Gemma3ForCausalLM","PhiForCausalLM","Phi3ForCausalLM","GPT2LMHeadModel","GPTNeoXForCausalLM","GPTJForCausalLM","GPTNeoForCausalLM","GPTBigCodeForCausalLM","FalconForCausalLM","OPTForCausalLM","BloomForCausalLM","Starcoder2ForCausalLM","OlmoForCausalLM","Olmo2ForCausalLM","GraniteForCausalLM","DeepseekV2ForCausalLM","DeepseekV3ForCausalLM","CohereForCausalLM","StableLmForCausalLM","CodeGenForCausalLM","MptForCausalLM","GlmForCausalLM","Glm4ForCausalLM","SmolLM3ForCausalLM","GptOssForCausalLM","Exaone4ForCausalLM"]}]}' WHERE suite = 'hf';
 )sql",
+    // v4: the outcome `flaky`. SQLite cannot alter a CHECK: the table is rebuilt (its 12-step
+    // procedure; foreign keys are off while migrating, and checked before the commit).
+    R"sql(
+CREATE TABLE results_v4 (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL REFERENCES cases(id),
+  outcome TEXT NOT NULL CHECK (outcome IN
+    ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', 'xfail', 'xpass', 'flaky')),
+  duration REAL NOT NULL,
+  evidence TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+INSERT INTO results_v4 SELECT run_id, case_id, outcome, duration, evidence, recorded_at FROM results;
+DROP TABLE results;
+ALTER TABLE results_v4 RENAME TO results;
+CREATE INDEX results_by_case ON results(case_id);
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
@@ -139,16 +157,30 @@ void Store::migrate() {
         db_.path(), version, kLatest));
   }
   if (version == kLatest) return;
+  // A migration may rebuild a table others reference; foreign keys can only be switched off
+  // outside a transaction, and are checked before it commits.
+  db_.exec("PRAGMA foreign_keys = OFF");
+  const auto broken_references = [this] {
+    auto st = db_.prepare("PRAGMA foreign_key_check");
+    std::int64_t n = 0;
+    while (st.step()) ++n;
+    return n;
+  };
   try {
     Transaction tx(db_);
     // Another process may have migrated while we waited for the write lock: read again.
     const int locked_version = schema_version();
+    const std::int64_t broken_before = broken_references();
     for (int v = locked_version; v < kLatest; ++v) db_.exec(kMigrations[v]);
     db_.exec(fmt::format("PRAGMA user_version = {}", kLatest));
+    if (broken_references() > broken_before)
+      throw StoreError("the migration would break references between tables; nothing was changed");
     tx.commit();
   } catch (const StoreError& e) {
+    db_.exec("PRAGMA foreign_keys = ON");
     throw StoreError(fmt::format("cannot write the results database {}: {}", db_.path(), e.what()));
   }
+  db_.exec("PRAGMA foreign_keys = ON");
 }
 
 std::string Store::now_utc() {
@@ -429,6 +461,18 @@ std::vector<std::pair<std::string, nlohmann::json>> Store::worst_failures(const 
 }  // namespace conform
 
 namespace conform {
+
+std::map<std::string, std::vector<std::pair<std::string, Outcome>>> Store::outcomes_by_case(
+    const std::vector<std::string>& run_ids) {
+  std::map<std::string, std::vector<std::pair<std::string, Outcome>>> out;
+  auto st = db_.prepare("SELECT case_id, outcome FROM results WHERE run_id = ?1");
+  for (const auto& run_id : run_ids) {
+    st.bind(1, run_id);
+    while (st.step()) out[st.text(0)].emplace_back(run_id, parse_outcome(st.text(1)));
+    st.reset();
+  }
+  return out;
+}
 
 std::optional<std::string> Store::latest_run_with(const std::string& case_id) {
   auto st = db_.prepare(

@@ -42,7 +42,7 @@ struct RunInfo {
 // docs/results-db.md documents it.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.
@@ -83,6 +83,10 @@ class Store {
   // The most recent recorded duration of each case, over all runs (for shard balancing).
   std::map<std::string, double> last_durations();
   OutcomeCounts outcome_counts(const std::string& run_id);
+  // Each case's outcome in each of `run_ids` (in their order; a case a run did not record is
+  // absent from that run's position, so vectors can be shorter).
+  std::map<std::string, std::vector<std::pair<std::string, Outcome>>> outcomes_by_case(
+      const std::vector<std::string>& run_ids);
   // The newest run that recorded `case_id`, if any.
   std::optional<std::string> latest_run_with(const std::string& case_id);
   std::vector<std::pair<std::string, double>> slowest(const std::string& run_id, int n);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <thread>
@@ -38,6 +39,7 @@ void Scheduler::deliver(const CaseResult& result) {
   std::lock_guard lock(mutex_);
   if (result.outcome == Outcome::kCrash) ++stats_.crashes;
   if (result.outcome == Outcome::kTimeout) ++stats_.timeouts;
+  if (result.outcome == Outcome::kFlaky) ++stats_.flaky;
   try {
     on_result_(result);
   } catch (...) {
@@ -76,79 +78,131 @@ std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) 
   return nullptr;
 }
 
+CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
+                              const std::string& case_id) {
+  CaseResult result;
+  result.case_id = case_id;
+  const auto start = Clock::now();
+  if (!worker) {
+    std::string failure;
+    worker = start_worker(slot, failure);
+    if (!worker) {
+      result.outcome = Outcome::kCrash;
+      result.evidence = {{"reason", "worker failed to start"}, {"message", failure}};
+      return result;
+    }
+  }
+  worker->send(nlohmann::json{{"case", case_id}}.dump());
+  std::string line;
+  switch (worker->read_line(options_.case_timeout, line)) {
+    case Worker::Read::kLine:
+      try {
+        result = CaseResult::from_worker_json(nlohmann::json::parse(line));
+        if (result.case_id != case_id) {
+          throw std::runtime_error(
+              fmt::format("worker answered for {} while running {}", result.case_id, case_id));
+        }
+      } catch (const std::exception& e) {
+        result = CaseResult{case_id,
+                            Outcome::kError,
+                            0.0,
+                            {{"where", "harness"},
+                             {"exception_type", "ProtocolError"},
+                             {"message", e.what()},
+                             {"line", line.substr(0, 500)}},
+                            {},
+                            {}};
+        worker->kill();
+        worker.reset();
+      }
+      break;
+    case Worker::Read::kTimeout:
+      worker->kill();
+      worker->wait();
+      result.outcome = Outcome::kTimeout;
+      result.evidence = {{"timeout_seconds", options_.case_timeout.count() / 1000.0},
+                         {"worker_pid", worker->pid()}};
+      worker.reset();
+      break;
+    case Worker::Read::kEof: {
+      const ExitStatus status = worker->wait();
+      result.outcome = Outcome::kCrash;
+      result.evidence = {{"message", "worker " + status.describe()},
+                         {"worker_pid", worker->pid()},
+                         {"stderr_tail", worker->stderr_tail()},
+                         {"log", worker->log_path()}};
+      if (status.signal) {
+        result.evidence["signal"] = *status.signal;
+        result.evidence["signal_name"] = sigabbrev_np(*status.signal)
+                                             ? fmt::format("SIG{}", sigabbrev_np(*status.signal))
+                                             : "?";
+      }
+      if (status.exit_code) result.evidence["exit_code"] = *status.exit_code;
+      worker.reset();
+      break;
+    }
+  }
+  if (is_lost_worker(result.outcome)) {
+    result.duration = std::chrono::duration<double>(Clock::now() - start).count();
+  }
+  return result;
+}
+
+CaseResult combine_attempts(std::vector<CaseResult> attempts) {
+  if (attempts.size() == 1) return std::move(attempts.front());
+  nlohmann::json summary = nlohmann::json::array();
+  double seconds = 0;
+  const CaseResult* first_match = nullptr;
+  const CaseResult* first_miss = nullptr;
+  for (const CaseResult& a : attempts) {
+    summary.push_back({{"outcome", a.outcome},
+                       {"duration", a.duration},
+                       {"message", case_message(a.evidence).substr(0, 300)}});
+    seconds += a.duration;
+    if (is_success(a.outcome) && !first_match) first_match = &a;
+    if (!is_success(a.outcome) && !first_miss) first_miss = &a;
+  }
+  // Failed and passed: flaky, with the passing attempt's evidence. Otherwise the first attempt
+  // that says what every attempt said.
+  CaseResult out = first_match && first_miss ? *first_match
+                   : first_miss              ? *first_miss
+                                             : *first_match;
+  if (first_match && first_miss) {
+    out.outcome = Outcome::kFlaky;
+    out.evidence["first_failure"] = {{"outcome", first_miss->outcome},
+                                     {"message", case_message(first_miss->evidence).substr(0, 600)}};
+  }
+  out.evidence["attempts"] = summary;
+  out.duration = seconds;
+  return out;
+}
+
 void Scheduler::slot_loop(int slot) {
   std::unique_ptr<Worker> worker;
   while (true) {
     const std::size_t index = next_.fetch_add(1);
     if (index >= cases_->size()) break;
     const std::string& case_id = (*cases_)[index];
-    CaseResult result;
-    result.case_id = case_id;
-    const auto start = Clock::now();
-    if (!worker) {
-      std::string failure;
-      worker = start_worker(slot, failure);
-      if (!worker) {
-        result.outcome = Outcome::kCrash;
-        result.evidence = {{"reason", "worker failed to start"}, {"message", failure}};
-        deliver(result);
-        continue;
+    std::vector<CaseResult> attempts;
+    for (int i = 0; i < std::max(1, options_.repeat); ++i)
+      attempts.push_back(attempt(slot, worker, case_id));
+    // A case that never passed is run again, each time in a fresh worker.
+    const auto never_passed = [&] {
+      return std::none_of(attempts.begin(), attempts.end(),
+                          [](const CaseResult& a) { return is_success(a.outcome); });
+    };
+    for (int rerun = 0; rerun < options_.reruns && never_passed() &&
+                        (!options_.may_rerun || options_.may_rerun(case_id));
+         ++rerun) {
+      if (worker) worker->kill();
+      worker.reset();
+      {
+        std::lock_guard lock(mutex_);
+        ++stats_.reruns;
       }
+      attempts.push_back(attempt(slot, worker, case_id));
     }
-    worker->send(nlohmann::json{{"case", case_id}}.dump());
-    std::string line;
-    switch (worker->read_line(options_.case_timeout, line)) {
-      case Worker::Read::kLine:
-        try {
-          result = CaseResult::from_worker_json(nlohmann::json::parse(line));
-          if (result.case_id != case_id) {
-            throw std::runtime_error(
-                fmt::format("worker answered for {} while running {}", result.case_id, case_id));
-          }
-        } catch (const std::exception& e) {
-          result = CaseResult{case_id,
-                              Outcome::kError,
-                              0.0,
-                              {{"where", "harness"},
-                               {"exception_type", "ProtocolError"},
-                               {"message", e.what()},
-                               {"line", line.substr(0, 500)}},
-                              {},
-                              {}};
-          worker->kill();
-          worker.reset();
-        }
-        break;
-      case Worker::Read::kTimeout:
-        worker->kill();
-        worker->wait();
-        result.outcome = Outcome::kTimeout;
-        result.evidence = {{"timeout_seconds", options_.case_timeout.count() / 1000.0},
-                           {"worker_pid", worker->pid()}};
-        worker.reset();
-        break;
-      case Worker::Read::kEof: {
-        const ExitStatus status = worker->wait();
-        result.outcome = Outcome::kCrash;
-        result.evidence = {{"message", "worker " + status.describe()},
-                           {"worker_pid", worker->pid()},
-                           {"stderr_tail", worker->stderr_tail()},
-                           {"log", worker->log_path()}};
-        if (status.signal) {
-          result.evidence["signal"] = *status.signal;
-          result.evidence["signal_name"] = sigabbrev_np(*status.signal)
-                                               ? fmt::format("SIG{}", sigabbrev_np(*status.signal))
-                                               : "?";
-        }
-        if (status.exit_code) result.evidence["exit_code"] = *status.exit_code;
-        worker.reset();
-        break;
-      }
-    }
-    if (is_lost_worker(result.outcome)) {
-      result.duration = std::chrono::duration<double>(Clock::now() - start).count();
-    }
-    deliver(result);
+    deliver(combine_attempts(std::move(attempts)));
   }
 }
 

@@ -19,6 +19,10 @@ struct ScheduleOptions {
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(300)};
   WorkerCommand worker;
   std::string log_dir;  // one stderr log per worker process
+  int repeat = 1;       // attempts of every case, in the same worker
+  int reruns = 0;       // further attempts of a case that never passed, each in a fresh worker
+  // Whether a case may be rerun (e.g. not when a skip list expects it to fail); empty: all.
+  std::function<bool(const std::string&)> may_rerun;
 };
 
 struct ScheduleStats {
@@ -26,13 +30,22 @@ struct ScheduleStats {
   double startup_seconds_total = 0.0;  // as the workers measured their own start-up
   int crashes = 0;
   int timeouts = 0;
+  int reruns = 0;
+  int flaky = 0;
 };
+
+// One result from a case's attempts: alone, as it is; failed and then passed, `flaky` (the
+// passing attempt's evidence and ops, the first failure kept); otherwise the first attempt.
+// Every attempt's outcome, duration and message are in the evidence (`attempts`).
+CaseResult combine_attempts(std::vector<CaseResult> attempts);
 
 // Runs cases on `jobs` worker processes fed from one dynamic queue (a slow case never
 // stalls the others). A worker that dies has its in-flight case recorded as `crash` (with the
 // signal); one that passes the per-case timeout is killed and its case recorded as `timeout`;
-// a fresh worker takes its place and the run goes on. `on_result` is called once per case,
-// from the workers' threads, one call at a time.
+// a fresh worker takes its place and the run goes on. With `repeat`, a case runs that many times;
+// with `reruns`, one that never passed runs again, each time in a fresh worker, and a pass on a
+// rerun makes it `flaky`. `on_result` is called once per case, from the workers' threads, one
+// call at a time.
 class Scheduler {
  public:
   using OnResult = std::function<void(const CaseResult&)>;
@@ -41,6 +54,9 @@ class Scheduler {
 
  private:
   void slot_loop(int slot);
+  // One run of a case on the slot's worker, started if there is none; a worker that crashed,
+  // hung or broke the protocol is gone afterwards.
+  CaseResult attempt(int slot, std::unique_ptr<Worker>& worker, const std::string& case_id);
   std::unique_ptr<Worker> start_worker(int slot, std::string& failure);
   void deliver(const CaseResult& result);
 

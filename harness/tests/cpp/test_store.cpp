@@ -165,6 +165,16 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
         "NULL);"
         "INSERT INTO runs VALUES ('r1', 'ops', 'complete', '2026-01-01T00:00:00.000Z', NULL, NULL, "
         "0, 'h', '2.13.0', 'm', '1', '0.1.0', 'neuron', NULL, 'old');"
+        // v1's cases and results, with a result that must survive v4's rebuild of the table.
+        "CREATE TABLE cases (id TEXT PRIMARY KEY, suite TEXT NOT NULL, subject TEXT NOT NULL, "
+        "dtype TEXT NOT NULL, check_name TEXT NOT NULL);"
+        "INSERT INTO cases VALUES ('ops/add/float32/forward', 'ops', 'add', 'float32', 'forward');"
+        "CREATE TABLE results (run_id TEXT NOT NULL, case_id TEXT NOT NULL, outcome TEXT NOT NULL "
+        "CHECK (outcome IN ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', "
+        "'xfail', 'xpass')), duration REAL NOT NULL, evidence TEXT NOT NULL, recorded_at TEXT NOT "
+        "NULL, PRIMARY KEY (run_id, case_id));"
+        "INSERT INTO results VALUES ('r1', 'ops/add/float32/forward', 'pass', 0.5, '{}', "
+        "'2026-01-01T00:00:01.000Z');"
         "PRAGMA user_version = 1;");
   }
   Store store(path);
@@ -175,6 +185,8 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
   EXPECT_EQ(run->backend_info, nlohmann::json::object());
   // v3: a run of a suite that existed before gets what that suite declared then.
   EXPECT_EQ(run->suite_info.value("noun", ""), "OpInfo");
+  // v4: the results table rebuilt for `flaky`, its rows kept.
+  EXPECT_EQ(store.outcome_counts("r1").at(Outcome::kPass), 1);
 }
 
 TEST(Store, ADigestOfFewerResultsIsStale) {

@@ -1,0 +1,54 @@
+"""No process outlives its run: workers die with the harness, however the harness dies
+(kill -9 included) and whatever they are doing (a kernel hanging in C)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+from conform_cli import CLI, HERE
+
+
+def processes_marked(mark: str) -> list[int]:
+    """Processes whose environment carries `mark` (the harness's children inherit it)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if mark.encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+        except OSError:  # gone, or not ours to read
+            continue
+    return found
+
+
+def test_kill_minus_nine_of_the_harness_takes_a_hanging_worker_with_it(db):
+    mark = f"neuron-conform-test-{uuid.uuid4()}"
+    env = dict(os.environ, PYTHONPATH=str(HERE), LIFETIME_MARK=mark)
+    # The planted backend's cos hangs in its kernel: the worker never reads its pipe again.
+    harness = subprocess.Popen([str(CLI), "run", "--ops", "^cos$", "--dtypes", "float32", "--checks", "forward",
+                                "--backend-module", "planted_backend", "--timeout", "600", "-j", "1",
+                                "--db", str(db)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline:  # until the serving worker has started (the listing one is gone)
+        time.sleep(0.2)
+        logs = list(db.parent.glob("runs/*/logs/worker-*.log"))
+        if logs and "Traceback" not in logs[0].read_text() and len(processes_marked(mark)) >= 2:
+            break
+    time.sleep(3)  # well inside the hanging kernel
+    workers = [pid for pid in processes_marked(mark) if pid != harness.pid]
+    assert workers, "no worker was running"
+    harness.send_signal(signal.SIGKILL)
+    harness.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and processes_marked(mark):
+        time.sleep(0.1)
+    left = processes_marked(mark)
+    for pid in left:  # do not leak them into the next test, whatever the verdict
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], f"worker(s) {left} outlived the harness"
