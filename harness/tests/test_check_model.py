@@ -70,9 +70,13 @@ def test_an_exported_program(fixed_db, tmp_path):
     model, args = check_models.classifier()
     path = tmp_path / "classifier.pt2"
     torch.export.save(torch.export.export(model, args), str(path))
-    got = verdicts(check(fixed_db, "--exported", str(path), "--json", expect=1))
+    result = check(fixed_db, "--exported", str(path), "--json", expect=1)
+    got = verdicts(result)
     assert got["aten::lgamma@float32"] == "fallback" and got["aten::relu@float32"] == "native"
-    assert got["aten::linear@float32"] == "untested"  # export keeps linear: a composite of addmm
+    # export keeps linear, a composite: replayed on the device it reaches addmm, which the run tested
+    assert got["aten::linear@float32"] == "native"
+    linear = next(o for o in json.loads(result.stdout)["ops"] if o["op"] == "aten::linear")
+    assert "aten::addmm" in linear["evidence"]["reaches"]
 
 
 def test_an_hf_architecture_at_full_size_on_meta_tensors(fixed_db):
@@ -122,3 +126,16 @@ def test_an_export_torch_cannot_read_and_an_empty_db(fixed_db, tmp_path):
             con.execute(f"DELETE FROM {table}")
     result = check(empty, "--script", f"{MODELS}:classifier", expect=3)
     assert "has no run of the ops suite" in result.stderr
+
+
+def test_composite_ops_are_judged_by_what_reaches_the_device(fixed_db):
+    # aten::convolution is a composite: on the device it reaches convolution_overrideable, which the
+    # bundled backend does not implement. Without --probe the verdict must already say blocked,
+    # and agree with the one --probe gives after running the model.
+    cnn = str(HERE.parents[1] / "docs" / "examples" / "tiny_cnn.py") + ":model"
+    predicted = check(fixed_db, "--script", cnn, "--json", expect=2)
+    data = json.loads(predicted.stdout)
+    conv = next(o for o in data["ops"] if o["op"] == "aten::convolution")
+    assert conv["verdict"] == "failing" and conv["evidence"]["failing_op"] == "aten::convolution_overrideable"
+    probed = json.loads(check(fixed_db, "--script", cnn, "--probe", "--json", expect=2).stdout)
+    assert probed["verdict"].startswith(data["verdict"]) and probed["probe"]["outcome"] == "error"

@@ -1,14 +1,17 @@
 """The Python side of `neuron-conform check-model`: which aten ops a model uses, without running it.
 
 Prints one JSON document on stdout (the C++ side puts verdicts from the results store on it):
-  {"model": ..., "ops": [{"op", "calls", "dtypes", "phases", "device_kernel"}], "probe": ...}
+  {"model": ..., "ops": [{"op", "calls", "dtypes", "phases", "device_kernel", "reaches"?}], "probe": ...}
 or {"fatal": "<one line naming the problem>"} with exit code 3.
 
 The model's ops are captured under a TorchDispatchMode while it runs on meta tensors (a
 7B-parameter config costs no memory), forward and, with --train, backward. `device_kernel` says
 whether the backend registers a kernel for the op on its dispatch key (PrivateUse1); without one
-the op would reach the CPU fallback. --probe runs the (tiny) model for real, on the device and on
-the CPU, and reports what fell back or failed, and how far the outputs are apart.
+the op would reach the CPU fallback. A composite op (a kernel for every backend, made of other
+ops) is replayed once on the device, with zero-filled inputs of the captured shapes and the
+backend's op tracking, so that `reaches` says what the device is really asked to run. --probe
+runs the (tiny) model for real, on the device and on the CPU, and reports what fell back or
+failed, and how far the outputs are apart.
 """
 
 from __future__ import annotations
@@ -148,31 +151,80 @@ def kernel_kind(func) -> Kernel | None:
         return None
 
 
+# Inputs above this size are not replayed (a full-size embedding table would be gigabytes).
+REPLAY_LIMIT_BYTES = 256 << 20
+
+
+def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
+    """What a composite op asks the device to run, which capture on meta tensors cannot see
+    (aten::convolution reaches convolution_overrideable only on the device's dispatch key): the op
+    replayed once on zero-filled device tensors of the captured shapes, with the backend's op
+    tracking. Returns the ops that ran natively and through the fallback, and the error if it
+    raised."""
+    import torch
+    from torch.utils._pytree import tree_leaves, tree_map
+
+    if not ctx.tracking:
+        return {"replayed": False, "why": "the backend has no op tracking"}
+    size = sum(t.numel() * t.element_size() for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor))
+    if size > REPLAY_LIMIT_BYTES:
+        return {"replayed": False, "why": f"inputs of {size >> 20} MiB, over the replay limit"}
+
+    def on_device(t):
+        return torch.zeros(tuple(t.shape), dtype=t.dtype, device=ctx.device) if isinstance(t, torch.Tensor) else t
+
+    device_args, device_kwargs = tree_map(on_device, (args, kwargs))
+    reached: dict[str, Any] = {"replayed": True}
+    ctx.clear_tracking()
+    try:
+        with torch.no_grad():
+            func(*device_args, **device_kwargs)
+    except Exception as exc:
+        reached["error"] = exception_evidence(exc, limit=500)
+    native, fallback = ctx.tracked_ops()
+    reached["native"], reached["fallback"] = sorted(native), sorted(fallback)
+    return reached
+
+
 class Recorder:
-    """Each op overload seen, with its calls, the dtypes of its tensor arguments and its phases."""
+    """Each op overload seen, with its calls, the dtypes of its tensor arguments and its phases;
+    for composite ops, one call's arguments per dtype, to replay on the device."""
 
     def __init__(self) -> None:
         self.funcs: dict[str, Any] = {}
+        self.kernels: dict[str, Kernel | None] = {}
         self.calls: dict[str, int] = defaultdict(int)
         self.dtypes: dict[str, set[str]] = defaultdict(set)
         self.phases: dict[str, set[str]] = defaultdict(set)
+        self.composite_calls: dict[tuple[str, str], tuple[Any, Any]] = {}
         self.phase = "forward"
 
     def record(self, func, args, kwargs) -> None:
         name = func.name()
-        self.funcs[name] = func
+        if name not in self.funcs:
+            self.funcs[name], self.kernels[name] = func, kernel_kind(func)
         self.calls[name] += 1
         self.phases[name].add(self.phase)
         tensor = first_tensor((args, kwargs))
-        if tensor is not None:
-            self.dtypes[name].add(dtype_name(tensor.dtype))
+        dtype = dtype_name(tensor.dtype) if tensor is not None else None
+        if dtype:
+            self.dtypes[name].add(dtype)
+        if self.kernels[name] == Kernel.COMPOSITE:
+            self.composite_calls.setdefault((name, dtype or ""), (args, kwargs))
 
-    def rows(self) -> list[dict[str, Any]]:
-        return [{"op": name, "calls": calls, "dtypes": sorted(self.dtypes[name]), "phases": sorted(self.phases[name]),
-                 "device_kernel": kernel_kind(self.funcs[name])} for name, calls in sorted(self.calls.items())]
+    def rows(self, ctx: Context) -> list[dict[str, Any]]:
+        rows = []
+        for name, calls in sorted(self.calls.items()):
+            row = {"op": name, "calls": calls, "dtypes": sorted(self.dtypes[name]),
+                   "phases": sorted(self.phases[name]), "device_kernel": self.kernels[name]}
+            if self.kernels[name] == Kernel.COMPOSITE:
+                row["reaches"] = {dtype: reached_on_device(self.funcs[name], *call, ctx)
+                                  for (op, dtype), call in sorted(self.composite_calls.items()) if op == name}
+            rows.append(row)
+        return rows
 
 
-def capture(model, inputs, train: bool) -> list[dict[str, Any]]:
+def capture(model, inputs, train: bool, ctx: Context) -> list[dict[str, Any]]:
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -200,10 +252,10 @@ def capture(model, inputs, train: bool) -> list[dict[str, Any]]:
         else:
             with torch.no_grad():
                 call(meta_model, meta_inputs)
-    return recorder.rows()
+    return recorder.rows(ctx)
 
 
-def exported_ops(path: Path) -> list[dict[str, Any]]:
+def exported_ops(path: Path, ctx: Context) -> list[dict[str, Any]]:
     import torch
     from torch.fx.node import map_arg
 
@@ -221,7 +273,7 @@ def exported_ops(path: Path) -> list[dict[str, Any]]:
         if node.op == "call_function" and isinstance(node.target, torch._ops.OpOverload):
             args, kwargs = map_arg((node.args, node.kwargs), lambda n: n.meta.get("val"))
             recorder.record(node.target, args, kwargs)
-    return recorder.rows()
+    return recorder.rows(ctx)
 
 
 # --- probe ------------------------------------------------------------------------------------
@@ -281,13 +333,14 @@ def main() -> None:
         if args.exported:
             if args.probe or args.train:
                 raise Fatal("--exported: --probe and --train need a model to run; use --script or --hf")
-            ops, model_info = exported_ops(Path(args.exported)), {"kind": "exported", "exported": args.exported}
+            ops = exported_ops(Path(args.exported), Context(backend, args.device, 0))
+            model_info = {"kind": "exported", "exported": args.exported}
         else:
             if args.full_size and not args.hf:
                 raise Fatal("--full-size applies to --hf only")
             model, inputs, model_info, rebuild = (hf_model(args.hf, args.full_size, dtype) if args.hf
                                                   else script_model(args.script, dtype))
-            ops = capture(model, inputs, args.train)
+            ops = capture(model, inputs, args.train, Context(backend, args.device, 0))
         document: dict[str, Any] = {"model": {**model_info, "dtype": args.dtype, "train": args.train,
                                               "torch": torch.__version__},
                                     "ops": ops}

@@ -152,6 +152,41 @@ struct Judgement {
   std::set<std::string> unproven;
 };
 
+// A composite op's verdict from what it reached when check_model.py replayed it on the device:
+// failing if the replay raised; else the worst verdict of the ops it reached, each judged by the
+// run (`reached_kernel` says how the worst one runs); native when it reached no compiled op.
+json verdict_through(const RunEvidence& ev, const std::string& op, const json& reached,
+                     const std::string& dtype) {
+  if (reached.contains("error")) {
+    const json& e = reached["error"];
+    return {{"verdict", OpVerdict::kFailing},
+            {"example", "the op replayed on the device"},
+            {"message", e.value("message", std::string())},
+            {"failing_op", e.value("failing_op", op)},
+            {"how", "replayed once on the device, it raised"}};
+  }
+  json worst, reaches = json::object();
+  for (const auto& [route, kernel] : {std::pair{Route::kNative, Kernel::kDevice},
+                                      std::pair{Route::kFallback, Kernel::kFallback}}) {
+    for (const auto& reached_op : reached.value(std::string(name(route)), json::array())) {
+      json v = verdict_of(ev, reached_op, dtype, name(kernel));
+      reaches[reached_op.get<std::string>()] = v["verdict"];
+      if (worst.is_null() || verdict_in(v) < verdict_in(worst)) {
+        worst = std::move(v);
+        worst["reached_kernel"] = name(kernel);
+      }
+    }
+  }
+  if (worst.is_null())
+    return {{"verdict", OpVerdict::kNative},
+            {"how", "replayed on the device, it reached no compiled op (views, allocation)"}};
+  std::string ops;
+  for (const auto& [name, _] : reaches.items()) ops += (ops.empty() ? "" : ", ") + name;
+  worst["reaches"] = reaches;
+  worst["how"] = fmt::format("on the device it reaches {}; the worst decides", ops);
+  return worst;
+}
+
 Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::string& model_dtype) {
   Judgement j;
   for (const auto& use : capture["ops"]) {
@@ -161,15 +196,21 @@ Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::strin
       dtypes.push_back(model_dtype);  // factory ops (ones, arange) make the model's dtype
     // Kernel: on the device's dispatch key, a composite of other ops, or none (the CPU fallback).
     const json kernel = use["device_kernel"];
+    // A composite op is judged by what it reached on the device, where it was replayed.
+    const json reaches = use.value("reaches", json::object());
     for (const auto& dtype : dtypes) {
-      json v = verdict_of(ev, op, dtype, kernel);
+      const bool replayed = reaches.contains(dtype) && reaches[dtype].value("replayed", false);
+      json v = replayed ? verdict_through(ev, op, reaches[dtype], dtype)
+                        : verdict_of(ev, op, dtype, kernel);
+      if (reaches.contains(dtype) && !replayed) v["not_replayed"] = reaches[dtype].value("why", "");
       const OpVerdict verdict = verdict_in(v);
+      const json& runs_as = v.contains("reached_kernel") ? v["reached_kernel"] : kernel;
       if (verdict == OpVerdict::kFailing) j.failing.insert(op);
       if (verdict == OpVerdict::kFallback) j.fallback.insert(op);
       if (verdict == OpVerdict::kSkipped) j.skipped.insert(op);
       if (verdict == OpVerdict::kUntested) {
-        if (is_kernel(kernel, Kernel::kFallback)) j.untested_fallback.insert(op);
-        else if (is_kernel(kernel, Kernel::kView)) j.views.insert(op);
+        if (is_kernel(runs_as, Kernel::kFallback)) j.untested_fallback.insert(op);
+        else if (is_kernel(runs_as, Kernel::kView)) j.views.insert(op);
         else j.unproven.insert(op);
       }
       j.ops.push_back({{"op", op},
@@ -299,6 +340,44 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
   return result;
 }
 
+namespace {
+
+// One op's evidence in a line: the cases that decided it, the error, the skip-list entry, or why
+// it is untested; for a composite op replayed on the device, what it reached first.
+std::string evidence_text(const json& e, OpVerdict v) {
+  std::string why;
+  if (e.contains("reaches")) {
+    std::string ops;
+    for (const auto& [op, verdict] : e["reaches"].items())
+      ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, verdict.get<std::string>());
+    why = fmt::format("on the device: {}; ", ops);
+  }
+  if (e.contains("not_replayed"))
+    why = fmt::format("not replayed on the device ({}); ", e["not_replayed"].get<std::string>());
+  switch (v) {
+    case OpVerdict::kNative:
+    case OpVerdict::kFallback:
+      if (!e.contains("cases")) return why + e.value("how", std::string());
+      return why + fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
+                               e.value("example", std::string()));
+    case OpVerdict::kFailing:
+      return why + fmt::format("{}: {}", e.value("example", std::string()),
+                               e.value("message", std::string()).substr(0, 100));
+    case OpVerdict::kSkipped:
+      return why + fmt::format("{} ({}): {}", e.value("category", std::string()),
+                               e.value("example", std::string()),
+                               e.value("reason", std::string()).substr(0, 90));
+    case OpVerdict::kUntested:
+      return why + fmt::format("no case of the run; kernel: {}{}",
+                               e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
+                               e.contains("tested_at") ? "; tested at " + e["tested_at"].dump()
+                                                       : "");
+  }
+  return why;
+}
+
+}  // namespace
+
 std::string model_check_text(const json& r) {
   const json& m = r["model"];
   std::string out = fmt::format(
@@ -313,23 +392,8 @@ std::string model_check_text(const json& r) {
   out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", "aten op", "dtype", "calls", "verdict",
                      "evidence");
   for (const auto& o : r["ops"]) {
-    const json& e = o["evidence"];
-    std::string why;
     const OpVerdict v = verdict_in(o);
-    if (v == OpVerdict::kNative || v == OpVerdict::kFallback)
-      why = fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
-                        e["example"].get<std::string>());
-    if (v == OpVerdict::kFailing)
-      why = fmt::format("{}: {}", e["example"].get<std::string>(),
-                        e["message"].get<std::string>().substr(0, 100));
-    if (v == OpVerdict::kSkipped)
-      why = fmt::format("{} ({}): {}", e["category"].get<std::string>(),
-                        e["example"].get<std::string>(),
-                        e["reason"].get<std::string>().substr(0, 90));
-    if (v == OpVerdict::kUntested)
-      why = fmt::format("no case of the run; kernel: {}{}",
-                        e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
-                        e.contains("tested_at") ? "; tested at " + e["tested_at"].dump() : "");
+    const std::string why = evidence_text(o["evidence"], v);
     out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", o["op"].get<std::string>(),
                        o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(), name(v), why);
   }
@@ -365,14 +429,7 @@ std::string model_check_markdown(const json& r) {
                     r["run"]["id"].get<std::string>());
   md += "| aten op | dtype | calls | verdict | evidence |\n| --- | --- | ---: | --- | --- |\n";
   for (const auto& o : r["ops"]) {
-    const json& e = o["evidence"];
-    std::string why = e.value("example", std::string());
-    if (verdict_in(o) == OpVerdict::kFailing) why += ": " + e.value("message", std::string());
-    if (verdict_in(o) == OpVerdict::kSkipped)
-      why = e.value("category", std::string()) + ": " + e.value("reason", std::string());
-    if (verdict_in(o) == OpVerdict::kUntested)
-      why = "kernel: " +
-            (e["kernel"].is_null() ? std::string("unknown") : e["kernel"].get<std::string>());
+    const std::string why = evidence_text(o["evidence"], verdict_in(o));
     md += fmt::format("| `{}` | {} | {} | {} | {} |\n", o["op"].get<std::string>(),
                       o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(),
                       o["verdict"].get<std::string>(), md_cell(why));
