@@ -1,0 +1,496 @@
+"""The module suite: every ModuleInfo of the installed torch's module_db, at the dtypes upstream's
+device-type tests pick for the CPU (ModuleInfo.supported_dtypes("cpu")), with the module inputs
+PyTorch's own tests use (module_info.module_inputs_func), built on the CPU, copied to the device
+and compared with the CPU, as upstream's TestModule.test_cpu_gpu_parity does.
+
+Case ids: modules/<subject>/<dtype>/<check>, subject = the ModuleInfo's name (nn.BatchNorm2d).
+Checks, each over every module input, in training mode and, where the ModuleInfo says the two
+differ (train_and_eval_differ), in eval mode too (upstream's training flags):
+  forward        the forward's outputs
+  backward       the gradients of the parameters and of the inputs that require grad, for
+                 random output gradients made on the CPU (upstream's grad_output.normal_())
+  noncontiguous  forward and gradients with every input made non-contiguous (same values in
+                 strided storage, common_utils.noncontiguous_like), against the CPU given the
+                 same non-contiguous inputs
+  state          (modules with buffers) the buffers, such as running statistics, after two
+                 training-mode forwards
+Each module input is built on the CPU (seeded), copied to the device (deepcopy, .to(device)), and
+both copies run from the same state. Lazy modules are initialized on the CPU first.
+Tolerances: the ModuleInfo's own toleranceOverride / precisionOverride decorators for
+TestModule.test_cpu_gpu_parity and the check's own upstream test (test_forward,
+test_non_contiguous_tensors) on any device or the CPU, else torch.testing's per-dtype defaults;
+the tolerance and its source are evidence, and what "differs" means is
+harness/worker/comparison.py's.
+A module input the CPU itself cannot build or run has no reference and is counted, not compared;
+a case where no input has one is an `error` with `where: harness`.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import warnings
+from typing import Any, Callable, Iterable
+
+import numpy
+import torch
+import torch.utils._pytree as pytree
+from torch.testing._comparison import default_tolerances
+from torch.testing._internal import common_utils
+from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
+from torch.testing._internal.common_modules import module_db
+from torch.testing._internal.common_utils import noncontiguous_like
+from torch.testing._internal.opinfo.core import DecorateInfo
+
+from comparison import Mismatch, compare, to_device
+from evidence import dtype_name, exception_evidence
+from vocabulary import Outcome
+
+CHECKS = ("forward", "backward", "noncontiguous", "state")
+NATIVE_CHECKS = ("forward", "backward")
+# The upstream tests whose tolerance decorators apply to each check, in the order they apply
+# (a later one overrides an earlier one).
+UPSTREAM_TESTS = {
+    "forward": ("test_cpu_gpu_parity", "test_forward"),
+    "backward": ("test_cpu_gpu_parity",),
+    "noncontiguous": ("test_cpu_gpu_parity", "test_non_contiguous_tensors"),
+    "state": ("test_cpu_gpu_parity",),
+}
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md): reports render from it."""
+    return {
+        "noun": "module",
+        "nouns": "modules",
+        "checks": {
+            "forward": "the forward's outputs for every module input, in training mode and (where they differ) "
+                       "eval mode, on the device against the CPU",
+            "backward": "gradients of the parameters and of the inputs for random output gradients",
+            "noncontiguous": "forward and gradients with every input non-contiguous (same values, strided storage)",
+            "state": "buffers (running statistics) after two training-mode forwards",
+        },
+        "native_checks": list(NATIVE_CHECKS),
+        "native_phrase": "pass forward and backward natively at every dtype",
+    }
+
+
+MODULES = {info.name: info for info in module_db}
+
+
+def _seed_inputs() -> None:
+    """The RNGs as upstream's tests have them when a test starts (common_utils.SEED)."""
+    torch.default_generator.manual_seed(common_utils.SEED)
+    random.seed(common_utils.SEED)
+    numpy.random.seed(common_utils.SEED)
+
+
+def module_inputs(info, dtype: torch.dtype, *, requires_grad: bool, training: bool) -> list:
+    _seed_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(info.module_inputs_func(info, device="cpu", dtype=dtype, requires_grad=requires_grad,
+                                            training=training))
+
+
+def _has_buffers(info) -> bool:
+    """Whether any of the module's inputs builds a module with buffers (dtype does not matter)."""
+    for module_input in module_inputs(info, torch.float32, requires_grad=False, training=True):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = info.module_cls(*module_input.constructor_input.args, **module_input.constructor_input.kwargs)
+        except Exception:
+            continue
+        if next(module.buffers(), None) is not None:
+            return True
+    return False
+
+
+def checks_for(info) -> list[str]:
+    return ["forward", "backward", "noncontiguous"] + (["state"] if _has_buffers(info) else [])
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for subject, info in sorted(MODULES.items()):
+        checks = checks_for(info)
+        for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name):
+            name = dtype_name(dtype)
+            for check in checks:
+                yield {"id": f"modules/{subject}/{name}/{check}", "suite": "modules", "subject": subject,
+                       "dtype": name, "check": check}
+
+
+# --- tolerances ---------------------------------------------------------------------------
+
+def tolerance(info, dtype: torch.dtype, check: str) -> tuple[float, float, str]:
+    """(rtol, atol, source) for comparing this module's device results at dtype in `check`."""
+    rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
+    source = "torch.testing default"
+    for test in UPSTREAM_TESTS[check]:
+        for decorator, where in _upstream_decorations(info, dtype, test):
+            if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
+                atol, rtol = decorator.d[dtype].atol, decorator.d[dtype].rtol
+                source = f"ModuleInfo toleranceOverride ({where})"
+            elif isinstance(decorator, precisionOverride) and dtype in decorator.d:
+                atol = decorator.d[dtype]
+                source = f"ModuleInfo precisionOverride ({where})"
+    return rtol, atol, source
+
+
+def _upstream_decorations(info, dtype: torch.dtype, test: str):
+    """The decorators the ModuleInfo applies to TestModule.<test> at `dtype` on any device or the CPU."""
+    for decorator in info.decorators:
+        if isinstance(decorator, DecorateInfo):
+            if decorator.cls_name not in (None, "TestModule") or decorator.test_name not in (None, test):
+                continue
+            if decorator.device_type not in (None, "cpu"):
+                continue
+            if decorator.dtypes is not None and dtype not in decorator.dtypes:
+                continue
+            if not decorator.active_if:
+                continue
+            where = f"TestModule.{test}" + (f" on {decorator.device_type}" if decorator.device_type else "")
+            for d in decorator.decorators:
+                yield d, where
+        else:
+            yield decorator, "every test"
+
+
+# --- running ------------------------------------------------------------------------------
+
+def seed(value: int) -> None:
+    """The CPU's and the device's generators, without torch.manual_seed's lazy seeding of CUDA,
+    MPS and XPU (its cost per call)."""
+    torch.default_generator.manual_seed(value)
+    torch.random._seed_custom_device(value)
+
+
+class NoReference(Exception):
+    """The CPU itself cannot build or run this module input: nothing to compare against."""
+
+
+class NotApplicable(Exception):
+    """The check has nothing to compare for this module input (no buffers, nothing differentiable)."""
+
+
+class Verdict(Exception):
+    """The case's outcome, decided at the first failing module input."""
+
+    def __init__(self, outcome: str, evidence: dict[str, Any]) -> None:
+        super().__init__(outcome)
+        self.outcome, self.evidence = outcome, evidence
+
+
+def _describe_args(forward_input) -> str:
+    def shape(t):
+        if isinstance(t, torch.Tensor):
+            text = f"{dtype_name(t.dtype)}{list(t.shape)}"
+            if t.layout == torch.strided and not t.is_contiguous():
+                text += f"/strides{list(t.stride())}"
+            return text
+        if isinstance(t, (list, tuple)):
+            return "(" + ", ".join(shape(x) for x in t[:4]) + (", ..." if len(t) > 4 else "") + ")"
+        return repr(t)[:40]
+
+    args = ", ".join(shape(a) for a in forward_input.args)
+    kwargs = ", ".join(f"{k}={shape(v)}" for k, v in forward_input.kwargs.items())
+    return f"({args}{', ' if args and kwargs else ''}{kwargs})"
+
+
+def _constructor(module_input) -> str:
+    c = module_input.constructor_input
+    parts = [repr(a)[:40] for a in c.args] + [f"{k}={repr(v)[:40]}" for k, v in c.kwargs.items()]
+    return "(" + ", ".join(parts) + ")"
+
+
+def _leaves_of(forward_input) -> tuple[tuple, dict]:
+    """The forward's args and kwargs with every tensor a fresh leaf of the same layout that keeps
+    its requires_grad (inputs funcs may hand out views or non-leaves)."""
+    def leaf(t):
+        if isinstance(t, torch.Tensor):
+            return t.detach().requires_grad_(t.requires_grad)
+        return t
+    return pytree.tree_map(leaf, (tuple(forward_input.args), dict(forward_input.kwargs)))
+
+
+def _noncontiguous(inputs: tuple[tuple, dict]) -> tuple[tuple, dict]:
+    def nc(t):
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.dim() > 0:
+            return noncontiguous_like(t.detach()).requires_grad_(t.requires_grad)
+        return t
+    return pytree.tree_map(nc, inputs)
+
+
+def _clone(inputs: tuple[tuple, dict]) -> tuple[tuple, dict]:
+    """A copy of the inputs with the same layouts (a forward may write into its input: inplace=True)."""
+    def clone(t):
+        if isinstance(t, torch.Tensor):
+            return t.detach().clone(memory_format=torch.preserve_format).requires_grad_(t.requires_grad) \
+                if t.is_contiguous() else noncontiguous_like(t.detach().contiguous()).requires_grad_(t.requires_grad)
+        return copy.deepcopy(t)
+    return pytree.tree_map(clone, inputs)
+
+
+def _differentiable(tree) -> list[tuple[str, torch.Tensor]]:
+    leaves, _ = pytree.tree_flatten_with_path(tree)
+    return [(pytree.keystr(path), t) for path, t in leaves
+            if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+class Case:
+    """One case being run: its module, dtype, check, tolerance and context, what it compared so far."""
+
+    def __init__(self, info, dtype: torch.dtype, check: str, ctx) -> None:
+        self.info, self.dtype, self.check, self.ctx = info, dtype, check, ctx
+        self.rtol, self.atol, source = tolerance(info, dtype, check)
+        self.modes = [True, False] if info.train_and_eval_differ else [True]
+        self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source,
+                                         "modes": ["train" if m else "eval" for m in self.modes]}
+        self.compared = self.without_reference = self.not_applicable = 0
+        self.first_cpu_error = ""
+        self.max_abs = self.max_rel = 0.0
+        self.where: dict[str, Any] = {}
+
+    # the two sides
+    def cpu(self, run: Callable[[], Any]) -> Any:
+        try:
+            seed(self.ctx.seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return run()
+        except Exception as exc:
+            self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
+            raise NoReference(str(exc)) from exc
+
+    def device(self, run: Callable[[], Any], stage: str) -> Any:
+        try:
+            seed(self.ctx.seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return run()
+        except Exception as exc:
+            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, "stage": stage}) from exc
+
+    def compare(self, what: str, actual: Any, expected: Any) -> None:
+        try:
+            abs_err, rel_err = compare(actual, expected, self.rtol, self.atol)
+        except Mismatch as mismatch:
+            raise Verdict(Outcome.FAIL, {
+                "max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel, **self.where,
+                "compared": what, "message": f"{what}: {str(mismatch)[:2000]}"}) from None
+        self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
+
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        self.evidence.update({"inputs_compared": self.compared, "inputs_without_reference": self.without_reference,
+                              "max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
+        if self.not_applicable:
+            self.evidence["inputs_not_applicable"] = self.not_applicable
+        if self.compared == 0:
+            if self.not_applicable and not self.without_reference:
+                return Outcome.PASS, self.evidence
+            self.evidence.pop("not_applicable", None)
+            self.evidence.update({"exception_type": "NoReference", "where": "harness",
+                                  "message": f"no module input produced a CPU reference result (first CPU error: "
+                                             f"{self.first_cpu_error})"})
+            return Outcome.ERROR, self.evidence
+        self.evidence.pop("not_applicable", None)
+        return Outcome.PASS, self.evidence
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        self.evidence.pop("not_applicable", None)
+        self.evidence.update(verdict.evidence)
+        self.evidence["inputs_compared"] = self.compared
+        return verdict.outcome, self.evidence
+
+
+def _forward(module, inputs):
+    args, kwargs = inputs
+    return module(*args, **kwargs)
+
+
+class GradOutputs:
+    """Random output gradients (upstream's grad_output.normal_()), made on the CPU from the
+    case's seed for the CPU run and moved to the device for the device run: the same values."""
+
+    def __init__(self, seed_value: int) -> None:
+        self.seed = seed_value
+
+    def __call__(self, outputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        g = torch.Generator().manual_seed(self.seed)
+        made = [torch.randn(o.shape, generator=g, dtype=torch.float64).to(o.dtype)
+                if o.is_floating_point() else torch.ones(o.shape, dtype=o.dtype) for o in outputs]
+        return [m.to(o.device) for m, o in zip(made, outputs)]
+
+
+def _evaluate(module, inputs, grad_outputs: GradOutputs | None, output: bool) -> list[tuple[str, Any]]:
+    """The named results of one run: the forward's outputs (when `output`), then (with
+    grad_outputs) the gradients of the parameters and of the inputs that require grad, None for
+    what the graph does not reach. Raises NotApplicable when gradients are asked for and nothing
+    is differentiable and no output is compared."""
+    outputs = _forward(module, inputs)
+    results: list[tuple[str, Any]] = [("output", outputs)] if output else []
+    if grad_outputs is None:
+        return results
+    differentiable = [t for t in pytree.tree_leaves(outputs) if isinstance(t, torch.Tensor) and t.requires_grad]
+    named = [(f"parameter {n}", p) for n, p in module.named_parameters() if p.requires_grad]
+    named += [(f"input {n}", t) for n, t in _differentiable(inputs)]
+    if not differentiable or not named:
+        if not output:
+            raise NotApplicable("no differentiable output, or nothing to differentiate")
+        return results
+    grads = torch.autograd.grad(differentiable, [t for _, t in named], grad_outputs(differentiable),
+                                allow_unused=True)
+    return results + [(f"gradient of {n}", g) for (n, _), g in zip(named, grads)]
+
+
+def _differs(case: Case, actual: list[tuple[str, Any]], expected: list[tuple[str, Any]]) -> Verdict | None:
+    """The first difference between two runs' named results, as a Verdict, or None."""
+    if [n for n, _ in actual] != [n for n, _ in expected]:
+        return Verdict(Outcome.FAIL, {**case.where, "compared": "what the run produces",
+                                      "message": f"the device produced {[n for n, _ in actual]}, the CPU "
+                                                 f"{[n for n, _ in expected]}"})
+    for (name, a), (_, e) in zip(actual, expected):
+        if (a is None) != (e is None):
+            return Verdict(Outcome.FAIL, {**case.where, "compared": name,
+                                          "message": f"{name}: {'none' if a is None else 'a value'} on the device, "
+                                                     f"{'none' if e is None else 'a value'} on the CPU"})
+        if e is not None:
+            try:
+                case.compare(name, a, e)
+            except Verdict as verdict:
+                return verdict
+    return None
+
+
+def _cpu_run(case: Case, module_input, training: bool, inputs, grads: GradOutputs | None, output: bool):
+    """A fresh CPU module (the same seeded state) run on `inputs`: the results and the module."""
+    def run():
+        module = _build_cpu(case, module_input, inputs, training)
+        return _evaluate(module, _clone(inputs), grads, output), module
+    try:
+        return case.cpu(run)
+    except NoReference as none:
+        if isinstance(none.__cause__, NotApplicable):
+            raise none.__cause__ from None
+        raise
+
+
+def _build_cpu(case: Case, module_input, inputs, training: bool) -> torch.nn.Module:
+    """The module on the CPU: seeded, at the dtype, in the mode, lazy parameters initialized."""
+    seed(case.ctx.seed)
+    c = module_input.constructor_input
+    module = case.info.module_cls(*c.args, **c.kwargs).to(case.dtype)
+    module.train(training)
+    if case.info.is_lazy:
+        with torch.no_grad():
+            args, kwargs = _clone(inputs)
+            module(*args, **kwargs)
+    return module
+
+
+def _run_input(case: Case, index: int, module_input, training: bool) -> None:
+    """One module input in one mode, for the case's check: run on both sides and compare."""
+    device, check = case.ctx.device, case.check
+    case.where = {"module_input": index, "module_input_desc": module_input.desc or "(no description)",
+                  "mode": "train" if training else "eval", "constructor": _constructor(module_input),
+                  "forward_input": _describe_args(module_input.forward_input)}
+    inputs = _leaves_of(module_input.forward_input)
+
+    if check == "state":
+        _run_state(case, module_input, inputs)
+        return
+    grads = GradOutputs(case.ctx.seed) if check in ("backward", "noncontiguous") else None
+    output = check != "backward"
+    expected, cpu_module = _cpu_run(case, module_input, training, inputs, grads, output)
+    variant = _noncontiguous(inputs) if check == "noncontiguous" else inputs
+    if variant is not inputs:
+        case.where["variant"] = "noncontiguous"
+        case.where["forward_input"] = _describe_args(type(module_input.forward_input)(*variant[0], **variant[1]))
+    dev_module = case.device(lambda: _build_device(case, module_input, inputs, training), "move")
+    dev_inputs = to_device(variant, device)
+    actual = case.device(lambda: _evaluate(dev_module, dev_inputs, grads, output), "device")
+    verdict = _differs(case, actual, expected)
+    if verdict is not None and variant is not inputs:
+        # The CPU's own result may depend on the layout (upstream skips such modules'
+        # non-contiguous test): judge against the CPU given the same non-contiguous inputs.
+        try:
+            own, _ = _cpu_run(case, module_input, training, variant, grads, output)
+        except (NoReference, NotApplicable):
+            raise verdict from None
+        measured = case.max_abs, case.max_rel  # the CPU against itself is no device error
+        layout_dependent = _differs(case, own, expected) is not None
+        case.max_abs, case.max_rel = measured
+        if layout_dependent:
+            case.evidence["cpu_depends_on_layout"] = True
+            verdict = _differs(case, actual, own)
+    if verdict is not None:
+        raise verdict
+
+
+def _build_device(case: Case, module_input, inputs, training: bool) -> torch.nn.Module:
+    """The same module as the CPU's (built the same way, from the same seed), copied to the device."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cpu = _build_cpu(case, module_input, inputs, training)
+    return copy.deepcopy(cpu).to(case.ctx.device)
+
+
+def _run_state(case: Case, module_input, inputs) -> None:
+    """Buffers after two training-mode forwards, on the device against the CPU."""
+    def train(module, data):
+        with torch.no_grad():
+            for _ in range(2):
+                _forward(module, data)
+        return dict(module.named_buffers())
+
+    def cpu():
+        module = _build_cpu(case, module_input, inputs, True)
+        if next(module.buffers(), None) is None:
+            raise NotApplicable("the module built from this input has no buffers")
+        return train(module, _clone(inputs))
+
+    try:
+        expected = case.cpu(cpu)
+    except NoReference as none:
+        if isinstance(none.__cause__, NotApplicable):
+            raise none.__cause__ from None
+        raise
+    dev_module = case.device(lambda: _build_device(case, module_input, inputs, True), "move")
+    dev_inputs = to_device(inputs, case.ctx.device)
+    actual = case.device(lambda: train(dev_module, dev_inputs), "device")
+    verdict = _differs(case, [(f"buffer {n}", actual.get(n)) for n in sorted(set(actual) | set(expected))],
+                       [(f"buffer {n}", expected.get(n)) for n in sorted(set(actual) | set(expected))])
+    if verdict is not None:
+        raise verdict
+    case.evidence["buffers_compared"] = sorted(set(case.evidence.get("buffers_compared", [])) | set(expected))
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype_str, check = case_id.split("/")
+    if suite != "modules" or subject not in MODULES or check not in CHECKS:
+        raise KeyError(f"unknown case {case_id}")
+    info = MODULES[subject]
+    dtype = getattr(torch, dtype_str)
+    case = Case(info, dtype, check, ctx)
+    needs_grad = check in ("backward", "noncontiguous")
+    modes = [True] if check == "state" else case.modes
+    try:
+        for training in modes:
+            for index, module_input in enumerate(module_inputs(info, dtype, requires_grad=needs_grad,
+                                                               training=training)):
+                if module_input.forward_input is None:
+                    continue
+                try:
+                    _run_input(case, index, module_input, training)
+                except NoReference:
+                    case.without_reference += 1
+                    continue
+                except NotApplicable as reason:
+                    case.not_applicable += 1
+                    case.evidence.setdefault("not_applicable", str(reason))
+                    continue
+                case.compared += 1
+    except Verdict as verdict:
+        return case.failed(verdict)
+    return case.conclude()

@@ -1,0 +1,397 @@
+"""The optimizer suite: every OptimizerInfo of the installed torch's optim_db with the optimizer
+inputs it declares, parameters and gradients on the device, steps compared with the same steps on
+the CPU.
+
+Optimizer inputs are upstream's _get_optim_inputs_including_global_cliquey_kwargs for the device
+type under test: every kwargs combination of optim_inputs_func(device), each with the for-loop
+implementation and, as separate inputs, foreach=True where torch has foreach kernels for the
+device type (torch counts the PrivateUse1 backend among them) and fused=True where the
+OptimizerInfo's supports_fused_on names the device type (it names cpu, cuda, xpu, mps: a
+PrivateUse1 device gets no fused input, as upstream's tests would give it none).
+differentiable=True (autograd through the step) is left out, as most of upstream's tests leave it.
+Each case records the implementation it ran and which ones upstream runs on this device type.
+
+Case ids: optim/<subject>/<dtype>/<check>, subject = the OptimizerInfo's name, plus
+".<variant>" from the optimizer input's description ("nonzero weight_decay & foreach" ->
+AdamW.nonzero_weight_decay_foreach; the plain "default" input is the bare name). dtype: float32
+(upstream's @optims default). Checks:
+  step             STEPS steps (a closure evaluating a quadratic loss, gradients computed on each
+                   side), parameters compared after every step
+  lr_scheduler     the same with each of the OptimizerInfo's scheduler_inputs stepped after every
+                   step (ReduceLROnPlateau given the loss); parameters and learning rates compared
+  state_dict       after STEPS steps: optimizer.state_dict() (state and param_groups) against the
+                   CPU's, and every non-scalar state tensor on the device
+  load_state_dict  the CPU optimizer's state_dict after STEPS steps loaded into a fresh optimizer
+                   over the device copies of the CPU's parameters: the state must arrive on the
+                   device, and one more step must match the CPU's next step (parameters and state)
+Tolerances: torch.testing's float32 defaults, then the OptimizerInfo's toleranceOverride for
+TestOptimRenewed.test_mixed_device_dtype (parameters on several devices) and, for foreach and
+fused inputs, test_foreach_matches_forloop / test_fused_matches_forloop; what "differs" means is
+harness/worker/comparison.py's. A CPU that cannot run the input is an `error` with
+`where: harness`.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+import warnings
+from functools import cache
+from typing import Any, Callable, Iterable
+
+import torch
+import torch.utils._pytree as pytree
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+from torch.testing._comparison import default_tolerances
+from torch.testing._internal.common_device_type import toleranceOverride
+from torch.testing._internal.common_optimizers import (
+    _get_optim_inputs_including_global_cliquey_kwargs,
+    optim_db,
+)
+from torch.testing._internal.opinfo.core import DecorateInfo
+from torch.utils._foreach_utils import _get_foreach_kernels_supported_devices
+
+from comparison import Mismatch, compare, to_device
+from evidence import dtype_name, exception_evidence
+from vocabulary import Outcome
+
+CHECKS = ("step", "lr_scheduler", "state_dict", "load_state_dict")
+STEPS = 3
+DTYPES = (torch.float32,)
+IMPLEMENTATIONS = ("foreach", "fused")  # the flags that choose an implementation; differentiable is left out
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md): reports render from it."""
+    return {
+        "noun": "optimizer",
+        "nouns": "optimizers",
+        "checks": {
+            "step": f"parameters after each of {STEPS} steps, on the device against the CPU",
+            "lr_scheduler": f"{STEPS} steps with the OptimizerInfo's learning-rate schedulers: parameters and "
+                            f"learning rates",
+            "state_dict": f"state_dict() after {STEPS} steps (state and param groups), state tensors on the device",
+            "load_state_dict": "a CPU state dict loaded into a device optimizer: state moved to the device, the "
+                               "next step matches the CPU's",
+        },
+        "native_phrase": "run natively with every check",
+    }
+
+
+def device_type() -> str:
+    """The device type under test: the PrivateUse1 backend the worker imported."""
+    return torch._C._get_privateuse1_backend_name()
+
+
+def variant_of(desc: str) -> str:
+    """An optimizer input's description as a case-id variant: "nonzero weight_decay & foreach" ->
+    "nonzero_weight_decay_foreach", "default & foreach" -> "foreach", "default" -> ""."""
+    slug = re.sub(r"[^0-9a-z]+", "_", desc.lower()).strip("_")
+    if slug == "default":
+        return ""
+    return slug.removeprefix("default_")
+
+
+@cache
+def subjects() -> dict[str, tuple[Any, Any]]:
+    """subject -> (OptimizerInfo, OptimizerInput): ids made unique (a repeated variant gets a
+    numeric suffix in the order upstream lists its inputs, so ids stay stable)."""
+    found: dict[str, tuple[Any, Any]] = {}
+    for info in optim_db:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            inputs = _get_optim_inputs_including_global_cliquey_kwargs(device_type(), torch.float32, info,
+                                                                       skip=("differentiable",))
+        for optim_input in inputs:
+            variant = variant_of(optim_input.desc)
+            subject = info.name + (f".{variant}" if variant else "")
+            unique, n = subject, 2
+            while unique in found:
+                unique, n = f"{subject}_{n}", n + 1
+            found[unique] = (info, optim_input)
+    return found
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for subject in sorted(subjects()):
+        for dtype in DTYPES:
+            name = dtype_name(dtype)
+            for check in CHECKS:
+                yield {"id": f"optim/{subject}/{name}/{check}", "suite": "optim", "subject": subject,
+                       "dtype": name, "check": check}
+
+
+# --- what runs ----------------------------------------------------------------------------
+
+def implementation(kwargs: dict[str, Any]) -> str:
+    for flag in IMPLEMENTATIONS:
+        if kwargs.get(flag):
+            return flag
+    return "for-loop" if "foreach" in kwargs or "fused" in kwargs else "single-tensor (the optimizer has no foreach)"
+
+
+def upstream_variants(info) -> dict[str, Any]:
+    """Which implementations upstream runs on this device type, and why the others are not run."""
+    kind = device_type()
+    ran = ["for-loop" if info.supported_impls else "single-tensor"]
+    not_run: dict[str, str] = {}
+    if "foreach" in info.supported_impls:
+        if kind in _get_foreach_kernels_supported_devices():
+            ran.append("foreach")
+        else:
+            not_run["foreach"] = f"torch has no foreach kernels for {kind}"
+    if "fused" in info.supported_impls:
+        if kind in info.supports_fused_on:
+            ran.append("fused")
+        else:
+            not_run["fused"] = f"the OptimizerInfo supports fused only on {', '.join(info.supports_fused_on)}"
+    if "differentiable" in info.supported_impls:
+        not_run["differentiable"] = "autograd through the step: not a device concern, left out"
+    return {"implementations_for_device": ran, "implementations_not_run": not_run}
+
+
+def tolerance(info, dtype: torch.dtype, kwargs: dict[str, Any]) -> tuple[float, float, str]:
+    rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
+    source = "torch.testing default"
+    tests = ["test_mixed_device_dtype"]
+    if kwargs.get("foreach"):
+        tests.append("test_foreach_matches_forloop")
+    if kwargs.get("fused"):
+        tests.append("test_fused_matches_forloop")
+    for test in tests:
+        for decorator in info.decorators:
+            if not isinstance(decorator, DecorateInfo):
+                continue
+            if decorator.cls_name not in (None, "TestOptimRenewed") or decorator.test_name not in (None, test):
+                continue
+            if decorator.device_type not in (None, "cpu") or not decorator.active_if:
+                continue
+            if decorator.dtypes is not None and dtype not in decorator.dtypes:
+                continue
+            for d in decorator.decorators:
+                if isinstance(d, toleranceOverride) and dtype in d.d:
+                    atol, rtol = d.d[dtype].atol, d.d[dtype].rtol
+                    source = f"OptimizerInfo toleranceOverride (TestOptimRenewed.{test})"
+    return rtol, atol, source
+
+
+# --- the problem each optimizer solves ------------------------------------------------------
+
+class Problem:
+    """Parameters made on the CPU (seeded) and a loss over them: a weighted quadratic for dense
+    gradients (2-D parameters only for Muon, which takes nothing else), an embedding lookup with
+    sparse gradients for optimizers that take only those (SparseAdam)."""
+
+    def __init__(self, info, dtype: torch.dtype, seed: int) -> None:
+        g = torch.Generator().manual_seed(seed)
+        self.sparse = info.only_supports_sparse_grads
+        if self.sparse:
+            shapes = [(6, 3)]
+            self.indices = torch.tensor([0, 2, 2, 5])
+        elif info.name == "Muon":
+            shapes = [(5, 4), (4, 3)]
+        else:
+            shapes = [(5, 4), (5,)]
+        self.params = [torch.randn(s, generator=g, dtype=torch.float64).to(dtype) for s in shapes]
+        self.centres = [torch.randn(s, generator=g, dtype=torch.float64).to(dtype) for s in shapes]
+        self.weights = [(torch.rand(s, generator=g, dtype=torch.float64) + 0.5).to(dtype) for s in shapes]
+
+    def parameters(self, device: str | None) -> list[torch.Tensor]:
+        params = [p.clone().requires_grad_() for p in self.params]
+        return params if device is None else to_device(params, device)
+
+    def loss(self, params: list[torch.Tensor]) -> torch.Tensor:
+        device = params[0].device
+        centres, weights = (to_device(t, str(device)) if device.type != "cpu" else t
+                            for t in (self.centres, self.weights))
+        if self.sparse:
+            indices = self.indices.to(device)
+            rows = torch.nn.functional.embedding(indices, params[0], sparse=True)
+            return (weights[0][indices] * (rows - centres[0][indices]) ** 2).sum()
+        return sum((w * (p - c) ** 2).sum() for p, w, c in zip(params, weights, centres))
+
+
+class Side:
+    """One side's optimizer (the CPU's or the device's): its parameters, the optimizer, the
+    schedulers, and the losses it saw."""
+
+    def __init__(self, info, kwargs: dict[str, Any], problem: Problem, params: list[torch.Tensor],
+                 schedulers: list[Callable] = ()) -> None:
+        self.problem, self.params = problem, params
+        self.optimizer = info.optim_cls(params, **copy.deepcopy(kwargs))
+        self.schedulers = [make(self.optimizer) for make in schedulers]
+
+    def step(self) -> None:
+        def closure():
+            self.optimizer.zero_grad()
+            loss = self.problem.loss(self.params)
+            loss.backward()
+            return loss
+
+        loss = self.optimizer.step(closure)
+        for scheduler in self.schedulers:
+            if isinstance(scheduler, ReduceLROnPlateau):
+                scheduler.step(loss)
+            else:
+                scheduler.step()
+
+    def lrs(self) -> list[Any]:
+        return [group["lr"] for group in self.optimizer.param_groups]
+
+
+# --- running --------------------------------------------------------------------------------
+
+class NoReference(Exception):
+    """The CPU itself cannot run this optimizer input."""
+
+
+class Verdict(Exception):
+    def __init__(self, outcome: str, evidence: dict[str, Any]) -> None:
+        super().__init__(outcome)
+        self.outcome, self.evidence = outcome, evidence
+
+
+def _numbers_as_tensors(tree: Any) -> Any:
+    """Python floats in optimizer state (LBFGS's prev_loss) as float64 tensors, so they are
+    compared with the tolerance, not for exact equality."""
+    return pytree.tree_map(lambda v: torch.tensor(v, dtype=torch.float64) if isinstance(v, float) else v, tree)
+
+
+def _without_implementation(groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in group.items() if k not in IMPLEMENTATIONS} for group in groups]
+
+
+class Case:
+    def __init__(self, subject: str, dtype: torch.dtype, check: str, ctx) -> None:
+        self.info, self.optim_input = subjects()[subject]
+        self.dtype, self.check, self.ctx = dtype, check, ctx
+        self.kwargs = self.optim_input.kwargs
+        self.rtol, self.atol, source = tolerance(self.info, dtype, self.kwargs)
+        self.evidence: dict[str, Any] = {
+            "rtol": self.rtol, "atol": self.atol, "tolerance_source": source,
+            "optimizer_input": self.optim_input.desc, "kwargs": repr(self.kwargs)[:300],
+            "implementation": implementation(self.kwargs), **upstream_variants(self.info), "steps": STEPS}
+        self.max_abs = self.max_rel = 0.0
+        self.where: dict[str, Any] = {}
+
+    def cpu(self, run: Callable[[], Any]) -> Any:
+        try:
+            torch.default_generator.manual_seed(self.ctx.seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return run()
+        except Exception as exc:
+            raise NoReference(f"{type(exc).__name__}: {str(exc)[:500]}") from exc
+
+    def device(self, run: Callable[[], Any], stage: str) -> Any:
+        try:
+            torch.default_generator.manual_seed(self.ctx.seed)
+            torch.random._seed_custom_device(self.ctx.seed)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                return run()
+        except Exception as exc:
+            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, "stage": stage}) from exc
+
+    def compare(self, what: str, actual: Any, expected: Any) -> None:
+        try:
+            abs_err, rel_err = compare(_numbers_as_tensors(actual), _numbers_as_tensors(expected),
+                                       self.rtol, self.atol)
+        except Mismatch as mismatch:
+            raise Verdict(Outcome.FAIL, {"max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel,
+                                         **self.where, "compared": what,
+                                         "message": f"{what}: {str(mismatch)[:2000]}"}) from None
+        self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
+
+    def on_device(self, state: dict[Any, Any], what: str) -> None:
+        """Every non-scalar tensor of an optimizer's state must live on the device (scalars such
+        as `step` may stay on the CPU, as PyTorch keeps them there unless capturable or fused)."""
+        kind = device_type()
+        misplaced = sorted({f"{path}" for path, t in pytree.tree_flatten_with_path(state)[0]
+                            if isinstance(t, torch.Tensor) and t.dim() > 0 and t.device.type != kind})
+        if misplaced:
+            raise Verdict(Outcome.FAIL, {**self.where, "compared": f"{what}: placement",
+                                         "message": f"{what}: state tensors not on {kind}: "
+                                                    f"{', '.join(misplaced)[:500]}"})
+
+    # the checks
+    def sides(self, schedulers=()) -> tuple[Side, Side]:
+        problem = Problem(self.info, self.dtype, self.ctx.seed)
+        cpu = self.cpu(lambda: Side(self.info, self.kwargs, problem, problem.parameters(None), schedulers))
+        dev = self.device(lambda: Side(self.info, self.kwargs, problem, problem.parameters(self.ctx.device),
+                                       schedulers), "construct")
+        return cpu, dev
+
+    def run_steps(self, cpu: Side, dev: Side, with_lrs: bool) -> None:
+        for step in range(1, STEPS + 1):
+            self.where["step"] = step
+            self.cpu(cpu.step)
+            self.device(dev.step, "step")
+            self.compare(f"parameters after step {step}", dev.params, cpu.params)
+            if with_lrs:
+                self.compare(f"learning rates after step {step}", dev.lrs(), cpu.lrs())
+        self.where.pop("step", None)
+
+    def check_step(self) -> None:
+        self.run_steps(*self.sides(), with_lrs=False)
+
+    def check_lr_scheduler(self) -> None:
+        names = []
+        for index, schedulers in enumerate(self.info.scheduler_inputs):
+            self.where = {"schedulers_index": index}
+            cpu, dev = self.sides(schedulers)
+            names.append([type(s).__name__ for s in cpu.schedulers])
+            self.where["schedulers"] = names[-1]
+            self.run_steps(cpu, dev, with_lrs=True)
+        self.where = {}
+        self.evidence["schedulers"] = names
+
+    def check_state_dict(self) -> None:
+        cpu, dev = self.sides()
+        self.run_steps(cpu, dev, with_lrs=False)
+        expected = self.cpu(cpu.optimizer.state_dict)
+        actual = self.device(dev.optimizer.state_dict, "state_dict")
+        self.on_device(actual["state"], "state_dict()")
+        self.compare("state_dict() state", actual["state"], expected["state"])
+        self.compare("state_dict() param_groups", _without_implementation(actual["param_groups"]),
+                     _without_implementation(expected["param_groups"]))
+        self.evidence["state_keys"] = sorted({str(k) for s in expected["state"].values() for k in s})
+
+    def check_load_state_dict(self) -> None:
+        cpu, _ = self.sides()
+        for step in range(1, STEPS + 1):
+            self.cpu(cpu.step)
+        saved = self.cpu(lambda: copy.deepcopy(cpu.optimizer.state_dict()))
+        params = [to_device(p.detach(), self.ctx.device).requires_grad_() for p in cpu.params]
+        dev = self.device(lambda: Side(self.info, self.kwargs, cpu.problem, params), "construct")
+        self.device(lambda: dev.optimizer.load_state_dict(copy.deepcopy(saved)), "load_state_dict")
+        self.on_device(dev.optimizer.state, "the loaded state")
+        self.where["step"] = STEPS + 1
+        self.cpu(cpu.step)
+        self.device(dev.step, "step")
+        self.compare(f"parameters after step {STEPS + 1}", dev.params, cpu.params)
+        actual = self.device(dev.optimizer.state_dict, "state_dict")
+        self.compare(f"state_dict() state after step {STEPS + 1}", actual["state"], cpu.optimizer.state_dict()["state"])
+
+    def run(self) -> tuple[str, dict[str, Any]]:
+        try:
+            getattr(self, f"check_{self.check}")()
+        except NoReference as none:
+            self.evidence.update({"exception_type": "NoReference", "where": "harness", **self.where,
+                                  "message": f"the CPU reference cannot run this optimizer input: {none}"})
+            return Outcome.ERROR, self.evidence
+        except Verdict as verdict:
+            self.evidence.update(verdict.evidence)
+            self.evidence.setdefault("max_abs_error", self.max_abs)
+            self.evidence.setdefault("max_rel_error", self.max_rel)
+            return verdict.outcome, self.evidence
+        self.evidence.update({"max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
+        return Outcome.PASS, self.evidence
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype_str, check = case_id.split("/")
+    if suite != "optim" or subject not in subjects() or check not in CHECKS \
+            or dtype_str not in {dtype_name(d) for d in DTYPES}:
+        raise KeyError(f"unknown case {case_id}")
+    return Case(subject, getattr(torch, dtype_str), check, ctx).run()
