@@ -9,6 +9,11 @@ Modes:
                     case of the suite as a JSON line, then {"done": N}
   --serve           read {"case": ID} lines on stdin, answer one result line each
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
+  --zygote          after the imports, fork serving workers on request ({"spawn": {"stdin",
+                    "stdout", "stderr"}} on stdin: two FIFOs and a log), answering {"spawned": PID},
+                    and report each one's end ({"exited": PID, "signal" | "code"}): a fresh worker
+                    costs a fork, not the seconds of importing torch and the test machinery. The
+                    zygote never touches the device, so its children can.
 
 The protocol uses the process's original stdout; anything else written to stdout (by tests
 or C code) is redirected to stderr so it cannot corrupt the stream.
@@ -29,6 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+import zygote
 from evidence import exception_evidence
 from vocabulary import Outcome
 
@@ -143,6 +149,7 @@ def main() -> None:
     mode.add_argument("--list", action="store_true")
     mode.add_argument("--serve", action="store_true")
     mode.add_argument("--repro", metavar="CASE_ID")
+    mode.add_argument("--zygote", action="store_true")
     args = parser.parse_args()
 
     out = protocol_stream()
@@ -191,7 +198,15 @@ def main() -> None:
         result = run_one(suite, ctx, args.repro, verbose=True)
         emit(out, result, indent=2)
         sys.exit(0 if result["outcome"] in (Outcome.PASS, Outcome.FALLBACK) else 1)
-    for line in sys.stdin:
+    if args.zygote:
+        zygote.run(out, hello, lambda results, requests: serve(results, suite, ctx, requests))
+        return
+    serve(out, suite, ctx, sys.stdin)
+
+
+def serve(out: TextIO, suite: ModuleType, ctx: Context, requests: TextIO) -> None:
+    """One result line for each {"case": ID} line, until the harness closes the requests."""
+    for line in requests:
         line = line.strip()
         if not line:
             continue

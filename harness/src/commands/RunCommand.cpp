@@ -217,10 +217,11 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
   fmt::print("{}", run_summary(coverage, o.db, done.wall_seconds, done.workers));
   if (done.stats.workers_started > 0) {
     fmt::print(
-        "  workers: {} started (mean start-up {:.2f}s), {} crash(es), {} timeout(s), {} rerun(s), "
-        "{} flaky\n",
-        done.stats.workers_started, done.stats.startup_seconds_total / done.stats.workers_started,
-        done.stats.crashes, done.stats.timeouts, done.stats.reruns, done.stats.flaky);
+        "  workers: {} started (zygote start-up {:.2f}s once, then {:.2f}s mean per worker), {} "
+        "crash(es), {} timeout(s), {} rerun(s), {} flaky\n",
+        done.stats.workers_started, done.stats.zygote_startup_seconds,
+        done.stats.startup_seconds_total / done.stats.workers_started, done.stats.crashes,
+        done.stats.timeouts, done.stats.reruns, done.stats.flaky);
   }
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);

@@ -1,12 +1,15 @@
 #include "execute/Worker.h"
 
 #include "common/Environment.h"
+#include "execute/Zygote.h"
 
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -29,66 +32,138 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
 std::string ExitStatus::describe() const {
   if (signal) return fmt::format("killed by signal {} ({})", *signal, strsignal(*signal));
   if (exit_code) return fmt::format("exited with code {}", *exit_code);
-  return "still running";
+  return "ended, how is unknown";
 }
+
+Fd& Fd::operator=(Fd&& other) noexcept {
+  if (this != &other) {
+    reset();
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void Fd::reset() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+namespace {
+
+// A process we started with Boost.Process.
+class ChildProcess : public Process {
+ public:
+  explicit ChildProcess(bp::child child) : child_(std::move(child)) {}
+  int pid() const override { return child_.id(); }
+  bool running() override {
+    std::error_code ec;
+    return child_.running(ec);
+  }
+  void kill() override {
+    std::error_code ec;
+    child_.terminate(ec);  // SIGKILL
+  }
+  ExitStatus wait() override {
+    std::error_code ec;
+    child_.wait(ec);
+    const int raw = child_.native_exit_code();
+    ExitStatus status;
+    if (WIFSIGNALED(raw)) {
+      status.signal = WTERMSIG(raw);
+    } else if (WIFEXITED(raw)) {
+      status.exit_code = WEXITSTATUS(raw);
+    }
+    return status;
+  }
+
+ private:
+  bp::child child_;
+};
+
+// A duplicate of `fd` that is close-on-exec, so no later worker inherits it.
+Fd private_copy(int fd) { return Fd(::fcntl(fd, F_DUPFD_CLOEXEC, 0)); }
+
+}  // namespace
 
 Worker::Worker(const WorkerCommand& command, const std::string& mode, const std::string& log_path)
     : log_path_(log_path) {
   std::vector<std::string> args{command.script};
   args.insert(args.end(), command.args.begin(), command.args.end());
   args.push_back(mode);
-  auto env = boost::this_process::environment();
-  bp::environment child_env = env;
+  bp::environment child_env = boost::this_process::environment();
   for (const auto& [key, value] : command.env) child_env[key] = value;
   {
     // A worker must not inherit the pipes of workers started before it: it would keep them
-    // open, and their crashes would never show as end of file. Our ends are marked
-    // close-on-exec right after the spawn, and spawns are serialised so that no other thread
-    // forks in between. (bp::limit_handles would do it in the child, but it allocates between
+    // open, and their crashes would never show as end of file. Our ends are close-on-exec
+    // copies, and the pipes exist only under this lock, so no other thread forks while they
+    // are inheritable. (bp::limit_handles would do it in the child, but it allocates between
     // fork and exec, which can deadlock a multi-threaded parent.)
     static std::mutex spawn_mutex;
     std::lock_guard lock(spawn_mutex);
-    // The pipes too are created under the lock: made outside it, they could leak into a
-    // worker another thread is starting at that moment.
-    in_ = std::make_unique<bp::opstream>();
-    out_ = std::make_unique<bp::ipstream>();
-    child_ = bp::child(bp::exe = command.python, bp::args = args, child_env,
-                       bp::std_in<*in_, bp::std_out> * out_, bp::std_err > log_path_,
-                       DiesWithParent{});
-    for (int fd : {in_->pipe().native_sink(), in_->pipe().native_source(),
-                   out_->pipe().native_source(), out_->pipe().native_sink()}) {
-      if (fd >= 0) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    }
-  }
-  pid_ = child_.id();
+    bp::pipe requests, results;
+    bp::child child(bp::exe = command.python, bp::args = args, child_env,
+                    bp::std_in<requests, bp::std_out> results, bp::std_err > log_path_,
+                    DiesWithParent{});
+    in_ = private_copy(requests.native_sink());
+    out_ = private_copy(results.native_source());
+    process_ = std::make_unique<ChildProcess>(std::move(child));
+  }  // the pipes' other ends close here: the worker's exit shows as end of file
+  start_reader();
+}
+
+Worker::Worker(Zygote& zygote, const std::string& log_path) : log_path_(log_path) {
+  Zygote::Child child = zygote.spawn(log_path);
+  in_ = std::move(child.requests);
+  out_ = std::move(child.results);
+  process_ = std::move(child.process);
+  start_reader();
+}
+
+void Worker::start_reader() {
+  ::fcntl(out_.get(), F_SETFL, ::fcntl(out_.get(), F_GETFL) | O_NONBLOCK);
   reader_ = std::thread([this] { read_loop(); });
 }
 
 Worker::~Worker() {
   try {
-    if (child_.running()) {
+    if (process_->running()) {
       // Closing stdin asks the worker to finish; give it a moment, then kill it. (Boost 1.74's
       // child::wait_for spins in a signal handler when several threads wait: poll instead.)
       close_input();
       const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (child_.running() && std::chrono::steady_clock::now() < deadline) {
+      while (process_->running() && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
-      if (child_.running()) kill();
+      if (process_->running()) kill();
     }
     if (!status_) wait();
   } catch (...) {
     // Destruction must not throw; the process is gone or will be reaped by init.
   }
+  stop_reading_ = true;
   if (reader_.joinable()) reader_.join();
 }
 
 void Worker::read_loop() {
-  std::string line;
-  while (std::getline(*out_, line)) {
+  // Polled with a timeout, so a worker that never connects its stream (a fork that died first)
+  // cannot keep the reader forever. A FIFO nobody has written to yet polls as nothing.
+  std::string pending;
+  char buffer[65536];
+  bool ended = false;
+  while (!ended && !stop_reading_) {
+    pollfd p{out_.get(), POLLIN, 0};
+    if (::poll(&p, 1, 200) <= 0) continue;
+    const ssize_t n = ::read(out_.get(), buffer, sizeof buffer);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
+    ended = n <= 0;
+    if (n > 0) pending.append(buffer, static_cast<std::size_t>(n));
+    std::size_t newline;
     std::lock_guard lock(mutex_);
-    lines_.push_back(std::move(line));
-    ready_.notify_all();
+    while ((newline = pending.find('\n')) != std::string::npos) {
+      lines_.push_back(pending.substr(0, newline));
+      pending.erase(0, newline + 1);
+    }
+    if (!lines_.empty()) ready_.notify_all();
   }
   std::lock_guard lock(mutex_);
   eof_ = true;
@@ -106,33 +181,27 @@ Worker::Read Worker::read_line(std::chrono::milliseconds timeout, std::string& l
 }
 
 void Worker::send(const std::string& line) {
-  *in_ << line << '\n';
-  in_->flush();
+  // A worker that died makes this fail (EPIPE; SIGPIPE is ignored): its end of file says so.
+  const std::string text = line + '\n';
+  std::size_t written = 0;
+  while (written < text.size() && in_.get() >= 0) {
+    const ssize_t n = ::write(in_.get(), text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    written += static_cast<std::size_t>(n);
+  }
 }
 
-void Worker::close_input() {
-  in_->pipe().close();
-}
+void Worker::close_input() { in_.reset(); }
 
-void Worker::kill() {
-  std::error_code ec;
-  child_.terminate(ec);  // SIGKILL
-}
+void Worker::kill() { process_->kill(); }
 
 ExitStatus Worker::wait() {
   if (status_) return *status_;
-  std::error_code ec;
-  child_.wait(ec);
-  const int raw = child_.native_exit_code();
-  ExitStatus status;
-  if (WIFSIGNALED(raw)) {
-    status.signal = WTERMSIG(raw);
-  } else if (WIFEXITED(raw)) {
-    status.exit_code = WEXITSTATUS(raw);
-  }
+  status_ = process_->wait();
+  stop_reading_ = true;
   if (reader_.joinable()) reader_.join();
-  status_ = status;
-  return status;
+  return *status_;
 }
 
 std::string Worker::stderr_tail(std::size_t bytes) const {

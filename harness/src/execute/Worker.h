@@ -6,11 +6,11 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include <csignal>
-
+#include <atomic>
 #include <chrono>
-#include <cstdint>
+#include <csignal>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -20,6 +20,8 @@
 #include <vector>
 
 namespace conform {
+
+class Zygote;
 
 // How to start a worker: `python script args... <mode>`, stderr appended to `log_path`.
 struct WorkerCommand {
@@ -55,13 +57,43 @@ struct ExitStatus {
   std::string describe() const;
 };
 
+// A file descriptor, closed when it goes.
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  Fd& operator=(Fd&& other) noexcept;
+  ~Fd() { reset(); }
+  int get() const { return fd_; }
+  void reset();
+
+ private:
+  int fd_ = -1;
+};
+
+// The process behind a worker: one we started, or one a zygote forked for us.
+class Process {
+ public:
+  virtual ~Process() = default;
+  virtual int pid() const = 0;
+  virtual bool running() = 0;
+  virtual void kill() = 0;
+  // Blocks until the process has ended.
+  virtual ExitStatus wait() = 0;
+};
+
 // One worker process and its line protocol. A reader thread turns its stdout into lines, so
-// that reading can time out; killing the process ends the reader with an end of file.
+// that reading can time out; a process that ends (or is killed) ends the reader with an end of
+// file.
 class Worker {
  public:
   enum class Read { kLine, kEof, kTimeout };
 
+  // Starts `python script args... mode` with stderr appended to `log_path`.
   Worker(const WorkerCommand& command, const std::string& mode, const std::string& log_path);
+  // A serving worker forked by `zygote` (execute/Zygote.h): a fork, not a Python start-up.
+  Worker(Zygote& zygote, const std::string& log_path);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -72,21 +104,20 @@ class Worker {
   void kill();
   // Waits for the process to end (after end of file or kill()).
   ExitStatus wait();
-  int pid() const { return pid_; }
+  int pid() const { return process_->pid(); }
   const std::string& log_path() const { return log_path_; }
   // The last `bytes` of what the worker wrote to stderr.
   std::string stderr_tail(std::size_t bytes = 2000) const;
 
  private:
+  void start_reader();
   void read_loop();
 
   std::string log_path_;
-  // Created under the spawn lock (see the constructor), hence pointers.
-  std::unique_ptr<boost::process::opstream> in_;
-  std::unique_ptr<boost::process::ipstream> out_;
-  boost::process::child child_;
-  int pid_ = -1;
+  Fd in_, out_;  // its stdin (we write), its protocol stream (we read; non-blocking)
+  std::unique_ptr<Process> process_;
   std::thread reader_;
+  std::atomic<bool> stop_reading_{false};
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<std::string> lines_;

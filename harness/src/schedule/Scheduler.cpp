@@ -18,6 +18,17 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
   cases_ = &cases;
   next_ = 0;
   const int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(cases.size())));
+  if (!cases.empty()) {
+    // One zygote for the run, started here (its death signal follows this thread, which
+    // outlives every slot); a zygote that cannot start makes each case a crash saying why.
+    try {
+      zygote_ = std::make_unique<Zygote>(options_.worker, options_.log_dir + "/zygote.log",
+                                         options_.startup_timeout);
+      stats_.zygote_startup_seconds = zygote_->hello().value("startup_seconds", 0.0);
+    } catch (const std::exception& e) {
+      zygote_failure_ = e.what();
+    }
+  }
   std::vector<std::thread> slots;
   for (int slot = 0; slot < jobs; ++slot) {
     slots.emplace_back([this, slot] {
@@ -51,7 +62,17 @@ void Scheduler::deliver(const CaseResult& result) {
 std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) {
   const int n = spawned_.fetch_add(1);
   const std::string log = fmt::format("{}/worker-{}-{}.log", options_.log_dir, slot, n);
-  auto worker = std::make_unique<Worker>(options_.worker, "--serve", log);
+  if (!zygote_) {
+    failure = zygote_failure_;
+    return nullptr;
+  }
+  std::unique_ptr<Worker> worker;
+  try {
+    worker = std::make_unique<Worker>(*zygote_, log);
+  } catch (const std::exception& e) {
+    failure = e.what();
+    return nullptr;
+  }
   std::string line;
   switch (worker->read_line(options_.startup_timeout, line)) {
     case Worker::Read::kLine: {

@@ -2,6 +2,7 @@
 
 #include "common/Result.h"
 #include "execute/Worker.h"
+#include "execute/Zygote.h"
 
 #include <atomic>
 #include <chrono>
@@ -26,8 +27,9 @@ struct ScheduleOptions {
 };
 
 struct ScheduleStats {
+  double zygote_startup_seconds = 0.0;  // imports, once per run
   int workers_started = 0;
-  double startup_seconds_total = 0.0;  // as the workers measured their own start-up
+  double startup_seconds_total = 0.0;  // as the workers measured their own start-up (a fork)
   int crashes = 0;
   int timeouts = 0;
   int reruns = 0;
@@ -40,7 +42,7 @@ struct ScheduleStats {
 CaseResult combine_attempts(std::vector<CaseResult> attempts);
 
 // Runs cases on `jobs` worker processes fed from one dynamic queue (a slow case never
-// stalls the others). A worker that dies has its in-flight case recorded as `crash` (with the
+// stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case recorded as `crash` (with the
 // signal); one that passes the per-case timeout is killed and its case recorded as `timeout`;
 // a fresh worker takes its place and the run goes on. With `repeat`, a case runs that many times;
 // with `reruns`, one that never passed runs again, each time in a fresh worker, and a pass on a
@@ -67,6 +69,8 @@ class Scheduler {
   std::mutex mutex_;  // serialises on_result_ and stats_
   ScheduleStats stats_;
   std::atomic<int> spawned_{0};
+  std::unique_ptr<Zygote> zygote_;  // forks the workers (execute/Zygote.h)
+  std::string zygote_failure_;
   std::exception_ptr failure_;  // the first exception of a slot, rethrown by run()
 };
 

@@ -1,0 +1,68 @@
+#pragma once
+
+#include "execute/Worker.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace conform {
+
+// A worker process that has imported torch, the backend and the suite but never touched the
+// device, and forks serving workers on request (harness/worker/worker.py --zygote): a fresh
+// worker, after a crash, a timeout or for a rerun, costs a fork instead of seconds of imports.
+// A forked worker's requests and results travel through two FIFOs in a private folder; the
+// zygote reports how each of its workers ended. The zygote dies with the harness, and its
+// workers with the zygote (PR_SET_PDEATHSIG both times).
+class Zygote {
+ public:
+  // Starts the zygote and waits for it to be ready; throws std::runtime_error with its own
+  // reason (an unimportable backend, ...) when it cannot start.
+  Zygote(const WorkerCommand& command, const std::string& log_path,
+         std::chrono::milliseconds startup_timeout);
+  ~Zygote();
+  Zygote(const Zygote&) = delete;
+  Zygote& operator=(const Zygote&) = delete;
+
+  // What the zygote said of itself when ready (versions, start-up seconds).
+  const nlohmann::json& hello() const { return hello_; }
+
+  struct Child {
+    Fd requests, results;
+    std::unique_ptr<Process> process;
+  };
+  // Forks a serving worker whose stderr goes to `log_path`; throws std::runtime_error when the
+  // zygote does not answer or the worker does not connect in time.
+  Child spawn(const std::string& log_path);
+
+  // How a forked worker ended, once the zygote has reported it (blocks until then, or until
+  // the zygote itself is gone).
+  ExitStatus wait(int pid);
+  bool ended(int pid);
+
+ private:
+  void dispatch_loop();
+
+  Worker control_;  // the zygote itself: spawn requests out, replies and exit reports in
+  std::chrono::milliseconds timeout_;
+  std::filesystem::path fifo_dir_;
+  nlohmann::json hello_;
+  std::mutex spawn_mutex_;  // one spawn request in flight: the next reply is its
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<int> spawned_;
+  std::map<int, ExitStatus> ended_;
+  bool gone_ = false;
+  int fifos_ = 0;
+  std::thread dispatcher_;
+};
+
+}  // namespace conform

@@ -1,0 +1,98 @@
+"""The worker zygote: a process that has imported torch, the backend and the suite, and forks
+serving workers on request, so that a fresh worker (after a crash, a timeout, or for a rerun)
+costs a fork instead of seconds of imports. The harness side is harness/src/execute/Zygote.cpp.
+
+Protocol, one JSON object per line: the harness writes {"spawn": {"stdin", "stdout", "stderr"}}
+(two FIFOs and a log file) on the zygote's stdin; the zygote forks, answers {"spawned": PID},
+and later {"exited": PID, "signal": N} or {"exited": PID, "code": N} when that worker ends. The
+forked worker dies with the zygote (PR_SET_PDEATHSIG), opens its stdin FIFO, then its results
+FIFO, says hello there and serves. The zygote never touches the device, so its children can.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import select
+import signal
+import sys
+import time
+import traceback
+from typing import Any, Callable, TextIO
+
+Serve = Callable[[TextIO, TextIO], None]  # (results stream, requests stream)
+
+
+def _emit(out: TextIO, message: dict[str, Any]) -> None:
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+def _report_exits(out: TextIO) -> None:
+    """Reaps the children that ended and tells the harness how each one ended."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        how = {"signal": os.WTERMSIG(status)} if os.WIFSIGNALED(status) else {"code": os.waitstatus_to_exitcode(status)}
+        _emit(out, {"exited": pid, **how})
+
+
+def _become_worker(request: dict[str, str], hello: dict[str, Any], serve: Serve, zygote_pid: int,
+                   requested: float) -> None:
+    """In the forked child: die with the zygote, take the FIFOs as stdin and results, serve."""
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != zygote_pid:  # the zygote died before the line above
+        os._exit(127)
+    requests = os.open(request["stdin"], os.O_RDONLY)
+    results = os.open(request["stdout"], os.O_WRONLY)
+    log = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    os.dup2(requests, 0)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    for fd in (requests, log):
+        os.close(fd)
+    sys.stdin = os.fdopen(0, "r")
+    out = os.fdopen(results, "w", buffering=1)
+    _emit(out, {**hello, "pid": os.getpid(), "startup_seconds": time.perf_counter() - requested, "forked": True})
+    serve(out, sys.stdin)
+
+
+def run(out: TextIO, hello: dict[str, Any], serve: Serve) -> None:
+    """Forks a serving worker for each spawn request on stdin, until the harness closes it."""
+    me, pending = os.getpid(), b""
+    while True:
+        readable, _, _ = select.select([0], [], [], 0.05)
+        _report_exits(out)
+        if not readable:
+            continue
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return  # the harness is done; its workers end with their own requests
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            if not line.strip():
+                continue
+            request, requested = json.loads(line)["spawn"], time.perf_counter()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    out.close()  # the control stream is the zygote's, not the child's
+                    _become_worker(request, hello, serve, me, requested)
+                    code = 0
+                except SystemExit as exit_:
+                    code = exit_.code if isinstance(exit_.code, int) else 1
+                except BaseException:  # whatever it was, say it and end the child
+                    traceback.print_exc()
+                finally:
+                    sys.stderr.flush()
+                    os._exit(code)
+            _emit(out, {"spawned": pid})
