@@ -92,3 +92,35 @@ def test_a_partial_view_reaches_the_device_with_its_whole_storage():
     assert sample.args[0].storage_offset() == 4 and sample.kwargs == {"scale": 2.0}
     tree = to_device({"ids": torch.ones(2, 3, dtype=torch.long), "n": 3}, "neuron")
     assert tree["ids"].device.type == "neuron" and not tree["ids"].requires_grad and tree["n"] == 3
+
+
+def test_every_layout_reaches_the_device_with_its_strides():
+    import torch_neuronsim  # noqa: F401  (registers the neuron device)
+    from torch.testing._internal.common_utils import noncontiguous_like
+
+    base = torch.arange(12.0).reshape(3, 4)
+    layouts = {
+        "transposed": base.t(),
+        "expanded": torch.arange(3.0).reshape(3, 1).expand(3, 4),
+        "sliced": base[:, ::2],
+        "noncontiguous_like": noncontiguous_like(base),
+        "conjugated": torch.complex(base, -base).t().conj(),
+    }
+    for name, t in layouts.items():
+        moved = to_device(t, "neuron")
+        assert (moved.shape, moved.stride(), moved.storage_offset()) == (t.shape, t.stride(), t.storage_offset()), name
+        assert moved.is_conj() == t.is_conj(), name
+        assert torch.equal(moved.cpu().resolve_conj(), t.resolve_conj()), name
+    plain = to_device(base, "neuron")  # a contiguous tensor is copied as it is
+    assert plain.is_contiguous() and plain.untyped_storage().nbytes() == base.untyped_storage().nbytes()
+
+
+def test_identical_results_take_the_fast_path_and_nan_does_not():
+    t = torch.tensor([1.0, -0.0, INF])
+    assert compare(t, t.clone(), rtol=0, atol=0) == (0.0, 0.0)
+    assert compare(torch.tensor([0.0]), torch.tensor([-0.0]), rtol=0, atol=0) == (0.0, 0.0)
+    with pytest.raises(Mismatch, match="dtype"):  # equal values of another dtype are still a mismatch
+        compare(t.double(), t, rtol=0, atol=0)
+    half = torch.zeros(2, dtype=torch.complex32)  # no CPU equal kernel: the full comparison
+    assert compare(half, half.clone(), rtol=0, atol=0) == (0.0, 0.0)
+    assert compare(torch.tensor([NAN, 1.0]), torch.tensor([NAN, 1.5]), rtol=0, atol=1) == (0.5, 0.5 / 1.5)
