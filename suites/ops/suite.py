@@ -1,14 +1,32 @@
 """The operator suite: every OpInfo of the installed torch's op_db, at every dtype the op
-supports on the CPU, checked on the device against the CPU.
+supports on the CPU, checked on the device against the CPU, with the inputs PyTorch's own tests
+use (TestCommon.test_compare_cpu, test_noncontiguous_samples, test_out, and the in-place part of
+test_variant_consistency_eager).
 
 Case ids: ops/<subject>/<dtype>/<check>, subject = OpInfo name plus ".variant_test_name".
 Checks:
-  forward     each sample input run on the device and on the CPU, results compared
-  out         the out= variant (OpInfos with supports_out)
-  inplace     the in-place variant (OpInfos that have one)
-  backward    gradients of every input compared (OpInfos that support autograd, at dtypes
-              with backward support)
+  forward     every reference input (op.reference_inputs: the sample inputs plus, where the
+              OpInfo has them, upstream's larger set: non-contiguous, broadcasting, extremal
+              values), each run as generated and again non-contiguously (upstream's
+              SampleInput.noncontiguous(): same values, strided storage), on the device against
+              the CPU
+  extremal    (floating dtypes) the sample inputs with NaN, +inf, -inf and -0.0 planted in every
+              floating-point tensor input, and large magnitudes for elementwise ops defined for
+              them; NaN positions must match exactly and infinities by sign
+  out         the out= variant (OpInfos with supports_out), as test_out does: an out= full of
+              NaN (or the largest integer), a non-contiguous out= (its strides and storage kept),
+              a wrongly sized out= (resized, with the CPU's warning), and an out= dtype the CPU
+              rejects (int64 for floating results) rejected on the device too
+  inplace     the in-place variant (OpInfos that have one): it returns self, keeps self's
+              storage, computes the CPU's values, leaves the other inputs untouched, and writes
+              through a view of a larger tensor without touching the rest of it
+  backward    gradients of every input over the reference inputs, as generated and
+              non-contiguously (OpInfos that support autograd, at dtypes with backward support)
   forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
+The CPU reference is computed once per sample and reused for its variants; a variant is run on
+the CPU itself only when the device disagrees with that reference (an op whose result depends on
+the layout, such as as_strided or view, is judged against the CPU at the same layout). Evidence
+names the variant that failed first, the sample's index and a description of it.
 Tolerances: torch.testing's per-dtype defaults, the OpInfo's own toleranceOverride /
 precisionOverride decorators that apply to every test or to TestCommon.test_compare_cpu, then
 suites/ops/tolerances.json. The tolerance used and its source are part of the evidence; what
@@ -17,23 +35,31 @@ suites/ops/tolerances.json. The tolerance used and its source are part of the ev
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
+import random
+import re
+import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+import numpy
 import torch
 import torch.utils._pytree as pytree
 from torch.autograd import forward_ad as fwAD
 from torch.testing._comparison import default_tolerances
 from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
 from torch.testing._internal.common_methods_invocations import op_db
-from torch.testing._internal.opinfo.core import DecorateInfo
+from torch.testing._internal import common_utils
+from torch.testing._internal.common_utils import noncontiguous_like
+from torch.testing._internal.opinfo.core import BinaryUfuncInfo, DecorateInfo, SampleInput, UnaryUfuncInfo
 
 from comparison import Mismatch, compare, to_device
 from evidence import dtype_name, exception_evidence
 from vocabulary import Outcome
 
-CHECKS = ("forward", "out", "inplace", "backward", "forward_ad")
+CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal")
 
 
 def describe_suite() -> dict[str, Any]:
@@ -42,14 +68,21 @@ def describe_suite() -> dict[str, Any]:
         "noun": "OpInfo",
         "nouns": "OpInfos",
         "checks": {
-            "forward": "each sample input run on the device and on the CPU, results compared",
-            "out": "the out= variant",
-            "inplace": "the in-place variant",
-            "backward": "gradients of every input",
+            "forward": "every reference input, as generated and non-contiguous, run on the device and on the CPU, "
+                       "results compared",
+            "out": "the out= variant: NaN-filled, non-contiguous, wrongly sized (resized, with the CPU's warning) "
+                   "and wrongly typed (rejected) out= tensors",
+            "inplace": "the in-place variant: returns self, writes self and through a view, leaves other inputs "
+                       "untouched",
+            "backward": "gradients of every input, over the reference inputs as generated and non-contiguous",
             "forward_ad": "forward-mode jvp",
+            "extremal": "NaN, +inf, -inf and -0.0 (and large magnitudes for elementwise ops) planted in the inputs; "
+                        "NaN positions and infinities' signs must match the CPU's",
         },
         "native_phrase": "run natively at every dtype and check",
     }
+
+
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
 
@@ -71,6 +104,8 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
         checks.append("backward")
         if op.supports_forward_ad:
             checks.append("forward_ad")
+    if dtype.is_floating_point:
+        checks.append("extremal")
     return checks
 
 
@@ -138,32 +173,107 @@ def values_not_comparable(op, dtype: torch.dtype) -> str | None:
     return None
 
 
-# --- running ------------------------------------------------------------------------------
+# --- inputs -------------------------------------------------------------------------------
 
 def describe(sample) -> str:
+    """A sample's tensors by dtype and shape, with the strides of those that are not contiguous."""
     def shape(t):
-        return f"{dtype_name(t.dtype)}{list(t.shape)}" if isinstance(t, torch.Tensor) else repr(t)[:40]
+        if isinstance(t, torch.Tensor):
+            text = f"{dtype_name(t.dtype)}{list(t.shape)}"
+            if t.layout == torch.strided and not t.is_contiguous():
+                text += f"/strides{list(t.stride())}"
+            return text
+        if isinstance(t, (list, tuple)) and t and all(isinstance(x, torch.Tensor) for x in t):
+            return "[" + ", ".join(shape(x) for x in t[:4]) + (", ..." if len(t) > 4 else "") + "]"
+        return repr(t)[:40]
 
     args = ", ".join(shape(a) for a in [sample.input, *sample.args])
     kwargs = ", ".join(f"{k}={shape(v)}" for k, v in sample.kwargs.items())
     return f"({args}{', ' if kwargs else ''}{kwargs})"
 
 
+def _tensors(sample) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs]) if isinstance(t, torch.Tensor)]
+
+
+def noncontiguous(sample) -> SampleInput | None:
+    """Upstream's SampleInput.noncontiguous() (the same values in strided storage; sparse tensors
+    as they are), or None when it changes nothing: no strided tensor, or every one already
+    non-contiguous."""
+    variant = sample.transform(
+        lambda t: noncontiguous_like(t) if isinstance(t, torch.Tensor) and t.layout == torch.strided else t)
+    if all(a is b for a, b in zip(_tensors(sample), _tensors(variant))):
+        return None
+    return variant
+
+
+def _is_elementwise(op) -> bool:
+    return isinstance(op, (UnaryUfuncInfo, BinaryUfuncInfo))
+
+
+def _large(dtype: torch.dtype) -> float:
+    """Upstream's largest "large value" for the dtype (generate_elementwise_binary_large_value_tensors)."""
+    return 13437.7 if dtype == torch.float16 else 1e20
+
+
+def planted(op, sample, index: int) -> Iterator[tuple[str, SampleInput]]:
+    """The extremal variants of a sample: every floating-point tensor input with special values at
+    every third element (in logical order). "nan": NaN there. "inf": +inf and -inf alternating
+    there (which sign comes first alternates between samples), -0.0 at the elements after them.
+    "large": large magnitudes of alternating sign, for elementwise ops defined for them
+    (upstream's handles_large_floats). Samples without a floating-point tensor have none."""
+    if not any(t.dtype.is_floating_point and t.numel() for t in _tensors(sample)):
+        return
+    sign = 1.0 if index % 2 == 0 else -1.0
+    kinds = [("nan", (math.nan, math.nan), None), ("inf", (sign * math.inf, -sign * math.inf), -0.0)]
+    if _is_elementwise(op) and getattr(op, "handles_large_floats", True):
+        kinds.append(("large", None, None))
+    for kind, pair, after in kinds:
+        def plant(t, pair=pair, after=after):
+            if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point or not t.numel():
+                return t
+            big = _large(t.dtype)
+            a, b = pair if pair is not None else (sign * big, -sign * big)
+            flat = t.detach().reshape(-1).clone()
+            flat[0::6] = a
+            flat[3::6] = b
+            if after is not None:
+                flat[1::3] = after
+            result = t.detach().clone()
+            result.copy_(flat.view(t.shape))
+            return result.requires_grad_(t.requires_grad)
+        yield kind, sample.transform(plant)
+
+
+def _filled_like(t: torch.Tensor) -> torch.Tensor:
+    """test_out's case zero: NaN for floating-point and complex tensors, the largest value for
+    integers, True for bool; out= values must not affect the result."""
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        value: Any = math.nan
+    elif t.dtype == torch.bool:
+        value = True
+    else:
+        value = torch.iinfo(t.dtype).max
+    return torch.full(t.shape, value, dtype=t.dtype)
+
+
+def _wrongly_sized(t: torch.Tensor) -> torch.Tensor:
+    """test_out_warning's out=: the last dimension one longer ([2] for a scalar)."""
+    shape = list(t.shape)
+    shape = [2] if not shape else shape[:-1] + [shape[-1] + 1]
+    return _filled_like(torch.empty(shape, dtype=t.dtype))
+
+
+def _storage_of(t: torch.Tensor) -> torch.Tensor:
+    """The whole storage under `t`, as a 1-d tensor of its dtype."""
+    storage = t.untyped_storage()
+    return torch.empty(0, dtype=t.dtype, device=t.device).set_(storage, 0, (storage.nbytes() // t.element_size(),))
+
+
+# --- running ------------------------------------------------------------------------------
+
 def _forward(op, sample):
     return sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
-
-
-def _out(op, sample, device: str | None):
-    expected_shape = _forward(op, sample)
-    out = pytree.tree_map(lambda t: torch.empty_like(t) if isinstance(t, torch.Tensor) else t, expected_shape)
-    result = op(sample.input, *sample.args, **sample.kwargs, out=out)
-    return out if result is None else result
-
-
-def _inplace(op, sample):
-    target = sample.input.clone()
-    op.inplace_variant(target, *sample.args, **sample.kwargs)
-    return target
 
 
 def _differentiable(tensors) -> list[torch.Tensor]:
@@ -191,70 +301,386 @@ def _forward_ad(op, sample):
         return [fwAD.unpack_dual(o).tangent for o in outputs if isinstance(o, torch.Tensor)]
 
 
+def seed(value: int) -> None:
+    """torch.manual_seed for the generators a case uses, the CPU's and the device's, without its
+    cost per call (it also queues lazy seeds for CUDA, MPS and XPU, formatting a stack each time)."""
+    torch.default_generator.manual_seed(value)
+    torch.random._seed_custom_device(value)
+
+
+class NoReference(Exception):
+    """The CPU itself cannot run this sample (or variant): there is nothing to compare against."""
+
+
+class Verdict(Exception):
+    """The case's outcome, decided at the first failing variant."""
+
+    def __init__(self, outcome: str, evidence: dict[str, Any]) -> None:
+        super().__init__(outcome)
+        self.outcome, self.evidence = outcome, evidence
+
+
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
+
+
+class Case:
+    """One case being run: its op, dtype, tolerance, seed and device, what it compared so far."""
+
+    def __init__(self, op, dtype: torch.dtype, ctx) -> None:
+        self.op, self.dtype, self.ctx = op, dtype, ctx
+        self.rtol, self.atol, source = tolerance(op, dtype)
+        self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
+        self.not_comparable = values_not_comparable(op, dtype)
+        self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
+        self.first_cpu_error = ""
+        self.max_abs = self.max_rel = 0.0
+        self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
+
+    # the two sides
+    def cpu(self, run: Callable[[Any], Any], sample) -> Any:
+        try:
+            seed(self.ctx.seed)
+            return run(sample)
+        except Exception as exc:
+            self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
+            raise NoReference(str(exc)) from exc
+
+    def device(self, run: Callable[[Any], Any], device_sample, where: dict[str, Any]) -> Any:
+        try:
+            seed(self.ctx.seed)
+            return run(device_sample)
+        except Exception as exc:
+            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc
+
+    def compare(self, actual, expected, where: dict[str, Any]) -> None:
+        rtol, atol = self.rtol, self.atol
+        try:
+            try:
+                abs_err, rel_err = compare(actual, expected, rtol, atol)
+            except Mismatch:
+                if not self.not_comparable:
+                    raise
+                # Uninitialized or random outputs: only structure, shapes and dtypes must match.
+                abs_err, rel_err = compare(actual, expected, rtol, atol, values=False)
+                self.evidence["values_not_compared"] = f"upstream does not compare them: {self.not_comparable}"
+        except Mismatch as mismatch:
+            raise Verdict(Outcome.FAIL, {
+                "max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel,
+                "message": str(mismatch)[:2000], **where}) from None
+        self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
+
+    def fail(self, message: str, where: dict[str, Any]) -> Verdict:
+        return Verdict(Outcome.FAIL, {"message": message, **where})
+
+    # a sample and its variants against one CPU reference
+    def judge(self, run: Callable[[Any], Any], index: int, variants: Iterable[tuple[str, Any]],
+              reference, expected: Any) -> None:
+        """Runs each (name, CPU sample) variant on the device and compares it with `expected`, the
+        CPU's result for the sample `reference`. A variant other than `reference` that the device
+        disagrees with is run on the CPU too, and judged against that when the CPU's own result
+        differs (layout-dependent ops); a variant the CPU cannot run either has no reference."""
+        for name, variant in variants:
+            where = {"variant": name, "sample_index": index, "sample": variant}
+            try:
+                actual = self.device(lambda s: run(to_device(s, self.ctx.device)), variant, where)
+                self.compare(actual, expected, where)
+            except Verdict as verdict:
+                if variant is reference:
+                    raise
+                try:
+                    own = self.cpu(run, variant)
+                except NoReference:
+                    self.variants_without_reference += 1
+                    continue
+                if verdict.outcome == Outcome.ERROR:
+                    raise
+                try:
+                    compare(own, expected, self.rtol, self.atol)
+                except Mismatch:  # the CPU's result depends on the layout too: judge against that
+                    self.compare(actual, own, where)
+                else:
+                    raise verdict from None
+            self.variants_compared += 1
+
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        self.evidence.update({"samples_compared": self.compared, "samples_without_reference": self.without_reference,
+                              "variants_compared": self.variants_compared,
+                              "max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
+        if self.variants_without_reference:
+            self.evidence["variants_without_reference"] = self.variants_without_reference
+        if self.vacuous:
+            self.evidence["not_applicable"] = self.vacuous
+            return Outcome.PASS, self.evidence
+        if self.compared == 0:
+            self.evidence.update({"exception_type": "NoReference",
+                                  "message": f"no sample input produced a CPU reference result (first CPU error: "
+                                             f"{self.first_cpu_error})", "where": "harness"})
+            return Outcome.ERROR, self.evidence
+        return Outcome.PASS, self.evidence
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        evidence = verdict.evidence
+        if isinstance(evidence.get("sample"), SampleInput):
+            evidence["sample"] = describe(evidence["sample"])
+        if verdict.outcome == Outcome.FAIL:
+            evidence["first_failing_sample"] = evidence.get("sample_index")
+        self.evidence.update(evidence)
+        self.evidence["samples_compared"] = self.compared
+        return verdict.outcome, self.evidence
+
+
+def _samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False) -> list:
+    """op.reference_inputs("cpu", ...) (which are op.sample_inputs when the OpInfo has no
+    reference_inputs_func) or op.sample_inputs("cpu", ...): the same samples, seeded the same way
+    (the RNGs set to common_utils.SEED before each one, as TrackedInputIter does outside a test),
+    without TrackedInputIter's cost per call (it inspects the whole stack to find a test) and per
+    sample (torch.manual_seed also queues lazy seeds for CUDA, MPS and XPU).
+    Reference inputs that upstream makes as `sample.noncontiguous()` of another sample (the
+    elementwise ops' generators yield every sample twice, contiguous then not) are left out: the
+    suite runs every sample non-contiguously itself, against the CPU result it already has."""
+    make = op.reference_inputs_func if reference and op.reference_inputs_func is not None else op.sample_inputs_func
+    samples, twins = [], set()
+    with _twins_marked(twins):
+        generated = iter(make(op, "cpu", dtype, requires_grad))
+        while True:
+            value = common_utils.SEED
+            torch.default_generator.manual_seed(value)
+            random.seed(value)
+            numpy.random.seed(value)
+            try:
+                sample = next(generated)
+            except StopIteration:
+                return samples
+            if id(sample) not in twins:
+                samples.append(sample)
+            twins.clear()
+
+
+@contextlib.contextmanager
+def _twins_marked(twins: set[int]):
+    """While generating, SampleInput.noncontiguous() notes the id of what it returns in `twins`
+    (SampleInput has __slots__: it cannot carry a mark of its own)."""
+    original = SampleInput.noncontiguous
+
+    def noncontiguous(self):
+        twin = original(self)
+        twins.add(id(twin))
+        return twin
+
+    SampleInput.noncontiguous = noncontiguous
+    try:
+        yield
+    finally:
+        SampleInput.noncontiguous = original
+
+
+def _check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool) -> None:
+    """forward, backward, forward_ad: each sample (and its non-contiguous variant) against the
+    CPU's result for the sample."""
+    for index, sample in enumerate(samples):
+        try:
+            expected = case.cpu(run, sample)
+        except NoReference:
+            case.without_reference += 1  # no CPU reference for this sample: nothing to compare against
+            continue
+        variants: list[tuple[str, Any]] = [("sample", sample)]
+        if with_variants and (nc := noncontiguous(sample)) is not None:
+            variants.append(("noncontiguous", nc))
+        case.judge(run, index, variants, sample, expected)
+        case.compared += 1
+
+
+def _check_extremal(case: Case, samples: list) -> None:
+    run = lambda s: _forward(case.op, s)  # noqa: E731
+    planted_any = 0
+    for index, sample in enumerate(samples):
+        for kind, variant in planted(case.op, sample, index):
+            planted_any += 1
+            try:
+                expected = case.cpu(run, variant)
+            except NoReference:
+                case.without_reference += 1
+                continue
+            case.judge(run, index, [(kind, variant)], variant, expected)
+            case.compared += 1
+    case.evidence["samples_planted"] = planted_any
+    if not planted_any:  # e.g. factory functions: nothing to plant special values in
+        case.vacuous = "no sample input has a floating-point tensor to plant special values in"
+
+
+def _resize_warnings(caught) -> list[str]:
+    return sorted(_TRIGGERED.sub("", str(w.message)) for w in caught if "resized" in str(w.message))
+
+
+def _check_out(case: Case, samples: list) -> None:
+    op, device = case.op, case.ctx.device
+
+    def call(sample, outs, spec):
+        out = pytree.tree_unflatten(outs, spec)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            op(sample.input, *sample.args, **sample.kwargs, out=out)
+        return sample.output_process_fn_grad(out), _resize_warnings(caught)
+
+    for index, sample in enumerate(samples):
+        try:
+            raw = case.cpu(lambda s: op(s.input, *s.args, **s.kwargs), sample)
+            leaves, spec = pytree.tree_flatten(raw)
+            if not leaves or not all(isinstance(t, torch.Tensor) for t in leaves):
+                raise NoReference("out= needs tensor outputs")  # as test_out: nothing to write into
+            filled = [_filled_like(t) for t in leaves]
+            expected, _ = case.cpu(lambda s: call(s, [t.clone() for t in filled], spec), sample)
+        except NoReference:
+            case.without_reference += 1
+            continue
+        dev_sample = to_device(sample, device)
+
+        def where(name: str, prop: str | None = None) -> dict[str, Any]:
+            found = {"variant": name, "sample_index": index, "sample": sample}
+            return {**found, "property": prop} if prop else found
+
+        # out= full of NaN: its values must not matter
+        w = where("out")
+        actual, _ = case.device(lambda s: call(s, to_device(filled, device), spec), dev_sample, w)
+        case.compare(actual, expected, w)
+        case.variants_compared += 1
+
+        # a non-contiguous out=: written through its strides, its storage kept
+        w = where("out_noncontiguous")
+        outs = to_device([noncontiguous_like(t) for t in filled], device)
+        before = [(t.stride(), t.data_ptr()) for t in outs]
+        actual, _ = case.device(lambda s: call(s, outs, spec), dev_sample, w)
+        if [(t.stride(), t.data_ptr()) for t in outs] != before:
+            raise case.fail(f"the non-contiguous out= was not written in place: strides and data pointers "
+                            f"{before} became {[(t.stride(), t.data_ptr()) for t in outs]}",
+                            where("out_noncontiguous", "strides kept"))
+        case.compare(actual, expected, w)
+        case.variants_compared += 1
+
+        # a wrongly sized out=: resized, with the CPU's warning
+        wrong = [_wrongly_sized(t) for t in leaves]
+        try:
+            cpu_resized, cpu_warnings = case.cpu(lambda s: call(s, [t.clone() for t in wrong], spec), sample)
+        except NoReference:
+            case.variants_without_reference += 1
+        else:
+            w = where("out_resized")
+            actual, dev_warnings = case.device(lambda s: call(s, to_device(wrong, device), spec), dev_sample, w)
+            case.compare(actual, cpu_resized, w)
+            if dev_warnings != cpu_warnings:
+                raise case.fail(f"resizing a wrongly sized out= warned {dev_warnings or 'nothing'} on the device, "
+                                f"{cpu_warnings or 'nothing'} on the CPU", where("out_resized", "resize warning"))
+            case.variants_compared += 1
+
+        # an out= dtype the CPU refuses to cast to (test_out's case four: int64 for floating results)
+        if any(t.dtype.is_floating_point or t.dtype.is_complex for t in leaves):
+            longs = [torch.zeros(t.shape, dtype=torch.long) for t in leaves]
+            try:
+                case.cpu(lambda s: call(s, [t.clone() for t in longs], spec), sample)
+            except NoReference as refused:
+                w = where("out_dtype", "unsafe cast rejected")
+                try:
+                    seed(case.ctx.seed)
+                    call(dev_sample, to_device(longs, device), spec)
+                except Exception:
+                    case.variants_compared += 1
+                else:
+                    raise case.fail(f"the device wrote a floating-point result into an int64 out=, which the CPU "
+                                    f"rejects ({str(refused)[:300]})", w) from None
+        case.compared += 1
+
+
+def _check_inplace(case: Case, samples: list) -> None:
+    op, device = case.op, case.ctx.device
+
+    def call(sample):
+        returned = op.inplace_variant(sample.input, *sample.args, **sample.kwargs)
+        return returned, sample
+
+    def fresh(sample):  # a copy the CPU may modify, keeping every tensor's layout
+        return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
+
+    for index, sample in enumerate(samples):
+        if not isinstance(sample.input, torch.Tensor):
+            case.without_reference += 1
+            continue
+        view_sample = SampleInput(noncontiguous_like(sample.input.detach().clone()), args=sample.args,
+                                  kwargs=sample.kwargs, output_process_fn_grad=sample.output_process_fn_grad,
+                                  broadcasts_input=sample.broadcasts_input)
+        dev_sample, dev_view_sample = to_device(sample, device), to_device(view_sample, device)
+        try:
+            returned, cpu_sample = case.cpu(call, fresh(sample))
+        except NoReference:
+            case.without_reference += 1
+            continue
+        returns_self = returned is cpu_sample.input
+
+        def where(name: str, prop: str) -> dict[str, Any]:
+            return {"variant": name, "property": prop, "sample_index": index, "sample": sample}
+
+        target, ptr = dev_sample.input, dev_sample.input.data_ptr()
+        original = target.detach().cpu().clone()
+        returned = case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_sample,
+                               where("inplace", "runs"))
+        if returns_self and returned is not target:
+            raise case.fail("the in-place op returned a new tensor, not self", where("inplace", "returns self"))
+        if target.data_ptr() != ptr:
+            raise case.fail("the in-place op moved self to new storage instead of writing into it",
+                            where("inplace", "storage kept"))
+        try:
+            case.compare(target, cpu_sample.input, where("inplace", "values of self"))
+        except Verdict as verdict:
+            if torch.equal(target.detach().cpu(), original) and not torch.equal(cpu_sample.input, sample.input):
+                verdict.evidence.update(where("inplace", "writes into self"))
+                verdict.evidence["message"] = ("self is unchanged: the in-place op computed its result elsewhere "
+                                               "(a copy) instead of writing into self. " + verdict.evidence["message"])
+            raise
+        others = lambda s: [t for t in _tensors(s)[1:]]  # noqa: E731
+        case.compare(others(dev_sample), others(cpu_sample), where("inplace", "other inputs untouched"))
+        case.variants_compared += 1
+
+        # through a view: the op on a strided view of a larger tensor writes the view's elements of
+        # that tensor and no other
+        try:
+            copy = fresh(sample)
+            _, cpu_view = case.cpu(call, SampleInput(view_sample.input, args=copy.args, kwargs=copy.kwargs))
+        except NoReference:
+            case.variants_without_reference += 1
+        else:
+            w = where("inplace_view", "writes through a view")
+            case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_view_sample, w)
+            case.compare(_storage_of(dev_view_sample.input), _storage_of(cpu_view.input), w)
+            case.variants_compared += 1
+        case.compared += 1
+
+
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     suite, subject, dtype_str, check = case_id.split("/")
     if suite != "ops" or subject not in OPS or check not in CHECKS:
         raise KeyError(f"unknown case {case_id}")
     op = OPS[subject]
     dtype = getattr(torch, dtype_str)
-    rtol, atol, source = tolerance(op, dtype)
-    evidence: dict[str, Any] = {"rtol": rtol, "atol": atol, "tolerance_source": source}
-    not_comparable = values_not_comparable(op, dtype)
-
-    run: Callable[[Any], Any] = {
-        "forward": lambda s: _forward(op, s),
-        "out": lambda s: _out(op, s, None),
-        "inplace": lambda s: _inplace(op, s),
-        "backward": lambda s: _backward(op, s),
-        "forward_ad": lambda s: _forward_ad(op, s),
-    }[check]
-    needs_grad = check in ("backward", "forward_ad")
-    torch.manual_seed(ctx.seed)
-    samples = list(op.sample_inputs("cpu", dtype, requires_grad=needs_grad))
-    compared = skipped = 0
-    first_cpu_error = ""
-    max_abs = max_rel = 0.0
-    for index, sample in enumerate(samples):
-        try:
-            torch.manual_seed(ctx.seed)
-            expected = run(sample)
-        except Exception as exc:
-            skipped += 1  # no CPU reference for this sample: nothing to compare against
-            first_cpu_error = first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
-            continue
-        device_sample = to_device(sample, ctx.device)
-        try:
-            torch.manual_seed(ctx.seed)
-            actual = run(device_sample)
-        except Exception as exc:
-            evidence.update(exception_evidence(exc), sample_index=index, sample=describe(sample))
-            return Outcome.ERROR, evidence
-        try:
-            try:
-                abs_err, rel_err = compare(actual, expected, rtol, atol)
-            except Mismatch:
-                if not not_comparable:
-                    raise
-                # Uninitialized or random outputs: only structure, shapes and dtypes must match.
-                abs_err, rel_err = compare(actual, expected, rtol, atol, values=False)
-                evidence["values_not_compared"] = f"upstream does not compare them: {not_comparable}"
-        except Mismatch as mismatch:
-            evidence.update({
-                "max_abs_error": mismatch.max_abs,
-                "max_rel_error": mismatch.max_rel,
-                "first_failing_sample": index,
-                "sample": describe(sample),
-                "message": str(mismatch)[:2000],
-                "samples_compared": compared,
-            })
-            return Outcome.FAIL, evidence
-        compared += 1
-        max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
-    evidence.update({"samples_compared": compared, "samples_without_reference": skipped,
-                     "max_abs_error": max_abs, "max_rel_error": max_rel})
-    if compared == 0:
-        evidence.update({"exception_type": "NoReference",
-                         "message": f"no sample input produced a CPU reference result (first CPU error: "
-                                    f"{first_cpu_error})", "where": "harness"})
-        return Outcome.ERROR, evidence
-    return Outcome.PASS, evidence
+    case = Case(op, dtype, ctx)
+    try:
+        if check == "forward":
+            _check_values(case, lambda s: _forward(op, s),
+                          _samples(op, dtype, reference=True), with_variants=True)
+        elif check == "backward":
+            # Reference inputs are generated under no_grad: a view made there (a transposed or
+            # expanded input) requires grad without being a leaf the graph reaches. Make every such
+            # tensor the leaf it is on the device (to_device), with the same layout.
+            samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad))
+                       for s in _samples(op, dtype, reference=True, requires_grad=True)]
+            _check_values(case, lambda s: _backward(op, s), samples, with_variants=True)
+        elif check == "forward_ad":
+            _check_values(case, lambda s: _forward_ad(op, s),
+                          _samples(op, dtype, reference=False, requires_grad=True), with_variants=False)
+        elif check == "extremal":
+            _check_extremal(case, _samples(op, dtype, reference=False))
+        elif check == "out":
+            _check_out(case, _samples(op, dtype, reference=False))
+        else:
+            _check_inplace(case, _samples(op, dtype, reference=False))
+    except Verdict as verdict:
+        return case.failed(verdict)
+    return case.conclude()
