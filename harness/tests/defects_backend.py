@@ -1,0 +1,83 @@
+"""A test-only backend: torch_neuronsim with one planted defect per class of bug the operator
+suite must catch, for harness/tests/test_defects.py (the harness testing itself).
+
+  class            op(s)                              the defect                          caught by
+  ignores_strides  aten::neg, aten::maximum           reads its inputs as if contiguous   forward (noncontiguous)
+  drops_nan        aten::sum, aten::sum.dim_IntList   a sum that skips NaN (nansum)       extremal (nan)
+  no_resize        aten::exp.out                      leaves a wrongly sized out= as is   out (out_resized)
+  writes_copy      aten::mul_.Tensor                  computes into a copy, not self      inplace (writes into self)
+  wrong_dtype      aten::sigmoid                      returns float64 whatever the input  forward (dtype)
+  flaky            (none yet)                         a kernel that fails one time in     (reruns; to come)
+                                                      three
+
+DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
+no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
+device tensors. Everything else is torch_neuronsim, including its op tracking API.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+import torch_neuronsim
+from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops  # noqa: F401
+
+__version__ = torch_neuronsim.__version__ + "+defects"
+
+
+def _cpu(value: Any) -> Any:
+    return value.cpu() if isinstance(value, torch.Tensor) else value
+
+
+def _as_if_contiguous(t: torch.Tensor) -> torch.Tensor:
+    """`t`'s elements read as a contiguous tensor would be: its storage from its offset, in order,
+    ignoring its strides (what a kernel that assumes contiguity reads)."""
+    flat = t.as_strided((t.numel(),), (1,), t.storage_offset())
+    return flat.cpu().reshape(t.shape)
+
+
+def _ignores_strides_unary(self):
+    return torch.neg(_as_if_contiguous(self)).to(self.device)
+
+
+def _ignores_strides_binary(self, other):
+    a = _as_if_contiguous(self)
+    b = _as_if_contiguous(other) if isinstance(other, torch.Tensor) and other.device == self.device else _cpu(other)
+    return torch.maximum(a, b).to(self.device)
+
+
+def _drops_nan(self, *args, **kwargs):
+    return torch.nansum(self.cpu(), *args, **kwargs).to(self.device)
+
+
+def _no_resize(self, *, out):
+    result = torch.exp(self.cpu())
+    n = min(out.numel(), result.numel())
+    out.reshape(-1)[:n].copy_(result.reshape(-1)[:n].to(out.device))  # what fits; no resize, no warning
+    return out
+
+
+def _writes_copy(self, other):
+    return torch.mul(self.cpu(), _cpu(other)).to(self.device)  # self is left as it was
+
+
+def _wrong_dtype(self):
+    return torch.sigmoid(self.cpu()).to(torch.float64).to(self.device)
+
+
+# class -> {aten op (overload): kernel}
+DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
+    "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
+    "drops_nan": {"sum": _drops_nan, "sum.dim_IntList": _drops_nan},
+    "no_resize": {"exp.out": _no_resize},
+    "writes_copy": {"mul_.Tensor": _writes_copy},
+    "wrong_dtype": {"sigmoid": _wrong_dtype},
+    # A kernel that fails one time in three (for reruns and the flaky outcome): to be planted.
+    "flaky": {},
+}
+
+_lib = torch.library.Library("aten", "IMPL")
+for _kernels in DEFECTS.values():
+    for _op, _kernel in _kernels.items():
+        _lib.impl(_op, _kernel, "PrivateUse1")

@@ -1,0 +1,62 @@
+"""The operator suite catches each class of defect PyTorch's own tests catch (harness/tests/
+defects_backend.py plants one per class), names the variant that caught it, and passes the real
+backend on the same slice."""
+
+import json
+
+from conform_cli import cli, outcomes, query
+
+# Every planted op at float32, with every check that has a variant catching one of the classes,
+# plus ops with no defect: a check must catch its class, not flag every op.
+SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add)$", "--dtypes", "float32",
+         "--checks", "forward,extremal,out,inplace", "--no-skiplists", "--timeout", "300", "-j", "2"]
+
+CAUGHT = {
+    # case: (outcome, variant, property or None)
+    "ops/neg/float32/forward": ("fail", "noncontiguous", None),  # reads its input as if contiguous
+    "ops/maximum/float32/forward": ("fail", "noncontiguous", None),
+    "ops/sum/float32/extremal": ("fail", "nan", None),  # drops NaN
+    "ops/exp/float32/out": ("fail", "out_resized", None),  # leaves a wrongly sized out= as it was
+    "ops/mul/float32/inplace": ("fail", "inplace", "writes into self"),  # computes into a copy
+    "ops/sigmoid/float32/forward": ("fail", "sample", None),  # returns float64
+    "ops/sigmoid/float32/extremal": ("fail", "nan", None),  # whatever the input holds
+}
+
+
+def _evidence(db):
+    return {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+
+
+def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
+    cli("run", *SLICE, "--backend-module", "defects_backend", "--db", str(db))
+    got, evidence = outcomes(db), _evidence(db)
+    for case, (outcome, variant, prop) in CAUGHT.items():
+        found = evidence[case]
+        assert got[case] == outcome, (case, got[case], found)
+        assert found["variant"] == variant, (case, found)
+        assert isinstance(found["sample_index"], int) and found["sample"].startswith("("), (case, found)
+        if prop:
+            assert found["property"] == prop, (case, found)
+    assert "strides" in evidence["ops/neg/float32/forward"]["sample"]  # the description shows the layout
+    assert "dtype" in evidence["ops/sigmoid/float32/forward"]["message"]
+    assert "self is unchanged" in evidence["ops/mul/float32/inplace"]["message"]
+    assert "shape" in evidence["ops/exp/float32/out"]["message"]
+    # Everything not planted still matches: the checks flag the defects, not the ops
+    others = {case: outcome for case, outcome in got.items() if case not in CAUGHT}
+    assert others and set(others.values()) <= {"pass", "fallback"}, {
+        case: (outcome, evidence[case].get("message", "")[:200]) for case, outcome in others.items()
+        if outcome not in ("pass", "fallback")}
+
+
+def test_the_same_slice_passes_on_the_real_backend(db):
+    cli("run", *SLICE, "--db", str(db))
+    got, evidence = outcomes(db), _evidence(db)
+    assert set(CAUGHT) <= set(got)
+    failing = {case: (outcome, evidence[case].get("message", "")[:200]) for case, outcome in got.items()
+               if outcome not in ("pass", "fallback")}
+    assert not failing
+    # the variants ran: non-contiguous inputs, planted values, every out= and in-place form
+    assert evidence["ops/neg/float32/forward"]["variants_compared"] > evidence["ops/neg/float32/forward"]["samples_compared"]
+    assert evidence["ops/sum/float32/extremal"]["samples_planted"] > 0
+    assert evidence["ops/exp/float32/out"]["variants_compared"] >= 4 * evidence["ops/exp/float32/out"]["samples_compared"]
+    assert evidence["ops/mul/float32/inplace"]["variants_compared"] == 2 * evidence["ops/mul/float32/inplace"]["samples_compared"]
