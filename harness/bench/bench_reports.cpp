@@ -34,9 +34,9 @@ int main(int argc, char** argv) {
                           "int8",    "uint8",    "bool",    "complex64", "complex128", "int16"};
   const char* checks[] = {"forward", "out", "inplace", "backward", "forward_ad"};
   using conform::Outcome;
-  const Outcome outcomes[] = {Outcome::kPass,     Outcome::kPass,  Outcome::kPass,
+  const Outcome outcomes[] = {Outcome::kPass,     Outcome::kPass,     Outcome::kPass,
                               Outcome::kFallback, Outcome::kFallback, Outcome::kXfail,
-                              Outcome::kXfail,    Outcome::kFail,  Outcome::kError};
+                              Outcome::kXfail,    Outcome::kFail,     Outcome::kError};
 
   const fs::path dir = fs::temp_directory_path() / "neuron-conform-bench-reports";
   fs::remove_all(dir);
@@ -83,7 +83,8 @@ int main(int argc, char** argv) {
       conform::CaseResult r{
           cases[i].str(), outcomes[state[i]], 0.01 * (i % 7), fail_evidence, {}, {}};
       if (r.outcome != Outcome::kFail) r.evidence = pass_evidence;
-      (r.outcome == Outcome::kFallback ? r.fallback_ops : r.native_ops)["aten::" + cases[i].subject] = 1;
+      (r.outcome == Outcome::kFallback ? r.fallback_ops
+                                       : r.native_ops)["aten::" + cases[i].subject] = 1;
       results.push_back(std::move(r));
     }
     store.record_results(run.id, results);

@@ -49,11 +49,12 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--timeout", run.timeout_seconds, "Per-case time limit in seconds")
       ->capture_default_str();
   run_cmd
-      ->add_option("--reruns", run.reruns,
-                   "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
-                   "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
-                   "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
-                   "their entry's category is flaky")
+      ->add_option(
+          "--reruns", run.reruns,
+          "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
+          "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
+          "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
+          "their entry's category is flaky")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   run_cmd
@@ -190,21 +191,22 @@ int main(int argc, char** argv) {
                        "Write the run as a baseline file (e.g. ci/baseline.json) and exit");
 
   conform::DashboardOptions dashboard;
-  auto* dashboard_cmd =
-      app.add_subcommand("dashboard",
-                         "Static nightly dashboard over the DB's history: trends, per-subject history, "
-                         "the newest run's regressions, links to each run's report");
+  auto* dashboard_cmd = app.add_subcommand(
+      "dashboard",
+      "Static nightly dashboard over the DB's history: trends, per-subject history, "
+      "the newest run's regressions, links to each run's report");
   dashboard_cmd->add_option("--db", dashboard.db, "Results database")->capture_default_str();
   dashboard_cmd->add_option("--out", dashboard.out, "Output directory")->capture_default_str();
   dashboard_cmd->add_option("--suite", dashboard.suite, "Suite (default: the newest run's)");
 
   conform::CheckModelOptions check;
-  auto* check_cmd = app.add_subcommand("check-model",
-                                       "Will a model run on the device? Captures its aten ops on "
-                                       "meta tensors and judges each by a run "
-                                       "of the operator suite (--suite). Exit 0 runs natively, 1 runs with ops on "
-                                       "the CPU fallback (or unproven), 2 "
-                                       "blocked by failing ops, 3 bad input");
+  auto* check_cmd = app.add_subcommand(
+      "check-model",
+      "Will a model run on the device? Captures its aten ops on "
+      "meta tensors and judges each by a run "
+      "of the operator suite (--suite). Exit 0 runs natively, 1 runs with ops on "
+      "the CPU fallback (or unproven), 2 "
+      "blocked by failing ops, 3 bad input");
   check_cmd->add_option(
       "--hf", check.hf,
       "A transformers architecture or model_type (LlamaForCausalLM, llama), built tiny "

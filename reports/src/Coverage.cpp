@@ -183,25 +183,26 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
     return tally.outcomes[std::string(name(o))].get<std::int64_t>();
   };
   const auto recorded = static_cast<std::int64_t>(tally.cases.size());
-  std::string text = fmt::format(
-      "{} of {} cases pass natively, {} match through the CPU fallback; {}",
-      cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback),
-      headline["text"].get<std::string>());
+  std::string text =
+      fmt::format("{} of {} cases pass natively, {} match through the CPU fallback; {}",
+                  cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback),
+                  headline["text"].get<std::string>());
   for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
   if (declared.is_array() && !declared.empty()) {
     text += fmt::format("; {} of the backend's {} declared native aten ops were exercised",
                         exercised, declared.size());
   }
   headline["subject_text"] = headline["text"];
-  headline.update({{"planned", planned},
-                   {"recorded", recorded},
-                   {"outcomes", tally.outcomes},
-                   {"aten_ops_seen", aten_rows.size()},
-                   {"aten_ops_with_fallback", with_fallback},
-                   {"declared_native_ops", declared.is_array() ? json(declared.size()) : json()},
-                   {"declared_native_ops_exercised", declared.is_array() ? json(exercised) : json()},
-                   {"compile_cache", tally.compile_cache},
-                   {"text", text}});
+  headline.update(
+      {{"planned", planned},
+       {"recorded", recorded},
+       {"outcomes", tally.outcomes},
+       {"aten_ops_seen", aten_rows.size()},
+       {"aten_ops_with_fallback", with_fallback},
+       {"declared_native_ops", declared.is_array() ? json(declared.size()) : json()},
+       {"declared_native_ops_exercised", declared.is_array() ? json(exercised) : json()},
+       {"compile_cache", tally.compile_cache},
+       {"text", text}});
   return headline;
 }
 
@@ -214,7 +215,8 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
   for (const CaseResult& r : store.results(run_id)) tally.add(r);
 
   // What the suite declared when the run listed it; reports know no suite by name.
-  const SuiteDescription suite = SuiteDescription::of_run(run->suite, run->suite_info, tally.checks);
+  const SuiteDescription suite =
+      SuiteDescription::of_run(run->suite, run->suite_info, tally.checks);
   json view = subject_view(tally.cases, suite);
   // Declared native ops: what the backend says it implements, if it said (native_ops()).
   const json declared = run->backend_info.value("native_ops", json());

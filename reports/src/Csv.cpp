@@ -26,8 +26,7 @@ std::string number(const json& v) {
 std::string render_csv(const json& cov) {
   std::string out = "view,name,status,cases";
   for (const auto& o : kOutcomes) (out += ",") += o.name;
-  out +=
-      ",declared_native,native_calls,fallback_calls,cases_native,cases_fallback,cases_failing\n";
+  out += ",declared_native,native_calls,fallback_calls,cases_native,cases_fallback,cases_failing\n";
   for (const auto& s : cov["subjects"]) {
     const json& n = s["counts"];
     std::int64_t total = 0;
@@ -40,7 +39,8 @@ std::string render_csv(const json& cov) {
     out += fmt::format("subject,{},{},{}{},,,,,,\n", csv_field(s["name"].get<std::string>()),
                        s["status"].get<std::string>(), total, counts);
   }
-  const std::string no_counts(kOutcomes.size() + 3, ',');  // before status, cases, outcomes, declared
+  const std::string no_counts(kOutcomes.size() + 3,
+                              ',');  // before status, cases, outcomes, declared
   for (const auto& a : cov["aten"]) {
     out += fmt::format("aten,{}{}{},{},{},{},{},{}\n", csv_field(a["op"].get<std::string>()),
                        no_counts, number(a["declared_native"]), number(a["native_calls"]),

@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -92,8 +92,8 @@ json build_dashboard(Store& store, const std::string& db_path,
     for (std::size_t i = 1; i < h.size(); ++i)
       if (h[i] != h[i - 1]) changed = i;
     subjects.push_back({{"name", subject},
-                   {"history", h},
-                   {"last_changed", changed == 0 ? json() : json(ids[changed])}});
+                        {"history", h},
+                        {"last_changed", changed == 0 ? json() : json(ids[changed])}});
   }
   json regressions = json::array();
   if (ids.size() >= 2) {

@@ -45,9 +45,12 @@ std::string render_junit(const json& cov) {
   std::int64_t failures = 0, errors = 0, skipped = 0;
   for (const auto& o : kOutcomes) {
     const std::int64_t n = counts[std::string(o.name)].get<std::int64_t>();
-    if (o.value == Outcome::kFail || o.value == Outcome::kXpass) failures += n;
-    else if (is_failure(o.value)) errors += n;
-    else if (o.value == Outcome::kSkip || o.value == Outcome::kXfail) skipped += n;
+    if (o.value == Outcome::kFail || o.value == Outcome::kXpass)
+      failures += n;
+    else if (is_failure(o.value))
+      errors += n;
+    else if (o.value == Outcome::kSkip || o.value == Outcome::kXfail)
+      skipped += n;
   }
   auto suites = doc.append_child("testsuites");
   suites.append_attribute("name") =

@@ -18,8 +18,7 @@ std::string render_subjects_markdown(const json& cov) {
   const json& suite = cov["suite"];
   const std::string nouns = suite["nouns"];
   std::string md = fmt::format("\n### {}{}\n\n**{}.**", char(std::toupper(nouns[0])),
-                               nouns.substr(1),
-                               cov["headline"]["subject_text"].get<std::string>());
+                               nouns.substr(1), cov["headline"]["subject_text"].get<std::string>());
   for (const auto& h : cov["headline"]["headlines"])
     md += fmt::format(" **{}.**", h["text"].get<std::string>());
   md += "\n";
@@ -62,9 +61,9 @@ std::string render_subjects_markdown(const json& cov) {
     }
     const std::string repro = a["repro"];
     md += fmt::format(
-        "| {}{} | {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n", md_cell(a["name"].get<std::string>()),
-        a["headlines"].empty() ? "" : " ★", a["verdict"].get<std::string>(), md_cell(checks, 400),
-        a["seconds"].get<double>(),
+        "| {}{} | {} | {} | {:.1f} | {} | {} | {} | {} | {} |\n",
+        md_cell(a["name"].get<std::string>()), a["headlines"].empty() ? "" : " ★",
+        a["verdict"].get<std::string>(), md_cell(checks, 400), a["seconds"].get<double>(),
         a["peak_device_memory"].is_null() ? std::string("?") : a["peak_device_memory"].dump(),
         md_cell(joined(a["fallback_ops"]), 120), md_cell(joined(a["failing_ops"]), 120),
         md_cell(a["first_error"].get<std::string>(), 120), repro.empty() ? "" : "`" + repro + "`");

@@ -14,7 +14,9 @@ using nlohmann::json;
 
 namespace {
 
-Outcome outcome_of(const json& c) { return c["outcome"].get<Outcome>(); }
+Outcome outcome_of(const json& c) {
+  return c["outcome"].get<Outcome>();
+}
 
 // Passed with every op on the device: pass, or an xpass whose observed outcome was pass.
 bool native_pass(const json& c) {
@@ -78,7 +80,8 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   }
 }
 
-json row_of(const std::string& subject, const Subject& s, const std::vector<std::string>& headlines) {
+json row_of(const std::string& subject, const Subject& s,
+            const std::vector<std::string>& headlines) {
   json counts = json::object();
   for (const auto& o : kOutcomes) {
     const auto it = s.counts.find(o.value);

@@ -1,8 +1,8 @@
 #include "check/ModelCheck.h"
 
-#include "common/Text.h"
 #include "common/CaseId.h"
 #include "common/Result.h"
+#include "common/Text.h"
 
 #include <fmt/format.h>
 
@@ -140,8 +140,12 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
   return untested;
 }
 
-OpVerdict verdict_in(const json& v) { return v["verdict"].get<OpVerdict>(); }
-bool is_kernel(const json& kernel, Kernel k) { return kernel == name(k); }
+OpVerdict verdict_in(const json& v) {
+  return v["verdict"].get<OpVerdict>();
+}
+bool is_kernel(const json& kernel, Kernel k) {
+  return kernel == name(k);
+}
 
 // Every captured op at every dtype it runs at, judged; and the ops by what that says.
 struct Judgement {
@@ -209,9 +213,12 @@ Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::strin
       if (verdict == OpVerdict::kFallback) j.fallback.insert(op);
       if (verdict == OpVerdict::kSkipped) j.skipped.insert(op);
       if (verdict == OpVerdict::kUntested) {
-        if (is_kernel(runs_as, Kernel::kFallback)) j.untested_fallback.insert(op);
-        else if (is_kernel(runs_as, Kernel::kView)) j.views.insert(op);
-        else j.unproven.insert(op);
+        if (is_kernel(runs_as, Kernel::kFallback))
+          j.untested_fallback.insert(op);
+        else if (is_kernel(runs_as, Kernel::kView))
+          j.views.insert(op);
+        else
+          j.unproven.insert(op);
       }
       j.ops.push_back({{"op", op},
                        {"dtype", dtype},
@@ -368,10 +375,10 @@ std::string evidence_text(const json& e, OpVerdict v) {
                                e.value("example", std::string()),
                                e.value("reason", std::string()).substr(0, 90));
     case OpVerdict::kUntested:
-      return why + fmt::format("no case of the run; kernel: {}{}",
-                               e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
-                               e.contains("tested_at") ? "; tested at " + e["tested_at"].dump()
-                                                       : "");
+      return why +
+             fmt::format("no case of the run; kernel: {}{}",
+                         e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
+                         e.contains("tested_at") ? "; tested at " + e["tested_at"].dump() : "");
   }
   return why;
 }

@@ -62,8 +62,8 @@ int check_model_command(const CheckModelOptions& o) {
   } else {
     const auto runs = store.run_ids(o.suite);
     if (runs.empty())
-      throw std::invalid_argument(fmt::format(
-          "{} has no run of the {} suite to judge the model's ops by", o.db, o.suite));
+      throw std::invalid_argument(
+          fmt::format("{} has no run of the {} suite to judge the model's ops by", o.db, o.suite));
     run_id = runs.back();
   }
   if (const std::string suite = store.run(run_id)->suite; suite != o.suite)

@@ -187,12 +187,12 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
     if (auto it = expected.by_case.find(observed.case_id); it != expected.by_case.end()) {
       result = apply_expectation(*it->second, observed);
       if (result.outcome == Outcome::kXpass || is_expectation_mismatch(result)) {
-        out.news.push_back(fmt::format("{} {} (entry {})", result.case_id,
-                                       result.outcome == Outcome::kXpass
-                                           ? std::string("passed unexpectedly")
-                                           : fmt::format("failed differently: {}",
-                                                         name(result.outcome)),
-                                       it->second->where.str()));
+        out.news.push_back(
+            fmt::format("{} {} (entry {})", result.case_id,
+                        result.outcome == Outcome::kXpass
+                            ? std::string("passed unexpectedly")
+                            : fmt::format("failed differently: {}", name(result.outcome)),
+                        it->second->where.str()));
       }
     }
     store.record_result(run.id, result);
@@ -253,7 +253,8 @@ int run_command(const RunOptions& o) {
   if (o.timeout_seconds <= 0)
     throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
   if (o.reruns < 0) throw std::invalid_argument(fmt::format("--reruns {} is negative", o.reruns));
-  if (o.repeat < 1) throw std::invalid_argument(fmt::format("--repeat {} must be 1 or more", o.repeat));
+  if (o.repeat < 1)
+    throw std::invalid_argument(fmt::format("--repeat {} must be 1 or more", o.repeat));
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (o.shard) ShardSpec::parse(*o.shard);  // bad input fails before anything is written
 
@@ -261,8 +262,8 @@ int run_command(const RunOptions& o) {
   Store store(o.db);
   // Recorded durations (one scan of the results) balance shards and order the queue.
   const std::map<std::string, double> durations = store.last_durations();
-  const Plan plan = o.resume ? plan_resumed_run(store, *o.resume)
-                             : plan_new_run(store, o, durations, jobs);
+  const Plan plan =
+      o.resume ? plan_resumed_run(store, *o.resume) : plan_new_run(store, o, durations, jobs);
   Expected expected = expect(store, o, plan);
   const Execution done = execute(store, o, plan.run, expected, durations, jobs);
   return conclude(store, o, plan.run, done);

@@ -1,9 +1,9 @@
 // `neuron-conform skiplist lint|stats|stale|update`: keeping the expectation files honest.
 #include "commands/Commands.h"
 #include "common/Environment.h"
-#include "execute/Worker.h"
 #include "common/Files.h"
 #include "common/Result.h"
+#include "execute/Worker.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "record/Store.h"
@@ -170,12 +170,13 @@ int update(const SkiplistOptions& o) {
     const CaseId c = CaseId::parse(id);
     if (x.decide(c)) continue;
     const CaseResult& r = it->second;
-    const std::string observed = r.evidence.value("exception_type", std::string()) +
-                                 (r.evidence.contains("exception_type") ? ": " : "") +
-                                 r.evidence.value("message", std::string(name(r.outcome))).substr(0, 200);
+    const std::string observed =
+        r.evidence.value("exception_type", std::string()) +
+        (r.evidence.contains("exception_type") ? ": " : "") +
+        r.evidence.value("message", std::string(name(r.outcome))).substr(0, 200);
     // A crash is never run again; anything else is run and expected to fail the same way.
     const bool crashed = r.outcome == Outcome::kCrash;
-    const Category category = crashed                                 ? Category::kCrash
+    const Category category = crashed                                  ? Category::kCrash
                               : r.evidence.value("unsupported", false) ? Category::kUnsupportedOp
                                                                        : Category::kPrecision;
     nlohmann::json entry{{"suite", c.suite},

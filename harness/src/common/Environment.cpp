@@ -10,7 +10,9 @@ namespace conform {
 
 namespace fs = std::filesystem;
 
-std::string source_dir() { return NEURON_CONFORM_SOURCE_DIR; }
+std::string source_dir() {
+  return NEURON_CONFORM_SOURCE_DIR;
+}
 
 std::string python_executable() {
   if (const char* python = std::getenv("NEURON_CONFORM_PYTHON"); python != nullptr && *python)
@@ -18,7 +20,9 @@ std::string python_executable() {
   return NEURON_CONFORM_PYTHON;
 }
 
-std::string harness_version() { return NEURON_CONFORM_VERSION; }
+std::string harness_version() {
+  return NEURON_CONFORM_VERSION;
+}
 
 std::string run_dir(const std::string& db_path, const std::string& run_id) {
   const fs::path parent = fs::absolute(db_path).parent_path();

@@ -27,7 +27,7 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
     return std::invalid_argument(fmt::format("suite '{}' describe_suite(): {}", suite, what));
   };
   if (!j.is_object()) throw fail("must be an object");
-  static const std::set<std::string> kKnown = {"noun",          "nouns",    "checks",
+  static const std::set<std::string> kKnown = {"noun",          "nouns",     "checks",
                                                "native_checks", "headlines", "native_phrase"};
   for (const auto& [key, _] : j.items())
     if (!kKnown.contains(key))
@@ -101,8 +101,7 @@ json SuiteDescription::to_json() const {
 }
 
 bool SuiteDescription::has_check(const std::string& check) const {
-  return std::any_of(checks.begin(), checks.end(),
-                     [&](const Check& c) { return c.name == check; });
+  return std::any_of(checks.begin(), checks.end(), [&](const Check& c) { return c.name == check; });
 }
 
 std::string SuiteDescription::native_sentence(std::int64_t n, std::int64_t m,

@@ -54,13 +54,21 @@ json vocabulary_json() {
           {"op_verdicts", named_rows(kOpVerdicts)}};
 }
 
-void to_json(json& j, Outcome o) { j = name(o); }
+void to_json(json& j, Outcome o) {
+  j = name(o);
+}
 
-void from_json(const json& j, Outcome& o) { o = parse_outcome(j.get<std::string>()); }
+void from_json(const json& j, Outcome& o) {
+  o = parse_outcome(j.get<std::string>());
+}
 
-void to_json(json& j, SubjectStatus s) { j = name(s); }
+void to_json(json& j, SubjectStatus s) {
+  j = name(s);
+}
 
-void to_json(json& j, OpVerdict v) { j = name(v); }
+void to_json(json& j, OpVerdict v) {
+  j = name(v);
+}
 
 void from_json(const json& j, OpVerdict& v) {
   v = parse_named(kOpVerdicts, j.get<std::string>(), "verdict");

@@ -196,26 +196,50 @@ auto parse_named(const Table& table, std::string_view name, std::string_view wha
                               "' (known: " + names_of(table) + ")");
 }
 
-inline std::string_view name(Outcome o) { return info_of(kOutcomes, o).name; }
-inline std::string_view name(Category c) { return info_of(kCategories, c).name; }
-inline std::string_view name(Mode m) { return info_of(kModes, m).name; }
-inline std::string_view name(SubjectStatus s) { return info_of(kSubjectStatuses, s).name; }
-inline std::string_view name(Route r) { return info_of(kRoutes, r).name; }
-inline std::string_view name(Kernel k) { return info_of(kKernels, k).name; }
-inline std::string_view name(OpVerdict v) { return info_of(kOpVerdicts, v).name; }
+inline std::string_view name(Outcome o) {
+  return info_of(kOutcomes, o).name;
+}
+inline std::string_view name(Category c) {
+  return info_of(kCategories, c).name;
+}
+inline std::string_view name(Mode m) {
+  return info_of(kModes, m).name;
+}
+inline std::string_view name(SubjectStatus s) {
+  return info_of(kSubjectStatuses, s).name;
+}
+inline std::string_view name(Route r) {
+  return info_of(kRoutes, r).name;
+}
+inline std::string_view name(Kernel k) {
+  return info_of(kKernels, k).name;
+}
+inline std::string_view name(OpVerdict v) {
+  return info_of(kOpVerdicts, v).name;
+}
 inline Outcome parse_outcome(std::string_view text) {
   return parse_named(kOutcomes, text, "outcome");
 }
 
-inline OutcomeKind kind(Outcome o) { return info_of(kOutcomes, o).kind; }
+inline OutcomeKind kind(Outcome o) {
+  return info_of(kOutcomes, o).kind;
+}
 // Ran and matched the CPU: pass, fallback, xpass.
-inline bool is_success(Outcome o) { return kind(o) == OutcomeKind::kMatched; }
+inline bool is_success(Outcome o) {
+  return kind(o) == OutcomeKind::kMatched;
+}
 // Ran and did not match, unexpectedly: fail, error, crash, timeout.
-inline bool is_failure(Outcome o) { return kind(o) == OutcomeKind::kFailure; }
+inline bool is_failure(Outcome o) {
+  return kind(o) == OutcomeKind::kFailure;
+}
 // Ran and did not match, expectedly or not: a failure, or xfail.
-inline bool did_not_match(Outcome o) { return is_failure(o) || kind(o) == OutcomeKind::kExpected; }
+inline bool did_not_match(Outcome o) {
+  return is_failure(o) || kind(o) == OutcomeKind::kExpected;
+}
 // The worker itself died or hung (crash, timeout): not a verdict on the op's values.
-inline bool is_lost_worker(Outcome o) { return o == Outcome::kCrash || o == Outcome::kTimeout; }
+inline bool is_lost_worker(Outcome o) {
+  return o == Outcome::kCrash || o == Outcome::kTimeout;
+}
 // What a skip-list entry's `expect` may name: a failure, running through the fallback, or
 // passing only on a rerun.
 inline bool is_expectable(Outcome o) {

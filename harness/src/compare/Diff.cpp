@@ -1,7 +1,7 @@
 #include "compare/Diff.h"
 
-#include "common/Text.h"
 #include "common/Result.h"
+#include "common/Text.h"
 
 #include <fmt/format.h>
 

@@ -1,8 +1,8 @@
 #include "compare/Gate.h"
 
-#include "common/Text.h"
 #include "common/Files.h"
 #include "common/Result.h"
+#include "common/Text.h"
 
 #include <fmt/format.h>
 
@@ -38,7 +38,8 @@ GatePolicy GatePolicy::load(const std::string& path) {
       flag(p.require_acknowledged_improvements);
     } else if (key != "description") {
       throw std::runtime_error(fmt::format(
-          "policy {}: unknown field \"{}\" (known: fail_on_regression, fail_on_crash, fail_on_flaky, "
+          "policy {}: unknown field \"{}\" (known: fail_on_regression, fail_on_crash, "
+          "fail_on_flaky, "
           "max_native_ops_lost, max_new_fallback_ops, require_acknowledged_improvements)",
           path, key));
     }
@@ -80,8 +81,8 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
     list("crashes and timeouts", crashes);
   }
   if (policy.fail_on_flaky && !flaky.empty()) {
-    regressions.push_back(fmt::format("{} flaky case(s): failed, then passed when rerun",
-                                      flaky.size()));
+    regressions.push_back(
+        fmt::format("{} flaky case(s): failed, then passed when rerun", flaky.size()));
     list("flaky cases", flaky);
   }
   if (static_cast<std::int64_t>(d.native_ops_lost.size()) > policy.max_native_ops_lost) {

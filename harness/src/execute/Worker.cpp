@@ -81,7 +81,9 @@ class ChildProcess : public Process {
 };
 
 // A duplicate of `fd` that is close-on-exec, so no later worker inherits it.
-Fd private_copy(int fd) { return Fd(::fcntl(fd, F_DUPFD_CLOEXEC, 0)); }
+Fd private_copy(int fd) {
+  return Fd(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+}
 
 }  // namespace
 
@@ -192,9 +194,13 @@ void Worker::send(const std::string& line) {
   }
 }
 
-void Worker::close_input() { in_.reset(); }
+void Worker::close_input() {
+  in_.reset();
+}
 
-void Worker::kill() { process_->kill(); }
+void Worker::kill() {
+  process_->kill();
+}
 
 ExitStatus Worker::wait() {
   if (status_) return *status_;

@@ -8,8 +8,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <csignal>
 #include <condition_variable>
+#include <csignal>
 #include <cstdint>
 #include <deque>
 #include <memory>

@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -32,8 +32,8 @@ class ForkedProcess : public Process {
 std::filesystem::path private_folder() {
   std::string pattern = (std::filesystem::temp_directory_path() / "neuron-conform-XXXXXX").string();
   if (!::mkdtemp(pattern.data()))
-    throw std::runtime_error(fmt::format("cannot create a folder for worker FIFOs: {}",
-                                         std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot create a folder for worker FIFOs: {}", std::strerror(errno)));
   return pattern;
 }
 
@@ -55,8 +55,7 @@ Zygote::Zygote(const WorkerCommand& command, const std::string& log_path,
       throw std::runtime_error("the worker zygote did not start within the start-up timeout");
     case Worker::Read::kEof:
       throw std::runtime_error(fmt::format("the worker zygote {} while starting: {}",
-                                           control_.wait().describe(),
-                                           control_.stderr_tail(500)));
+                                           control_.wait().describe(), control_.stderr_tail(500)));
   }
   fifo_dir_ = private_folder();
   dispatcher_ = std::thread([this] { dispatch_loop(); });

@@ -103,7 +103,6 @@ class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
   int depth_ = 0;
 };
 
-
 // "fail, error, crash, timeout, fallback": what `expect` may name.
 std::string expectable_names() {
   std::string out;
@@ -284,10 +283,14 @@ class EntryReader {
     const std::string mode = e_.value("mode", ""), category = e_.value("category", "");
     const auto m = find_named(kModes, mode);
     const auto c = find_named(kCategories, category);
-    if (m) entry_.mode = *m;
-    else problem(fmt::format("'mode' must be one of: {}", names_of(kModes)));
-    if (c) entry_.category = *c;
-    else problem(fmt::format("unknown category '{}' (known: {})", category, names_of(kCategories)));
+    if (m)
+      entry_.mode = *m;
+    else
+      problem(fmt::format("'mode' must be one of: {}", names_of(kModes)));
+    if (c)
+      entry_.category = *c;
+    else
+      problem(fmt::format("unknown category '{}' (known: {})", category, names_of(kCategories)));
     if (m && c && *c == Category::kCrash && *m != Mode::kSkip)
       problem(fmt::format("a '{}' entry must have mode \"{}\": crashing cases are never run",
                           name(Category::kCrash), name(Mode::kSkip)));
@@ -358,9 +361,10 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
     if (const Entry* earlier = covered_by(*entry, all_entries)) {
       const bool same = earlier->suite == entry->suite && earlier->subject == entry->subject &&
                         earlier->dtype == entry->dtype && earlier->check == entry->check;
-      out.problems.push_back({entry->where, fmt::format("{} the entry at {}: it can never decide a case",
-                                                        same ? "duplicates" : "is shadowed by",
-                                                        earlier->where.str())});
+      out.problems.push_back(
+          {entry->where,
+           fmt::format("{} the entry at {}: it can never decide a case",
+                       same ? "duplicates" : "is shadowed by", earlier->where.str())});
       continue;
     }
     all_entries.push_back(*entry);

@@ -373,10 +373,20 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(6, now)
         .run();
     for (const auto& [op, calls] : r.native_ops) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, name(Route::kNative)).bind(5, calls).run();
+      event.bind(1, run_id)
+          .bind(2, r.case_id)
+          .bind(3, op)
+          .bind(4, name(Route::kNative))
+          .bind(5, calls)
+          .run();
     }
     for (const auto& [op, calls] : r.fallback_ops) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, name(Route::kFallback)).bind(5, calls).run();
+      event.bind(1, run_id)
+          .bind(2, r.case_id)
+          .bind(3, op)
+          .bind(4, name(Route::kFallback))
+          .bind(5, calls)
+          .run();
     }
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
@@ -393,8 +403,12 @@ std::vector<CaseResult> Store::results(const std::string& run_id) {
   st.bind(1, run_id);
   while (st.step()) {
     index[st.text(0)] = out.size();
-    out.push_back(
-        CaseResult{st.text(0), parse_outcome(st.text(1)), st.real(2), nlohmann::json::parse(st.text(3)), {}, {}});
+    out.push_back(CaseResult{st.text(0),
+                             parse_outcome(st.text(1)),
+                             st.real(2),
+                             nlohmann::json::parse(st.text(3)),
+                             {},
+                             {}});
   }
   auto events = db_.prepare("SELECT case_id, op, route, calls FROM op_events WHERE run_id = ?1");
   events.bind(1, run_id);

@@ -154,9 +154,8 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
                          {"log", worker->log_path()}};
       if (status.signal) {
         result.evidence["signal"] = *status.signal;
-        result.evidence["signal_name"] = sigabbrev_np(*status.signal)
-                                             ? fmt::format("SIG{}", sigabbrev_np(*status.signal))
-                                             : "?";
+        result.evidence["signal_name"] =
+            sigabbrev_np(*status.signal) ? fmt::format("SIG{}", sigabbrev_np(*status.signal)) : "?";
       }
       if (status.exit_code) result.evidence["exit_code"] = *status.exit_code;
       worker.reset();
@@ -190,8 +189,9 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts) {
                                              : *first_match;
   if (first_match && first_miss) {
     out.outcome = Outcome::kFlaky;
-    out.evidence["first_failure"] = {{"outcome", first_miss->outcome},
-                                     {"message", case_message(first_miss->evidence).substr(0, 600)}};
+    out.evidence["first_failure"] = {
+        {"outcome", first_miss->outcome},
+        {"message", case_message(first_miss->evidence).substr(0, 600)}};
   }
   out.evidence["attempts"] = summary;
   out.duration = seconds;

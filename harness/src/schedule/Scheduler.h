@@ -42,12 +42,12 @@ struct ScheduleStats {
 CaseResult combine_attempts(std::vector<CaseResult> attempts);
 
 // Runs cases on `jobs` worker processes fed from one dynamic queue (a slow case never
-// stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case recorded as `crash` (with the
-// signal); one that passes the per-case timeout is killed and its case recorded as `timeout`;
-// a fresh worker takes its place and the run goes on. With `repeat`, a case runs that many times;
-// with `reruns`, one that never passed runs again, each time in a fresh worker, and a pass on a
-// rerun makes it `flaky`. `on_result` is called once per case, from the workers' threads, one
-// call at a time.
+// stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case
+// recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
+// case recorded as `timeout`; a fresh worker takes its place and the run goes on. With `repeat`, a
+// case runs that many times; with `reruns`, one that never passed runs again, each time in a fresh
+// worker, and a pass on a rerun makes it `flaky`. `on_result` is called once per case, from the
+// workers' threads, one call at a time.
 class Scheduler {
  public:
   using OnResult = std::function<void(const CaseResult&)>;

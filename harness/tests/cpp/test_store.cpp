@@ -64,12 +64,8 @@ TEST(Store, RecordsResultsAndTracksWhatIsLeft) {
     Store store(path);
     store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
     store.record_plan("r1", plan());
-    CaseResult r{"ops/add/float32/forward",
-                 Outcome::kFallback,
-                 0.25,
-                 {{"max_abs_error", 0.0}},
-                 {{"aten::add.Tensor", 3}},
-                 {{"aten::erfinv.out", 1}}};
+    CaseResult r{"ops/add/float32/forward", Outcome::kFallback,        0.25,
+                 {{"max_abs_error", 0.0}},  {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}}};
     store.record_result("r1", r);
     EXPECT_EQ(store.unrecorded("r1"),
               (std::vector<std::string>{"ops/mul/float32/forward", "ops/sub/float32/forward"}));

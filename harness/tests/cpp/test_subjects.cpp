@@ -19,14 +19,13 @@ json case_of(const std::string& arch, const std::string& check, const std::strin
 // A suite with hf's declaration: the checks that count, a headline subset.
 conform::SuiteDescription hf_like(std::vector<std::string> most_used) {
   return conform::SuiteDescription::from_json(
-      "hf", {{"noun", "architecture"},
-             {"nouns", "causal-LM architectures"},
-             {"checks",
-              {{"forward", ""}, {"generate", ""}, {"backward", ""}, {"static_shapes", ""}}},
-             {"native_checks", {"forward", "generate", "backward"}},
-             {"native_phrase", "pass forward, generate and backward natively"},
-             {"headlines",
-              {{{"name", "most_used"}, {"title", "most-used"}, {"subjects", most_used}}}}});
+      "hf",
+      {{"noun", "architecture"},
+       {"nouns", "causal-LM architectures"},
+       {"checks", {{"forward", ""}, {"generate", ""}, {"backward", ""}, {"static_shapes", ""}}},
+       {"native_checks", {"forward", "generate", "backward"}},
+       {"native_phrase", "pass forward, generate and backward natively"},
+       {"headlines", {{{"name", "most_used"}, {"title", "most-used"}, {"subjects", most_used}}}}});
 }
 
 }  // namespace
@@ -59,8 +58,9 @@ TEST(Subjects, HeadlineAndOpImpactRanking) {
   const json& most_used = view["headline"]["headlines"][0];
   EXPECT_EQ(most_used["subjects"], 2);  // names absent from the run do not count
   EXPECT_EQ(most_used["native"], 1);
-  EXPECT_EQ(most_used["text"],
-            "1 of 2 most-used causal-LM architectures pass forward, generate and backward natively");
+  EXPECT_EQ(
+      most_used["text"],
+      "1 of 2 most-used causal-LM architectures pass forward, generate and backward natively");
   EXPECT_EQ(view["headline"]["text"],
             "1 of 4 causal-LM architectures pass forward, generate and backward natively");
 

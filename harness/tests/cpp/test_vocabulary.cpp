@@ -51,7 +51,8 @@ TEST(Vocabulary, TablesAreIndexedByValueWithUniqueNames) {
   EXPECT_EQ(names(kOutcomes).size(), kOutcomes.size());
   std::set<int> severities;
   std::set<std::string> letters;
-  for (const auto& o : kOutcomes) severities.insert(o.severity), letters.insert(std::string(o.letters));
+  for (const auto& o : kOutcomes)
+    severities.insert(o.severity), letters.insert(std::string(o.letters));
   EXPECT_EQ(severities.size(), kOutcomes.size()) << "severity orders outcomes: no ties";
   EXPECT_EQ(letters.size(), kOutcomes.size());
   std::set<char> status_letters;
@@ -74,8 +75,8 @@ TEST(Vocabulary, ParsingNamesTheUnknownAndTheKnown) {
 }
 
 TEST(Vocabulary, TheResultsDatabaseCheckAgrees) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("vocabulary-" + std::to_string(::getpid()) + ".db");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("vocabulary-" + std::to_string(::getpid()) + ".db");
   std::filesystem::remove(path);
   {
     Store store(path.string());
@@ -98,12 +99,11 @@ TEST(Vocabulary, TheResultsDatabaseCheckAgrees) {
 TEST(Vocabulary, TheCoverageSchemaAgrees) {
   const json schema = source_json("reports/coverage.schema.json");
   EXPECT_EQ(schema["$defs"]["outcome"]["enum"].get<std::set<std::string>>(), names(kOutcomes));
-  EXPECT_EQ(schema["$defs"]["status"]["enum"].get<std::set<std::string>>(),
-            [] {
-              auto all = names(kSubjectStatuses);
-              all.erase(std::string(name(SubjectStatus::kNotRun)));  // the dashboard's only
-              return all;
-            }());
+  EXPECT_EQ(schema["$defs"]["status"]["enum"].get<std::set<std::string>>(), [] {
+    auto all = names(kSubjectStatuses);
+    all.erase(std::string(name(SubjectStatus::kNotRun)));  // the dashboard's only
+    return all;
+  }());
 }
 
 TEST(Vocabulary, TheSkipListSchemaAgrees) {
@@ -112,9 +112,9 @@ TEST(Vocabulary, TheSkipListSchemaAgrees) {
   EXPECT_EQ(entry["category"]["enum"].get<std::set<std::string>>(), names(kCategories));
   EXPECT_EQ(entry["mode"]["enum"].get<std::set<std::string>>(), names(kModes));
   EXPECT_EQ(entry["expect"]["oneOf"][0]["enum"].get<std::set<std::string>>(), expectable());
-  EXPECT_EQ(entry["expect"]["oneOf"][1]["properties"]["outcome"]["enum"]
-                .get<std::set<std::string>>(),
-            expectable());
+  EXPECT_EQ(
+      entry["expect"]["oneOf"][1]["properties"]["outcome"]["enum"].get<std::set<std::string>>(),
+      expectable());
 }
 
 TEST(Vocabulary, TheSkipListReaderKnowsTheSchemasFields) {
