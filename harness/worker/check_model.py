@@ -180,9 +180,9 @@ def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
         with torch.no_grad():
             func(*device_args, **device_kwargs)
     except Exception as exc:
-        reached["error"] = exception_evidence(exc, limit=500)
+        reached["raised"] = exception_evidence(exc, limit=500)
     native, fallback = ctx.tracked_ops()
-    reached["native"], reached["fallback"] = sorted(native), sorted(fallback)
+    reached["native_ops"], reached["fallback_ops"] = sorted(native), sorted(fallback)
     return reached
 
 

@@ -161,8 +161,8 @@ struct Judgement {
 // run (`reached_kernel` says how the worst one runs); native when it reached no compiled op.
 json verdict_through(const RunEvidence& ev, const std::string& op, const json& reached,
                      const std::string& dtype) {
-  if (reached.contains("error")) {
-    const json& e = reached["error"];
+  if (reached.contains("raised")) {
+    const json& e = reached["raised"];
     return {{"verdict", OpVerdict::kFailing},
             {"example", "the op replayed on the device"},
             {"message", e.value("message", std::string())},
@@ -170,9 +170,9 @@ json verdict_through(const RunEvidence& ev, const std::string& op, const json& r
             {"how", "replayed once on the device, it raised"}};
   }
   json worst, reaches = json::object();
-  for (const auto& [route, kernel] : {std::pair{Route::kNative, Kernel::kDevice},
-                                      std::pair{Route::kFallback, Kernel::kFallback}}) {
-    for (const auto& reached_op : reached.value(std::string(name(route)), json::array())) {
+  for (const auto& [route, kernel] : {std::pair{"native_ops", Kernel::kDevice},
+                                      std::pair{"fallback_ops", Kernel::kFallback}}) {
+    for (const auto& reached_op : reached.value(route, json::array())) {
       json v = verdict_of(ev, reached_op, dtype, name(kernel));
       reaches[reached_op.get<std::string>()] = v["verdict"];
       if (worst.is_null() || verdict_in(v) < verdict_in(worst)) {
