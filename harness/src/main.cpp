@@ -27,7 +27,8 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--suite", run.suite,
                    "Suite to run: a folder of suites/ (ops: PyTorch's OpInfo operator suite; hf: "
-                   "transformers causal-LM architectures) or of a folder in NEURON_CONFORM_SUITES "
+                   "transformers causal-LM architectures; modules: PyTorch's ModuleInfo database; "
+                   "optim: its OptimizerInfo database) or of a folder in NEURON_CONFORM_SUITES "
                    "(suites/README.md says how to write one)")
       ->capture_default_str();
   run_cmd->add_option("--ops", run.ops_regex,
@@ -40,8 +41,10 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   run_cmd
       ->add_option("--checks", run.checks,
-                   "Comma-separated checks: ops forward,out,inplace,backward,forward_ad; hf "
-                   "forward,generate,backward,static_shapes")
+                   "Comma-separated checks, as the suite declares them (its report lists them): ops "
+                   "forward,out,inplace,backward,forward_ad,extremal; hf "
+                   "forward,generate,backward,static_shapes; modules forward,backward,"
+                   "noncontiguous,state; optim step,lr_scheduler,state_dict,load_state_dict")
       ->delimiter(',');
   run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
   run_cmd->add_option("--shard", run.shard,
