@@ -82,7 +82,11 @@ void Zygote::dispatch_loop() {
     }
     const auto message = nlohmann::json::parse(line, nullptr, false);
     if (message.contains("spawned")) {
-      spawned_.push_back(message["spawned"].get<int>());
+      // A pid is reused once its process was reaped, and the zygote reported that end before
+      // this fork: an end recorded under this pid belongs to an earlier worker.
+      const int pid = message["spawned"].get<int>();
+      ended_.erase(pid);
+      spawned_.push_back(pid);
     } else if (message.contains("exited")) {
       ExitStatus status;
       if (message.contains("signal")) status.signal = message["signal"].get<int>();
@@ -146,9 +150,16 @@ Zygote::Child Zygote::spawn(const std::string& log_path) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   // The worker opens its results FIFO right after its stdin and says hello at once: wait for
-  // that before the names go.
-  pollfd hello{child.results.get(), POLLIN, 0};
-  while (!ended(pid) && std::chrono::steady_clock::now() < deadline && ::poll(&hello, 1, 5) == 0) {
+  // the hello before the names go. (A FIFO whose writer never came may poll as hung up.)
+  while (true) {
+    pollfd hello{child.results.get(), POLLIN, 0};
+    if (::poll(&hello, 1, 5) > 0 && (hello.revents & POLLIN)) break;
+    if (ended(pid) || std::chrono::steady_clock::now() > deadline) {
+      child.process->kill();
+      throw std::runtime_error(
+          fmt::format("the forked worker {} did not say hello: {}", pid,
+                      ended(pid) ? "it ended (its log says why)" : "no answer in time"));
+    }
   }
   return child;
 }
