@@ -276,6 +276,16 @@ def _wrongly_sized(t: torch.Tensor) -> torch.Tensor:
     return _filled_like(torch.empty(shape, dtype=t.dtype))
 
 
+def _copy(t: torch.Tensor) -> torch.Tensor:
+    """A copy of `t` over a copy of its whole storage, with its sizes, strides and offset: what
+    comparison.to_device gives the device, on the CPU (ops that see the storage, such as
+    as_strided_, find the same elements on both sides)."""
+    if t.layout != torch.strided or t.is_conj() or t.is_neg():
+        return t.clone()
+    copy = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage().clone(), t.storage_offset(), t.shape, t.stride())
+    return copy.requires_grad_(t.requires_grad)
+
+
 def _storage_of(t: torch.Tensor) -> torch.Tensor:
     """The whole storage under `t`, as a 1-d tensor of its dtype."""
     storage = t.untyped_storage()
@@ -639,8 +649,8 @@ def _check_inplace(case: Case, samples: list) -> None:
         returned = op.inplace_variant(sample.input, *sample.args, **sample.kwargs)
         return returned, sample
 
-    def fresh(sample):  # a copy the CPU may modify, keeping every tensor's layout
-        return sample.transform(lambda t: t.clone() if isinstance(t, torch.Tensor) else t)
+    def fresh(sample):  # a copy the CPU may modify, keeping every tensor's layout and storage
+        return sample.transform(lambda t: _copy(t) if isinstance(t, torch.Tensor) else t)
 
     for index, sample in enumerate(samples):
         if not isinstance(sample.input, torch.Tensor):
