@@ -217,12 +217,12 @@ def _large(dtype: torch.dtype) -> float:
 
 
 def planted(op, sample, index: int) -> Iterator[tuple[str, SampleInput]]:
-    """The extremal variants of a sample: every floating-point tensor input with special values at
+    """The extremal variants of a sample: every strided floating-point tensor input with special values at
     every third element (in logical order). "nan": NaN there. "inf": +inf and -inf alternating
     there (which sign comes first alternates between samples), -0.0 at the elements after them.
     "large": large magnitudes of alternating sign, for elementwise ops defined for them
     (upstream's handles_large_floats). Samples without a floating-point tensor have none."""
-    if not any(t.dtype.is_floating_point and t.numel() for t in _tensors(sample)):
+    if not any(t.layout == torch.strided and t.dtype.is_floating_point and t.numel() for t in _tensors(sample)):
         return
     sign = 1.0 if index % 2 == 0 else -1.0
     kinds = [("nan", (math.nan, math.nan), None), ("inf", (sign * math.inf, -sign * math.inf), -0.0)]
@@ -230,7 +230,8 @@ def planted(op, sample, index: int) -> Iterator[tuple[str, SampleInput]]:
         kinds.append(("large", None, None))
     for kind, pair, after in kinds:
         def plant(t, pair=pair, after=after):
-            if not isinstance(t, torch.Tensor) or not t.dtype.is_floating_point or not t.numel():
+            if not isinstance(t, torch.Tensor) or t.layout != torch.strided or not t.dtype.is_floating_point \
+                    or not t.numel():
                 return t
             big = _large(t.dtype)
             a, b = pair if pair is not None else (sign * big, -sign * big)
