@@ -38,3 +38,43 @@ def test_partial_views_keep_their_storage_on_the_device(db):
     cli("run", "--ops", "^as_strided.partial_views$", "--dtypes", "float32", "--checks", "forward,backward",
         "--no-skiplists", "--db", str(db), "--timeout", "60")
     assert set(outcomes(db).values()) <= {"pass", "fallback"}
+
+
+def _leaves(sample):
+    import torch.utils._pytree as pytree
+
+    return pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
+
+
+def _same(a, b):
+    import torch
+
+    la, lb = _leaves(a), _leaves(b)
+    return len(la) == len(lb) and all(
+        (x.shape, x.stride(), x.dtype) == (y.shape, y.stride(), y.dtype) and torch.equal(x.nan_to_num(), y.nan_to_num())
+        if isinstance(x, torch.Tensor) else x == y for x, y in zip(la, lb))
+
+
+def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
+    # The suite generates op.reference_inputs itself (cheaper, same seeds, same samples) and leaves
+    # out upstream's non-contiguous twins, because it runs every sample non-contiguously itself.
+    import sys
+
+    import torch
+
+    sys.path[:0] = [str(REPO / "suites" / "ops"), str(REPO / "harness" / "worker")]
+    import suite
+
+    neg = suite.OPS["neg"]
+    upstream = list(neg.reference_inputs("cpu", torch.float32))
+    ours = suite._samples(neg, torch.float32, reference=True)
+    assert len(ours) < len(upstream)
+    variants = [v for v in map(suite.noncontiguous, ours) if v is not None]
+    for sample in upstream:  # every upstream sample is run: as generated, or as one's variant
+        assert any(_same(sample, s) for s in ours) or any(_same(sample, v) for v in variants), suite.describe(sample)
+    nc = suite.noncontiguous(ours[0])
+    assert not nc.input.is_contiguous() and torch.equal(nc.input, ours[0].input)
+    # an OpInfo without reference inputs: exactly its sample inputs
+    total = suite.OPS["sum"]
+    assert all(_same(a, b) for a, b in zip(total.sample_inputs("cpu", torch.float32),
+                                           suite._samples(total, torch.float32, reference=True)))
