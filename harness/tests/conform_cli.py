@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -32,3 +33,8 @@ def outcomes(db: Path, run: str | None = None) -> dict[str, str]:
 def query(db: Path, sql: str, *params):
     with sqlite3.connect(db) as con:
         return con.execute(sql, params).fetchall()
+
+
+def evidences(db: Path) -> dict[str, dict]:
+    """Every recorded case's evidence, by case id."""
+    return {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}

@@ -2,9 +2,8 @@
 defects_backend.py plants one per class), names the variant that caught it, and passes the real
 backend on the same slice."""
 
-import json
 
-from conform_cli import cli, outcomes, query
+from conform_cli import cli, evidences, outcomes
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
@@ -23,13 +22,9 @@ CAUGHT = {
 }
 
 
-def _evidence(db):
-    return {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
-
-
 def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
     cli("run", *SLICE, "--backend-module", "defects_backend", "--db", str(db))
-    got, evidence = outcomes(db), _evidence(db)
+    got, evidence = outcomes(db), evidences(db)
     for case, (outcome, variant, prop) in CAUGHT.items():
         found = evidence[case]
         assert got[case] == outcome, (case, got[case], found)
@@ -50,7 +45,7 @@ def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
 
 def test_the_same_slice_passes_on_the_real_backend(db):
     cli("run", *SLICE, "--db", str(db))
-    got, evidence = outcomes(db), _evidence(db)
+    got, evidence = outcomes(db), evidences(db)
     assert set(CAUGHT) <= set(got)
     failing = {case: (outcome, evidence[case].get("message", "")[:200]) for case, outcome in got.items()
                if outcome not in ("pass", "fallback")}

@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from conform_cli import REPO, cli, outcomes, query
+from conform_cli import REPO, cli, evidences, outcomes
 
 sys.path.insert(0, str(REPO / "suites" / "hf"))
 import shrink  # noqa: E402
@@ -61,7 +61,7 @@ def test_architectures_end_to_end_through_the_cli(db):
     assert got["hf/LlamaForCausalLM/float32/backward"] == "pass"
     assert got["hf/LlamaForCausalLM/float32/static_shapes"] == "pass"
     assert got["hf/LlamaForCausalLM/float32/generate"] in ("pass", "fallback")
-    evidence = {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+    evidence = evidences(db)
     shapes = evidence["hf/LlamaForCausalLM/float32/static_shapes"]
     assert shapes["compiles_same_shapes"] == 0 and shapes["compiles_new_sequence_length"] > 0
     assert evidence["hf/LlamaForCausalLM/float32/forward"]["peak_device_memory"] > 0

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import json
 
-from conform_cli import cli, outcomes, query
-
-
-def _evidence(db) -> dict[str, dict]:
-    return {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+from conform_cli import cli, evidences, outcomes
 
 
 def test_modules_against_the_bundled_backend(db):
     cli("run", "--suite", "modules", "--ops", r"^nn\.(Linear|LSTM|BatchNorm2d)$", "--dtypes", "float32",
         "--no-skiplists", "--reruns", "0", "-j", "2", "--db", str(db))
-    got, evidence = outcomes(db), _evidence(db)
+    got, evidence = outcomes(db), evidences(db)
     assert {case for case in got if case.startswith("modules/nn.Linear/")} == {
         "modules/nn.Linear/float32/forward", "modules/nn.Linear/float32/backward",
         "modules/nn.Linear/float32/noncontiguous"}  # no buffers: no state check
@@ -42,7 +38,7 @@ def test_a_planted_wrong_layer_norm_fails_its_modules(db):
     cli("run", "--suite", "modules", "--ops", r"^nn\.(LayerNorm|Linear)$", "--dtypes", "float32",
         "--backend-module", "planted_training_backend", "--no-skiplists", "--reruns", "0", "-j", "2",
         "--db", str(db))
-    got, evidence = outcomes(db), _evidence(db)
+    got, evidence = outcomes(db), evidences(db)
     assert got["modules/nn.LayerNorm/float32/forward"] == "fail"
     assert got["modules/nn.LayerNorm/float32/noncontiguous"] == "fail"
     assert got["modules/nn.Linear/float32/forward"] == "pass"

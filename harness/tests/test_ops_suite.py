@@ -1,10 +1,9 @@
 """The ops suite's own rules: what it compares, and how samples reach the device."""
 
-import json
 
 import pytest
 
-from conform_cli import REPO, cli, outcomes, query
+from conform_cli import REPO, cli, evidences, outcomes
 
 
 def test_uninitialized_outputs_compare_shapes_only_and_say_so(db):
@@ -28,7 +27,7 @@ def test_uninitialized_outputs_compare_shapes_only_and_say_so(db):
     cli("run", "--ops", "^(empty|add)$", "--dtypes", "float32", "--checks", "forward", "--no-skiplists",
         "--db", str(db), "--timeout", "60")
     assert outcomes(db) == {"ops/empty/float32/forward": "pass", "ops/add/float32/forward": "pass"}
-    evidence = {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+    evidence = evidences(db)
     assert "values_not_compared" not in evidence["ops/add/float32/forward"]
 
 

@@ -7,11 +7,7 @@ import importlib.util
 import json
 import sys
 
-from conform_cli import REPO, cli, outcomes, query
-
-
-def _evidence(db) -> dict[str, dict]:
-    return {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+from conform_cli import REPO, cli, evidences, outcomes
 
 
 def test_optimizer_inputs_become_stable_variants():
@@ -31,7 +27,7 @@ def test_optimizer_inputs_become_stable_variants():
 def test_optimizers_against_the_bundled_backend(db):
     cli("run", "--suite", "optim", "--ops", r"^(AdamW|AdamW\.foreach|SparseAdam)$", "--no-skiplists",
         "--reruns", "0", "-j", "2", "--db", str(db))
-    got, evidence = outcomes(db), _evidence(db)
+    got, evidence = outcomes(db), evidences(db)
     for subject in ("AdamW", "AdamW.foreach"):
         for check in ("step", "lr_scheduler", "state_dict", "load_state_dict"):
             assert got[f"optim/{subject}/float32/{check}"] in ("pass", "fallback"), (subject, check)
@@ -54,7 +50,7 @@ def test_a_planted_wrong_lerp_breaks_adams_update(db):
     cli("run", "--suite", "optim", "--ops", r"^(Adam|SGD)$", "--checks", "step,load_state_dict",
         "--backend-module", "planted_training_backend", "--no-skiplists", "--reruns", "0", "-j", "2",
         "--db", str(db))
-    got, evidence = outcomes(db), _evidence(db)
+    got, evidence = outcomes(db), evidences(db)
     assert got["optim/Adam/float32/step"] == "fail"
     assert got["optim/Adam/float32/load_state_dict"] == "fail"
     assert got["optim/SGD/float32/step"] in ("pass", "fallback")  # SGD does not lerp

@@ -2,7 +2,7 @@
 
 import json
 
-from conform_cli import cli, outcomes, query
+from conform_cli import cli, evidences, outcomes, query
 
 SLICE = ["--ops", "^(sin|cos|tan|add|mul|erfinv)$", "--dtypes", "float32", "--checks", "forward"]
 
@@ -18,7 +18,7 @@ def test_planted_faults_are_isolated_and_everything_else_recorded(db):
         "ops/mul/float32/forward": "pass",
         "ops/erfinv/float32/forward": "fallback",
     }
-    evidence = {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+    evidence = evidences(db)
     assert evidence["ops/sin/float32/forward"]["signal_name"] == "SIGSEGV"
     assert evidence["ops/cos/float32/forward"]["timeout_seconds"] == 8
     fail = evidence["ops/tan/float32/forward"]

@@ -30,20 +30,19 @@ from __future__ import annotations
 import copy
 import random
 import warnings
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy
 import torch
 import torch.utils._pytree as pytree
-from torch.testing._comparison import default_tolerances
 from torch.testing._internal import common_utils
-from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
 from torch.testing._internal.common_modules import module_db
 from torch.testing._internal.common_utils import noncontiguous_like
-from torch.testing._internal.opinfo.core import DecorateInfo
 
-from comparison import Mismatch, compare, to_device
-from evidence import dtype_name, exception_evidence
+from comparison import to_device
+from evidence import dtype_name
+import info_decorators
+from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
 
 CHECKS = ("forward", "backward", "noncontiguous", "state")
@@ -124,62 +123,16 @@ def list_cases() -> Iterable[dict[str, str]]:
 # --- tolerances ---------------------------------------------------------------------------
 
 def tolerance(info, dtype: torch.dtype, check: str) -> tuple[float, float, str]:
-    """(rtol, atol, source) for comparing this module's device results at dtype in `check`."""
-    rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
-    source = "torch.testing default"
-    for test in UPSTREAM_TESTS[check]:
-        for decorator, where in _upstream_decorations(info, dtype, test):
-            if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
-                atol, rtol = decorator.d[dtype].atol, decorator.d[dtype].rtol
-                source = f"ModuleInfo toleranceOverride ({where})"
-            elif isinstance(decorator, precisionOverride) and dtype in decorator.d:
-                atol = decorator.d[dtype]
-                source = f"ModuleInfo precisionOverride ({where})"
-    return rtol, atol, source
-
-
-def _upstream_decorations(info, dtype: torch.dtype, test: str):
-    """The decorators the ModuleInfo applies to TestModule.<test> at `dtype` on any device or the CPU."""
-    for decorator in info.decorators:
-        if isinstance(decorator, DecorateInfo):
-            if decorator.cls_name not in (None, "TestModule") or decorator.test_name not in (None, test):
-                continue
-            if decorator.device_type not in (None, "cpu"):
-                continue
-            if decorator.dtypes is not None and dtype not in decorator.dtypes:
-                continue
-            if not decorator.active_if:
-                continue
-            where = f"TestModule.{test}" + (f" on {decorator.device_type}" if decorator.device_type else "")
-            for d in decorator.decorators:
-                yield d, where
-        else:
-            yield decorator, "every test"
+    """(rtol, atol, source) for comparing this module's device results at dtype in `check`: what the
+    ModuleInfo declares for the check's upstream tests, on any device or the CPU."""
+    decorators = info_decorators.decorations(info, dtype, "TestModule", UPSTREAM_TESTS[check], (None, "cpu"))
+    return info_decorators.tolerance(decorators, dtype, "ModuleInfo")
 
 
 # --- running ------------------------------------------------------------------------------
 
-def seed(value: int) -> None:
-    """The CPU's and the device's generators, without torch.manual_seed's lazy seeding of CUDA,
-    MPS and XPU (its cost per call)."""
-    torch.default_generator.manual_seed(value)
-    torch.random._seed_custom_device(value)
-
-
-class NoReference(Exception):
-    """The CPU itself cannot build or run this module input: nothing to compare against."""
-
-
 class NotApplicable(Exception):
     """The check has nothing to compare for this module input (no buffers, nothing differentiable)."""
-
-
-class Verdict(Exception):
-    """The case's outcome, decided at the first failing module input."""
-
-    def __init__(self, outcome: str, evidence: dict[str, Any]) -> None:
-        super().__init__(outcome)
-        self.outcome, self.evidence = outcome, evidence
 
 
 def _describe_args(forward_input) -> str:
@@ -238,48 +191,19 @@ def _differentiable(tree) -> list[tuple[str, torch.Tensor]]:
             if isinstance(t, torch.Tensor) and t.requires_grad]
 
 
-class Case:
+class Case(Sides):
     """One case being run: its module, dtype, check, tolerance and context, what it compared so far."""
 
+    quiet = True  # modules warn about their arguments; the log is not the place for it
+
     def __init__(self, info, dtype: torch.dtype, check: str, ctx) -> None:
-        self.info, self.dtype, self.check, self.ctx = info, dtype, check, ctx
-        self.rtol, self.atol, source = tolerance(info, dtype, check)
+        rtol, atol, source = tolerance(info, dtype, check)
+        super().__init__(ctx, rtol, atol)
+        self.info, self.dtype, self.check = info, dtype, check
         self.modes = [True, False] if info.train_and_eval_differ else [True]
         self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source,
                                          "modes": ["train" if m else "eval" for m in self.modes]}
         self.compared = self.without_reference = self.not_applicable = 0
-        self.first_cpu_error = ""
-        self.max_abs = self.max_rel = 0.0
-        self.where: dict[str, Any] = {}
-
-    # the two sides
-    def cpu(self, run: Callable[[], Any]) -> Any:
-        try:
-            seed(self.ctx.seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return run()
-        except Exception as exc:
-            self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
-            raise NoReference(str(exc)) from exc
-
-    def device(self, run: Callable[[], Any], stage: str) -> Any:
-        try:
-            seed(self.ctx.seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return run()
-        except Exception as exc:
-            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, "stage": stage}) from exc
-
-    def compare(self, what: str, actual: Any, expected: Any) -> None:
-        try:
-            abs_err, rel_err = compare(actual, expected, self.rtol, self.atol)
-        except Mismatch as mismatch:
-            raise Verdict(Outcome.FAIL, {
-                "max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel, **self.where,
-                "compared": what, "message": f"{what}: {str(mismatch)[:2000]}"}) from None
-        self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
 
     def conclude(self) -> tuple[str, dict[str, Any]]:
         self.evidence.update({"inputs_compared": self.compared, "inputs_without_reference": self.without_reference,
@@ -357,7 +281,7 @@ def _differs(case: Case, actual: list[tuple[str, Any]], expected: list[tuple[str
                                                      f"{'none' if e is None else 'a value'} on the CPU"})
         if e is not None:
             try:
-                case.compare(name, a, e)
+                case.compare_named(name, a, e)
             except Verdict as verdict:
                 return verdict
     return None
@@ -407,9 +331,9 @@ def _run_input(case: Case, index: int, module_input, training: bool) -> None:
     if variant is not inputs:
         case.where["variant"] = "noncontiguous"
         case.where["forward_input"] = _describe_args(type(module_input.forward_input)(*variant[0], **variant[1]))
-    dev_module = case.device(lambda: _build_device(case, module_input, inputs, training), "move")
+    dev_module = case.device(lambda: _build_device(case, module_input, inputs, training), where={"stage": "move"})
     dev_inputs = to_device(variant, device)
-    actual = case.device(lambda: _evaluate(dev_module, dev_inputs, grads, output), "device")
+    actual = case.device(lambda: _evaluate(dev_module, dev_inputs, grads, output), where={"stage": "device"})
     verdict = _differs(case, actual, expected)
     if verdict is not None and variant is not inputs:
         # The CPU's own result may depend on the layout (upstream skips such modules'
@@ -456,9 +380,9 @@ def _run_state(case: Case, module_input, inputs) -> None:
         if isinstance(none.__cause__, NotApplicable):
             raise none.__cause__ from None
         raise
-    dev_module = case.device(lambda: _build_device(case, module_input, inputs, True), "move")
+    dev_module = case.device(lambda: _build_device(case, module_input, inputs, True), where={"stage": "move"})
     dev_inputs = to_device(inputs, case.ctx.device)
-    actual = case.device(lambda: train(dev_module, dev_inputs), "device")
+    actual = case.device(lambda: train(dev_module, dev_inputs), where={"stage": "device"})
     verdict = _differs(case, [(f"buffer {n}", actual.get(n)) for n in sorted(set(actual) | set(expected))],
                        [(f"buffer {n}", expected.get(n)) for n in sorted(set(actual) | set(expected))])
     if verdict is not None:

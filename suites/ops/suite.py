@@ -48,15 +48,15 @@ import numpy
 import torch
 import torch.utils._pytree as pytree
 from torch.autograd import forward_ad as fwAD
-from torch.testing._comparison import default_tolerances
-from torch.testing._internal.common_device_type import precisionOverride, toleranceOverride
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal import common_utils
 from torch.testing._internal.common_utils import noncontiguous_like
-from torch.testing._internal.opinfo.core import BinaryUfuncInfo, DecorateInfo, SampleInput, UnaryUfuncInfo
+from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, UnaryUfuncInfo
 
 from comparison import Mismatch, compare, to_device
-from evidence import dtype_name, exception_evidence
+from evidence import dtype_name
+import info_decorators
+from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
 
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal")
@@ -132,15 +132,7 @@ PROJECT_OVERRIDES = _project_overrides()
 
 def tolerance(op, dtype: torch.dtype) -> tuple[float, float, str]:
     """(rtol, atol, source) for comparing this op's device results at dtype."""
-    rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
-    source = "torch.testing default"
-    for decorator in _upstream_decorations(op, dtype):
-        if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
-            atol, rtol = decorator.d[dtype].atol, decorator.d[dtype].rtol
-            source = "OpInfo toleranceOverride"
-        elif isinstance(decorator, precisionOverride) and dtype in decorator.d:
-            atol = decorator.d[dtype]
-            source = "OpInfo precisionOverride"
+    rtol, atol, source = info_decorators.tolerance(_upstream_decorations(op, dtype), dtype, "OpInfo")
     project = PROJECT_OVERRIDES.get(subject_of(op), {}).get(dtype_name(dtype))
     if project:
         rtol, atol = project.get("rtol", rtol), project.get("atol", atol)
@@ -150,23 +142,13 @@ def tolerance(op, dtype: torch.dtype) -> tuple[float, float, str]:
 
 def _upstream_decorations(op, dtype: torch.dtype):
     """The decorators OpInfo applies to TestCommon.test_compare_cpu at `dtype` on any device."""
-    for info in op.decorators:
-        if isinstance(info, DecorateInfo):
-            if info.cls_name not in (None, "TestCommon") or info.test_name not in (None, "test_compare_cpu"):
-                continue
-            if info.device_type is not None or (info.dtypes is not None and dtype not in info.dtypes):
-                continue
-            if not info.active_if:
-                continue
-            yield from info.decorators
-        else:
-            yield info  # a bare decorator applies to every test of the OpInfo
+    return info_decorators.decorations(op, dtype, "TestCommon", ["test_compare_cpu"])
 
 
 def values_not_comparable(op, dtype: torch.dtype) -> str | None:
     """Upstream's reason when it skips comparing this op's values with the CPU (uninitialized or
     random outputs), else None. Such cases compare output structure, shapes and dtypes only."""
-    for decorator in _upstream_decorations(op, dtype):
+    for decorator, _ in _upstream_decorations(op, dtype):
         probe = decorator(lambda: None) if callable(decorator) else None
         if getattr(probe, "__unittest_skip__", False):
             return str(getattr(probe, "__unittest_skip_why__", "")) or "skipped upstream"
@@ -324,73 +306,30 @@ def _forward_ad(op, sample):
         return [fwAD.unpack_dual(o).tangent for o in outputs if isinstance(o, torch.Tensor)]
 
 
-def seed(value: int) -> None:
-    """torch.manual_seed for the generators a case uses, the CPU's and the device's, without its
-    cost per call (it also queues lazy seeds for CUDA, MPS and XPU, formatting a stack each time)."""
-    torch.default_generator.manual_seed(value)
-    torch.random._seed_custom_device(value)
-
-
-class NoReference(Exception):
-    """The CPU itself cannot run this sample (or variant): there is nothing to compare against."""
-
-
-class Verdict(Exception):
-    """The case's outcome, decided at the first failing variant."""
-
-    def __init__(self, outcome: str, evidence: dict[str, Any]) -> None:
-        super().__init__(outcome)
-        self.outcome, self.evidence = outcome, evidence
-
-
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
 
 
-class Case:
+class Case(Sides):
     """One case being run: its op, dtype, tolerance, seed and device, what it compared so far."""
 
     def __init__(self, op, dtype: torch.dtype, ctx) -> None:
-        self.op, self.dtype, self.ctx = op, dtype, ctx
-        self.rtol, self.atol, source = tolerance(op, dtype)
+        rtol, atol, source = tolerance(op, dtype)
+        super().__init__(ctx, rtol, atol)
+        self.op, self.dtype = op, dtype
         self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
         self.not_comparable = values_not_comparable(op, dtype)
         self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
-        self.first_cpu_error = ""
-        self.max_abs = self.max_rel = 0.0
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
 
-    # the two sides
-    def cpu(self, run: Callable[[Any], Any], sample) -> Any:
+    def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True) -> None:
         try:
-            seed(self.ctx.seed)
-            return run(sample)
-        except Exception as exc:
-            self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
-            raise NoReference(str(exc)) from exc
-
-    def device(self, run: Callable[[Any], Any], device_sample, where: dict[str, Any]) -> Any:
-        try:
-            seed(self.ctx.seed)
-            return run(device_sample)
-        except Exception as exc:
-            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc
-
-    def compare(self, actual, expected, where: dict[str, Any]) -> None:
-        rtol, atol = self.rtol, self.atol
-        try:
-            try:
-                abs_err, rel_err = compare(actual, expected, rtol, atol)
-            except Mismatch:
-                if not self.not_comparable:
-                    raise
-                # Uninitialized or random outputs: only structure, shapes and dtypes must match.
-                abs_err, rel_err = compare(actual, expected, rtol, atol, values=False)
-                self.evidence["values_not_compared"] = f"upstream does not compare them: {self.not_comparable}"
-        except Mismatch as mismatch:
-            raise Verdict(Outcome.FAIL, {
-                "max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel,
-                "message": str(mismatch)[:2000], **where}) from None
-        self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
+            super().compare(actual, expected, where, values=values)
+        except Verdict:
+            if not self.not_comparable or not values:
+                raise
+            # Uninitialized or random outputs: only structure, shapes and dtypes must match.
+            super().compare(actual, expected, where, values=False)
+            self.evidence["values_not_compared"] = f"upstream does not compare them: {self.not_comparable}"
 
     def fail(self, message: str, where: dict[str, Any]) -> Verdict:
         return Verdict(Outcome.FAIL, {"message": message, **where})
@@ -427,7 +366,7 @@ class Case:
         for name, variant in variants:
             where = {"variant": name, "sample_index": index, "sample": variant}
             try:
-                actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where)
+                actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where=where)
             except Verdict:
                 if variant is reference:
                     raise
@@ -584,7 +523,7 @@ def _check_out(case: Case, samples: list) -> None:
 
         # out= full of NaN: its values must not matter
         w = where("out")
-        actual, _ = case.device(lambda s: call(s, to_device(filled, device), spec), dev_sample, w)
+        actual, _ = case.device(lambda s: call(s, to_device(filled, device), spec), dev_sample, where=w)
         case.compare(actual, expected, w)
         case.variants_compared += 1
 
@@ -594,7 +533,7 @@ def _check_out(case: Case, samples: list) -> None:
         layout = lambda outs: [(t.stride(), t.data_ptr()) for t in outs]  # noqa: E731
         outs = to_device(strided, device)
         before = layout(outs)
-        actual, _ = case.device(lambda s: call(s, outs, spec), dev_sample, w)
+        actual, _ = case.device(lambda s: call(s, outs, spec), dev_sample, where=w)
         if layout(outs) != before:
             cpu_outs = [noncontiguous_like(t) for t in filled]
             cpu_before = layout(cpu_outs)
@@ -618,7 +557,7 @@ def _check_out(case: Case, samples: list) -> None:
             case.variants_without_reference += 1
         else:
             w = where("out_resized")
-            actual, dev_warnings = case.device(lambda s: call(s, to_device(wrong, device), spec), dev_sample, w)
+            actual, dev_warnings = case.device(lambda s: call(s, to_device(wrong, device), spec), dev_sample, where=w)
             case.compare(actual, cpu_resized, w)
             if dev_warnings != cpu_warnings:
                 raise case.fail(f"resizing a wrongly sized out= warned {dev_warnings or 'nothing'} on the device, "
@@ -639,7 +578,7 @@ def _check_out(case: Case, samples: list) -> None:
                     case.variants_compared += 1
                 else:
                     raise case.fail(f"the device wrote a floating-point result into an int64 out=, which the CPU "
-                                    f"rejects ({str(refused)[:300]})", w) from None
+                                    f"rejects ({str(refused.__cause__)[:300]})", w) from None
         case.compared += 1
 
 
@@ -677,7 +616,7 @@ def _check_inplace(case: Case, samples: list) -> None:
         target, storage = dev_sample.input, dev_sample.input.untyped_storage().data_ptr()
         original = target.detach().cpu().clone()
         returned = case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_sample,
-                               where("inplace", "runs"))
+                               where=where("inplace", "runs"))
         if returns_self and returned is not target:
             raise case.fail("the in-place op returned a new tensor, not self", where("inplace", "returns self"))
         if keeps_storage and target.untyped_storage().data_ptr() != storage:
@@ -704,7 +643,7 @@ def _check_inplace(case: Case, samples: list) -> None:
             case.variants_without_reference += 1
         else:
             w = where("inplace_view", "writes through a view")
-            case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_view_sample, w)
+            case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_view_sample, where=w)
             case.compare(_storage_of(dev_view_sample.input), _storage_of(cpu_view.input), w)
             case.variants_compared += 1
         case.compared += 1

@@ -42,17 +42,16 @@ from typing import Any, Callable, Iterable
 import torch
 import torch.utils._pytree as pytree
 from torch.optim.lr_scheduler import ReduceLROnPlateau
-from torch.testing._comparison import default_tolerances
-from torch.testing._internal.common_device_type import toleranceOverride
 from torch.testing._internal.common_optimizers import (
     _get_optim_inputs_including_global_cliquey_kwargs,
     optim_db,
 )
-from torch.testing._internal.opinfo.core import DecorateInfo
 from torch.utils._foreach_utils import _get_foreach_kernels_supported_devices
 
-from comparison import Mismatch, compare, to_device
-from evidence import dtype_name, exception_evidence
+from comparison import to_device
+from evidence import dtype_name
+import info_decorators
+from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
 
 CHECKS = ("step", "lr_scheduler", "state_dict", "load_state_dict")
@@ -151,28 +150,15 @@ def upstream_variants(info) -> dict[str, Any]:
 
 
 def tolerance(info, dtype: torch.dtype, kwargs: dict[str, Any]) -> tuple[float, float, str]:
-    rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
-    source = "torch.testing default"
+    """(rtol, atol, source): what the OptimizerInfo declares for TestOptimRenewed's device-parity
+    test, and for its foreach/fused-against-for-loop tests when the input uses them."""
     tests = ["test_mixed_device_dtype"]
     if kwargs.get("foreach"):
         tests.append("test_foreach_matches_forloop")
     if kwargs.get("fused"):
         tests.append("test_fused_matches_forloop")
-    for test in tests:
-        for decorator in info.decorators:
-            if not isinstance(decorator, DecorateInfo):
-                continue
-            if decorator.cls_name not in (None, "TestOptimRenewed") or decorator.test_name not in (None, test):
-                continue
-            if decorator.device_type not in (None, "cpu") or not decorator.active_if:
-                continue
-            if decorator.dtypes is not None and dtype not in decorator.dtypes:
-                continue
-            for d in decorator.decorators:
-                if isinstance(d, toleranceOverride) and dtype in d.d:
-                    atol, rtol = d.d[dtype].atol, d.d[dtype].rtol
-                    source = f"OptimizerInfo toleranceOverride (TestOptimRenewed.{test})"
-    return rtol, atol, source
+    decorators = info_decorators.decorations(info, dtype, "TestOptimRenewed", tests, (None, "cpu"))
+    return info_decorators.tolerance(decorators, dtype, "OptimizerInfo")
 
 
 # --- the problem each optimizer solves ------------------------------------------------------
@@ -241,16 +227,6 @@ class Side:
 
 # --- running --------------------------------------------------------------------------------
 
-class NoReference(Exception):
-    """The CPU itself cannot run this optimizer input."""
-
-
-class Verdict(Exception):
-    def __init__(self, outcome: str, evidence: dict[str, Any]) -> None:
-        super().__init__(outcome)
-        self.outcome, self.evidence = outcome, evidence
-
-
 def _numbers_as_tensors(tree: Any) -> Any:
     """Python floats in optimizer state (LBFGS's prev_loss) as float64 tensors, so they are
     compared with the tolerance, not for exact equality."""
@@ -261,47 +237,26 @@ def _without_implementation(groups: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{k: v for k, v in group.items() if k not in IMPLEMENTATIONS} for group in groups]
 
 
-class Case:
+class Case(Sides):
+    """One case being run: its optimizer input, dtype, check, tolerance and context."""
+
+    quiet = True  # optimizers and schedulers warn about their arguments; the log is not the place
+
     def __init__(self, subject: str, dtype: torch.dtype, check: str, ctx) -> None:
-        self.info, self.optim_input = subjects()[subject]
-        self.dtype, self.check, self.ctx = dtype, check, ctx
+        info, optim_input = subjects()[subject]
+        rtol, atol, source = tolerance(info, dtype, optim_input.kwargs)
+        super().__init__(ctx, rtol, atol)
+        self.info, self.optim_input = info, optim_input
+        self.dtype, self.check = dtype, check
         self.kwargs = self.optim_input.kwargs
-        self.rtol, self.atol, source = tolerance(self.info, dtype, self.kwargs)
         self.evidence: dict[str, Any] = {
             "rtol": self.rtol, "atol": self.atol, "tolerance_source": source,
             "optimizer_input": self.optim_input.desc, "kwargs": repr(self.kwargs)[:300],
             "implementation": implementation(self.kwargs), **upstream_variants(self.info), "steps": STEPS}
-        self.max_abs = self.max_rel = 0.0
-        self.where: dict[str, Any] = {}
 
-    def cpu(self, run: Callable[[], Any]) -> Any:
-        try:
-            torch.default_generator.manual_seed(self.ctx.seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return run()
-        except Exception as exc:
-            raise NoReference(f"{type(exc).__name__}: {str(exc)[:500]}") from exc
-
-    def device(self, run: Callable[[], Any], stage: str) -> Any:
-        try:
-            torch.default_generator.manual_seed(self.ctx.seed)
-            torch.random._seed_custom_device(self.ctx.seed)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return run()
-        except Exception as exc:
-            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, "stage": stage}) from exc
-
-    def compare(self, what: str, actual: Any, expected: Any) -> None:
-        try:
-            abs_err, rel_err = compare(_numbers_as_tensors(actual), _numbers_as_tensors(expected),
-                                       self.rtol, self.atol)
-        except Mismatch as mismatch:
-            raise Verdict(Outcome.FAIL, {"max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel,
-                                         **self.where, "compared": what,
-                                         "message": f"{what}: {str(mismatch)[:2000]}"}) from None
-        self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
+    def compare(self, actual: Any, expected: Any, where: dict[str, Any] | None = None, *,
+                values: bool = True) -> None:
+        super().compare(_numbers_as_tensors(actual), _numbers_as_tensors(expected), where, values=values)
 
     def on_device(self, state: dict[Any, Any], what: str) -> None:
         """Every non-scalar tensor of an optimizer's state must live on the device (scalars such
@@ -319,17 +274,17 @@ class Case:
         problem = Problem(self.info, self.dtype, self.ctx.seed)
         cpu = self.cpu(lambda: Side(self.info, self.kwargs, problem, problem.parameters(None), schedulers))
         dev = self.device(lambda: Side(self.info, self.kwargs, problem, problem.parameters(self.ctx.device),
-                                       schedulers), "construct")
+                                       schedulers), where={"stage": "construct"})
         return cpu, dev
 
     def run_steps(self, cpu: Side, dev: Side, with_lrs: bool) -> None:
         for step in range(1, STEPS + 1):
             self.where["step"] = step
             self.cpu(cpu.step)
-            self.device(dev.step, "step")
-            self.compare(f"parameters after step {step}", dev.params, cpu.params)
+            self.device(dev.step, where={"stage": "step"})
+            self.compare_named(f"parameters after step {step}", dev.params, cpu.params)
             if with_lrs:
-                self.compare(f"learning rates after step {step}", dev.lrs(), cpu.lrs())
+                self.compare_named(f"learning rates after step {step}", dev.lrs(), cpu.lrs())
         self.where.pop("step", None)
 
     def check_step(self) -> None:
@@ -350,10 +305,10 @@ class Case:
         cpu, dev = self.sides()
         self.run_steps(cpu, dev, with_lrs=False)
         expected = self.cpu(cpu.optimizer.state_dict)
-        actual = self.device(dev.optimizer.state_dict, "state_dict")
+        actual = self.device(dev.optimizer.state_dict, where={"stage": "state_dict"})
         self.on_device(actual["state"], "state_dict()")
-        self.compare("state_dict() state", actual["state"], expected["state"])
-        self.compare("state_dict() param_groups", _without_implementation(actual["param_groups"]),
+        self.compare_named("state_dict() state", actual["state"], expected["state"])
+        self.compare_named("state_dict() param_groups", _without_implementation(actual["param_groups"]),
                      _without_implementation(expected["param_groups"]))
         self.evidence["state_keys"] = sorted({str(k) for s in expected["state"].values() for k in s})
 
@@ -363,15 +318,16 @@ class Case:
             self.cpu(cpu.step)
         saved = self.cpu(lambda: copy.deepcopy(cpu.optimizer.state_dict()))
         params = [to_device(p.detach(), self.ctx.device).requires_grad_() for p in cpu.params]
-        dev = self.device(lambda: Side(self.info, self.kwargs, cpu.problem, params), "construct")
-        self.device(lambda: dev.optimizer.load_state_dict(copy.deepcopy(saved)), "load_state_dict")
+        dev = self.device(lambda: Side(self.info, self.kwargs, cpu.problem, params), where={"stage": "construct"})
+        self.device(lambda: dev.optimizer.load_state_dict(copy.deepcopy(saved)),
+                    where={"stage": "load_state_dict"})
         self.on_device(dev.optimizer.state, "the loaded state")
         self.where["step"] = STEPS + 1
         self.cpu(cpu.step)
-        self.device(dev.step, "step")
-        self.compare(f"parameters after step {STEPS + 1}", dev.params, cpu.params)
-        actual = self.device(dev.optimizer.state_dict, "state_dict")
-        self.compare(f"state_dict() state after step {STEPS + 1}", actual["state"], cpu.optimizer.state_dict()["state"])
+        self.device(dev.step, where={"stage": "step"})
+        self.compare_named(f"parameters after step {STEPS + 1}", dev.params, cpu.params)
+        actual = self.device(dev.optimizer.state_dict, where={"stage": "state_dict"})
+        self.compare_named(f"state_dict() state after step {STEPS + 1}", actual["state"], cpu.optimizer.state_dict()["state"])
 
     def run(self) -> tuple[str, dict[str, Any]]:
         try:

@@ -372,21 +372,11 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(5, r.evidence.dump())
         .bind(6, now)
         .run();
-    for (const auto& [op, calls] : r.native_ops) {
-      event.bind(1, run_id)
-          .bind(2, r.case_id)
-          .bind(3, op)
-          .bind(4, name(Route::kNative))
-          .bind(5, calls)
-          .run();
-    }
-    for (const auto& [op, calls] : r.fallback_ops) {
-      event.bind(1, run_id)
-          .bind(2, r.case_id)
-          .bind(3, op)
-          .bind(4, name(Route::kFallback))
-          .bind(5, calls)
-          .run();
+    for (const auto& [route, ops] : {std::pair{Route::kNative, &r.native_ops},
+                                      std::pair{Route::kFallback, &r.fallback_ops}}) {
+      for (const auto& [op, calls] : *ops) {
+        event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, name(route)).bind(5, calls).run();
+      }
     }
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
