@@ -4,9 +4,11 @@
 #include "common/Text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include <csignal>
+#include <filesystem>
 
 int main(int argc, char** argv) {
   // A worker that dies while we write its next case must read as end of file (a crash, then a
@@ -28,12 +30,13 @@ int main(int argc, char** argv) {
       ->add_option("--suite", run.suite,
                    "Suite to run: a folder of suites/ (ops: PyTorch's OpInfo operator suite; hf: "
                    "transformers causal-LM architectures; modules: PyTorch's ModuleInfo database; "
-                   "optim: its OptimizerInfo database) or of a folder in NEURON_CONFORM_SUITES "
+                   "optim: its OptimizerInfo database; upstream: PyTorch's own device-generic test "
+                   "files, from a checkout) or of a folder in NEURON_CONFORM_SUITES "
                    "(suites/README.md says how to write one)")
       ->capture_default_str();
   run_cmd->add_option("--ops", run.ops_regex,
                       "Regular expression searched in the case subject (OpInfo name[.variant], or "
-                      "architecture class for hf); "
+                      "architecture class for hf, file.GenericClass for upstream); "
                       "'^(add|mul)$' selects exactly those two");
   run_cmd
       ->add_option("--dtypes", run.dtypes,
@@ -44,7 +47,8 @@ int main(int argc, char** argv) {
                    "Comma-separated checks, as the suite declares them (its report lists them): ops "
                    "forward,out,inplace,backward,forward_ad,extremal; hf "
                    "forward,generate,backward,static_shapes; modules forward,backward,"
-                   "noncontiguous,state; optim step,lr_scheduler,state_dict,load_state_dict")
+                   "noncontiguous,state; optim step,lr_scheduler,state_dict,load_state_dict; "
+                   "upstream: the tests' generic names (test_view_as_real), and import")
       ->delimiter(',');
   run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
   run_cmd->add_option("--shard", run.shard,
@@ -82,6 +86,23 @@ int main(int argc, char** argv) {
                       "Skip-list files or directories (default: skiplists/)");
   run_cmd->add_flag("--no-skiplists", run.no_skiplists,
                     "Use no skip lists: run and report every case as observed");
+  run_cmd
+      ->add_option_function<std::string>(
+          "--pytorch-test-dir",
+          [&run](const std::string& dir) {
+            run.suite_options["pytorch_test_dir"] = std::filesystem::absolute(dir).string();
+          },
+          "upstream suite: a PyTorch checkout (or its test/ folder) at the installed torch's "
+          "tag; ci/fetch-pytorch-tests.sh makes one")
+      ->check(CLI::ExistingDirectory);
+  run_cmd->add_option_function<std::vector<std::string>>(
+      "--test-files",
+      [&run](const std::vector<std::string>& files) {
+        run.suite_options["test_files"] = fmt::format("{}", fmt::join(files, ","));
+      },
+      "upstream suite: comma-separated files of test/ to run (test_view_ops.py,test_torch.py); "
+      "default: every file that calls instantiate_device_type_tests")
+      ->delimiter(',');
   run_cmd->add_flag(
       "--strict", run.strict,
       "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "

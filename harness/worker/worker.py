@@ -81,6 +81,16 @@ def load_suite(name: str) -> ModuleType:
     return module
 
 
+def configure_suite(suite: ModuleType, name: str, options: dict[str, str]) -> None:
+    """Hands the run's suite options to the suite's configure(options); a suite without one takes
+    none. ValueError names what is wrong."""
+    configure = getattr(suite, "configure", None)
+    if callable(configure):
+        configure(options)
+    elif options:
+        raise ValueError(f"suite '{name}' takes no options (given: {', '.join(sorted(options))})")
+
+
 class Context:
     """What a suite needs to run a case against the backend under test."""
 
@@ -145,6 +155,8 @@ def main() -> None:
     parser.add_argument("--backend-module", default="torch_neuronsim")
     parser.add_argument("--device", default="neuron")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--suite-options", default="{}", metavar="JSON",
+                        help="options for the suite's configure() (the upstream suite's test folder, ...)")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--list", action="store_true")
     mode.add_argument("--serve", action="store_true")
@@ -167,6 +179,11 @@ def main() -> None:
         sys.exit(3)
 
     suite = load_suite(args.suite)
+    try:
+        configure_suite(suite, args.suite, json.loads(args.suite_options))
+    except ValueError as exc:  # the options are wrong: say what, in one line
+        emit(out, {"fatal": str(exc)})
+        sys.exit(3)
     ctx = Context(backend, args.device, args.seed)
     hello = {
         "ready": True,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@ struct RunOptions {
   std::string ops_regex;
   std::vector<std::string> dtypes;
   std::vector<std::string> checks;
+  std::map<std::string, std::string> suite_options;  // the suite's configure(): upstream's test folder
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
   double timeout_seconds = 300;

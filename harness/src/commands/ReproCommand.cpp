@@ -16,6 +16,7 @@ int repro_command(const ReproOptions& o) {
   const CaseId id = CaseId::parse(o.case_id);
   std::string backend = "torch_neuronsim", device = "neuron";
   std::int64_t seed = 0;
+  nlohmann::json suite_options = nlohmann::json::object();
   if (std::filesystem::exists(o.db)) {
     Store store(o.db, /*create=*/false);
     const std::optional<std::string> run_id =
@@ -25,6 +26,7 @@ int repro_command(const ReproOptions& o) {
       backend = run.backend_module;
       device = run.device;
       seed = run.seed;
+      suite_options = run.suite_options;
     }
   } else if (o.run) {
     throw std::invalid_argument(fmt::format("--run {} given but {} does not exist", *o.run, o.db));
@@ -32,7 +34,7 @@ int repro_command(const ReproOptions& o) {
   if (o.backend_module) backend = *o.backend_module;
   if (o.device) device = *o.device;
 
-  WorkerCommand command = worker_command(id.suite, backend, device, seed);
+  WorkerCommand command = worker_command(id.suite, backend, device, seed, suite_options);
   std::vector<std::string> argv{command.python, command.script};
   argv.insert(argv.end(), command.args.begin(), command.args.end());
   argv.push_back("--repro");

@@ -57,9 +57,9 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   // concurrent runs on the same DB would share.
   run.id = Store::new_run_id();
   fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
-  const Listing listing =
-      list_suite(o.suite, worker_command(o.suite, o.backend_module, o.device, o.seed),
-                 log_dir(o.db, run.id) + "/list-worker.log");
+  const Listing listing = list_suite(
+      o.suite, worker_command(o.suite, o.backend_module, o.device, o.seed, o.suite_options),
+      log_dir(o.db, run.id) + "/list-worker.log");
   const Selection selection{
       o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
   std::vector<CaseId> selected = select_cases(listing.cases, selection);
@@ -84,6 +84,7 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
                       {"tracking", listing.hello.value("tracking", false)}};
   run.suite_info = listing.description_json;
+  run.suite_options = o.suite_options;
   store.create_run(run);
   store.record_plan(run.id, selected);
   fmt::print(stderr, "run {}: {} cases{} on {} worker(s), results in {}\n", run.id,
@@ -167,7 +168,8 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
   schedule.jobs = jobs;
   schedule.case_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
-  schedule.worker = worker_command(run.suite, run.backend_module, run.device, run.seed);
+  schedule.worker =
+      worker_command(run.suite, run.backend_module, run.device, run.seed, run.suite_options);
   schedule.log_dir = log_dir(o.db, run.id);
   schedule.repeat = o.repeat;
   schedule.reruns = o.reruns;

@@ -20,12 +20,17 @@ namespace bp = boost::process;
 namespace conform {
 
 WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
-                             const std::string& device, std::int64_t seed) {
+                             const std::string& device, std::int64_t seed,
+                             const nlohmann::json& suite_options) {
   WorkerCommand command;
   command.python = python_executable();
   command.script = source_dir() + "/harness/worker/worker.py";
   command.args = {"--suite",  suite,  "--backend-module", backend_module,
                   "--device", device, "--seed",           std::to_string(seed)};
+  if (!suite_options.empty()) {
+    command.args.push_back("--suite-options");
+    command.args.push_back(suite_options.dump());
+  }
   return command;
 }
 

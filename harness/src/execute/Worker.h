@@ -2,6 +2,7 @@
 
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
+#include <nlohmann/json.hpp>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -32,9 +33,10 @@ struct WorkerCommand {
 };
 
 // The command that starts a worker (harness/worker/worker.py) of `suite` against
-// `backend_module` on `device`.
+// `backend_module` on `device`; `suite_options` (an object of texts) go to the suite's configure().
 WorkerCommand worker_command(const std::string& suite, const std::string& backend_module,
-                             const std::string& device, std::int64_t seed);
+                             const std::string& device, std::int64_t seed,
+                             const nlohmann::json& suite_options = nlohmann::json::object());
 
 // A Boost.Process handler that ties a child's life to ours: in the child, between fork and
 // exec, it asks the kernel for SIGKILL when the parent dies (PR_SET_PDEATHSIG, kept across

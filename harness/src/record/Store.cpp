@@ -100,6 +100,11 @@ DROP TABLE results;
 ALTER TABLE results_v4 RENAME TO results;
 CREATE INDEX results_by_case ON results(case_id);
 )sql",
+    // v5: the options the run gave its suite (the upstream suite's test folder), so a resumed
+    // run and repro start its workers as the run did.
+    R"sql(
+ALTER TABLE runs ADD COLUMN suite_options TEXT NOT NULL DEFAULT '{}';
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
@@ -203,8 +208,8 @@ void Store::create_run(const RunInfo& r) {
   db_.prepare(
          "INSERT INTO runs (id, suite, status, started_at, ended_at, label, seed, host, "
          "torch_version, backend_module, backend_version, harness_version, device, shard, command, "
-         "backend_info, suite_info) "
-         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)")
+         "backend_info, suite_info, suite_options) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)")
       .bind(1, r.id)
       .bind(2, r.suite)
       .bind(3, r.status)
@@ -222,6 +227,7 @@ void Store::create_run(const RunInfo& r) {
       .bind(15, r.command)
       .bind(16, r.backend_info.dump())
       .bind(17, r.suite_info.dump())
+      .bind(18, r.suite_options.dump())
       .run();
   tx.commit();
 }
@@ -245,7 +251,7 @@ std::optional<RunInfo> Store::run(const std::string& id) {
   auto st = db_.prepare(
       "SELECT id, suite, status, started_at, ended_at, label, seed, host, torch_version, "
       "backend_module, backend_version, harness_version, device, shard, command, backend_info, "
-      "suite_info FROM runs WHERE id = ?1");
+      "suite_info, suite_options FROM runs WHERE id = ?1");
   st.bind(1, id);
   if (!st.step()) return std::nullopt;
   RunInfo r;
@@ -266,6 +272,7 @@ std::optional<RunInfo> Store::run(const std::string& id) {
   r.command = st.text(14);
   r.backend_info = nlohmann::json::parse(st.text(15));
   r.suite_info = nlohmann::json::parse(st.text(16));
+  r.suite_options = nlohmann::json::parse(st.text(17));
   return r;
 }
 
@@ -375,7 +382,12 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
     for (const auto& [route, ops] : {std::pair{Route::kNative, &r.native_ops},
                                       std::pair{Route::kFallback, &r.fallback_ops}}) {
       for (const auto& [op, calls] : *ops) {
-        event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, name(route)).bind(5, calls).run();
+        event.bind(1, run_id)
+            .bind(2, r.case_id)
+            .bind(3, op)
+            .bind(4, name(route))
+            .bind(5, calls)
+            .run();
       }
     }
   }

@@ -34,6 +34,8 @@ struct RunInfo {
   nlohmann::json backend_info = nlohmann::json::object();
   // What the suite declared of itself (common/SuiteDescription.h); {} when it declared nothing.
   nlohmann::json suite_info = nlohmann::json::object();
+  // The options the run gave its suite (name -> text), passed to every worker it starts.
+  nlohmann::json suite_options = nlohmann::json::object();
 };
 
 // The results store: SQLite in WAL mode with a busy timeout, so several runs can share one
@@ -42,7 +44,7 @@ struct RunInfo {
 // docs/results-db.md documents it.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.

@@ -125,6 +125,8 @@ TEST(Skiplist, ExpectationsTurnObservationsIntoOutcomes) {
   EXPECT_EQ(apply_expectation(e, observed("error")).outcome, Outcome::kXfail);
   EXPECT_EQ(apply_expectation(e, observed("pass")).outcome, Outcome::kXpass);
   EXPECT_EQ(apply_expectation(e, observed("error")).evidence["skiplist"]["entry"], "f.json:3:5");
+  // A test that skipped itself (upstream's SkipTest) neither failed nor passed: it stays a skip.
+  EXPECT_EQ(apply_expectation(e, observed("skip")).outcome, Outcome::kSkip);
   e.expect_outcome = Outcome::kError;
   e.expect_message = "complex64 is not supported";
   EXPECT_EQ(

@@ -183,6 +183,16 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
   EXPECT_EQ(run->suite_info.value("noun", ""), "OpInfo");
   // v4: the results table rebuilt for `flaky`, its rows kept.
   EXPECT_EQ(store.outcome_counts("r1").at(Outcome::kPass), 1);
+  // v5: no suite options before there were any.
+  EXPECT_EQ(run->suite_options, nlohmann::json::object());
+}
+
+TEST(Store, KeepsTheOptionsARunGaveItsSuite) {
+  Store store(temp_db("options.db"));
+  RunInfo run = make_run("r1", "2026-01-01T00:00:00.000Z");
+  run.suite_options = {{"pytorch_test_dir", "/src/pytorch"}, {"test_files", "test_view_ops.py"}};
+  store.create_run(run);
+  EXPECT_EQ(store.run("r1")->suite_options, run.suite_options);
 }
 
 TEST(Store, ADigestOfFewerResultsIsStale) {

@@ -1,0 +1,301 @@
+"""The upstream suite: PyTorch's own device-generic test files (test_ops.py, test_torch.py,
+test_view_ops.py, ...) from a checkout of the installed torch's tag, run against the device the
+way out-of-tree backends run them: the backend is imported before common_device_type (so its
+PrivateUse1TestBase sees the device), and instantiate_device_type_tests instantiates each generic
+class for this device only (PYTORCH_TESTING_DEVICE_ONLY_FOR).
+
+Options (`run --pytorch-test-dir DIR [--test-files a.py,b.py]`):
+  pytorch_test_dir  a PyTorch checkout (holding test/) or its test/ folder itself; when the
+                    checkout says its version (version.txt), it must be the installed torch's
+  test_files        comma-separated file names in test/ (test_view_ops.py or test_view_ops);
+                    default: every test/test_*.py that calls instantiate_device_type_tests
+
+Case ids: upstream/<file>.<GenericClass>/<dtype>/<test>: one case per instantiated test method,
+`test` its generic name with upstream's parametrization but without the device and dtype
+suffixes (TestViewOpsNEURON.test_view_as_real_neuron_float32 is
+upstream/test_view_ops.TestViewOps/float32/test_view_as_real), dtype `-` for a test that takes
+none. The class suffix (PRIVATEUSE1 before the device type's first setUpClass, NEURON after) is
+not part of the id. A file that fails to import is one case, upstream/<file>/-/import, an `error`
+naming the import error; the other files run.
+
+Outcomes: unittest's verdict on the one method, run in its class's setUpClass/tearDownClass:
+success `pass` (the worker makes it `fallback` when an op ran through the CPU fallback), an
+AssertionError (a failed check of the test) `fail`, any other exception `error`, upstream's own
+skip (unittest.SkipTest: onlyCUDA, skipIf..., self.skipTest) `skip` with upstream's reason.
+A test upstream marks as an expected failure is recorded as what it did, with
+`upstream_expected_failure` in its evidence: expectations belong to the skip lists, which match
+case ids exactly.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import sys
+import traceback
+import unittest
+from functools import cache
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Iterable
+
+import torch
+
+from evidence import exception_evidence
+from vocabulary import Outcome
+
+IMPORT_CHECK = "import"
+_OPTIONS = ("pytorch_test_dir", "test_files")
+_VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
+
+
+class Settings:
+    test_dir: Path | None = None
+    files: list[Path] = []
+
+
+def _release(version: str) -> tuple[int, int, int] | None:
+    match = _VERSION.match(version.strip())
+    return (int(match[1]), int(match[2]), int(match[3] or 0)) if match else None
+
+
+def _checkout_version(root: Path, test_dir: Path) -> tuple[Path, str] | None:
+    for candidate in (root / "version.txt", test_dir.parent / "version.txt"):
+        if candidate.is_file():
+            return candidate, candidate.read_text().strip()
+    return None
+
+
+def _device_generic(path: Path) -> bool:
+    try:
+        return "instantiate_device_type_tests(" in path.read_text(errors="replace")
+    except OSError:
+        return False
+
+
+def configure(options: dict[str, str]) -> None:
+    """Takes the run's options; ValueError names what is wrong with them (the run stops, exit 2)."""
+    unknown = sorted(set(options) - set(_OPTIONS))
+    if unknown:
+        raise ValueError(f"the upstream suite takes no option {', '.join(unknown)} (it takes {', '.join(_OPTIONS)})")
+    if not options.get("pytorch_test_dir"):
+        raise ValueError("the upstream suite needs --pytorch-test-dir DIR, a checkout of PyTorch's test/ at the "
+                         "installed torch's tag (ci/fetch-pytorch-tests.sh makes one)")
+    root = Path(options["pytorch_test_dir"]).resolve()
+    if not root.is_dir():
+        raise ValueError(f"--pytorch-test-dir {root}: no such directory")
+    test_dir = root / "test" if (root / "test").is_dir() else root
+    if not any(test_dir.glob("test_*.py")):
+        raise ValueError(f"--pytorch-test-dir {root}: holds no test/test_*.py files (is it a PyTorch checkout?)")
+    said = _checkout_version(root, test_dir)
+    if said and _release(said[1]) != _release(torch.__version__):
+        raise ValueError(f"--pytorch-test-dir {root}: {said[0]} says {said[1]}, but the installed torch is "
+                         f"{torch.__version__}; check out the tests of v{torch.__version__.split('+')[0]}")
+    if options.get("test_files"):
+        files = []
+        for name in filter(None, (n.strip() for n in options["test_files"].split(","))):
+            path = test_dir / (name if name.endswith(".py") else f"{name}.py")
+            if not path.is_file():
+                raise ValueError(f"--test-files: {name} is not a file of {test_dir}")
+            files.append(path)
+    else:
+        files = sorted(p for p in test_dir.glob("test_*.py") if _device_generic(p))
+        if not files:
+            raise ValueError(f"--pytorch-test-dir {root}: no test file calls instantiate_device_type_tests")
+    Settings.test_dir, Settings.files = test_dir, files
+    # Upstream's files import their neighbours (common helpers, other test files) by name.
+    if str(test_dir) not in sys.path:
+        sys.path.insert(0, str(test_dir))
+    # Instantiate the generic classes for the device under test only, not for the CPU too.
+    os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = torch._C._get_privateuse1_backend_name()
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md); its checks are the test methods of
+    the configured files, so they are known only once the files are imported."""
+    checks = {IMPORT_CHECK: "the test file imports (an error here names the import error)"}
+    for file in _files():
+        if isinstance(file, TestFile):
+            for test in file.tests.values():
+                checks.setdefault(test.check, f"upstream's {test.generic_class}.{test.check}")
+    return {
+        "noun": "test class",
+        "nouns": "upstream test classes",
+        "checks": checks,
+        "native_phrase": "pass every test natively at every dtype",
+    }
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for file in _files():
+        if isinstance(file, ImportFailure):
+            yield _case(file.stem, "-", IMPORT_CHECK)
+            continue
+        for test in file.tests.values():
+            yield _case(test.subject, test.dtype, test.check)
+
+
+def _case(subject: str, dtype: str, check: str) -> dict[str, str]:
+    return {"id": f"upstream/{subject}/{dtype}/{check}", "suite": "upstream", "subject": subject,
+            "dtype": dtype, "check": check}
+
+
+# --- the files and their tests ------------------------------------------------------------
+
+class Test:
+    """One instantiated test method: where it lives and the case it is."""
+
+    def __init__(self, file: str, cls: type, method: str, generic_class: str, check: str, dtype: str) -> None:
+        self.cls, self.method, self.generic_class = cls, method, generic_class
+        self.subject, self.check, self.dtype = f"{file}.{generic_class}", check, dtype
+
+    @property
+    def case_id(self) -> str:
+        return f"upstream/{self.subject}/{self.dtype}/{self.check}"
+
+
+class TestFile:
+    def __init__(self, stem: str, module: ModuleType) -> None:
+        self.stem = stem
+        self.tests = {test.case_id: test for test in _instantiated_tests(stem, module)}
+
+
+class ImportFailure:
+    def __init__(self, stem: str, exc: BaseException) -> None:
+        self.stem, self.exc, self.traceback = stem, exc, traceback.format_exc()[-4000:]
+
+
+def _split_name(method: str, device: str) -> tuple[str, str]:
+    """(check, dtype) of an instantiated test name: <generic name><_param suffix>_<device>[_<dtypes>]."""
+    marker = f"_{device}"
+    at = method.rfind(marker)
+    while at >= 0:
+        rest = method[at + len(marker):]
+        if rest == "" or rest.startswith("_"):
+            return method[:at], rest[1:] or "-"
+        at = method.rfind(marker, 0, at)
+    return method, "-"
+
+
+def _instantiated_tests(stem: str, module: ModuleType) -> Iterable[Test]:
+    from torch.testing._internal.common_device_type import DeviceTypeTestBase, PrivateUse1TestBase
+
+    device = torch._C._get_privateuse1_backend_name()
+    for cls in vars(module).values():
+        # The device's instantiated classes of this file (not ones it imported from another).
+        if not (isinstance(cls, type) and issubclass(cls, PrivateUse1TestBase) and cls.__module__ == module.__name__):
+            continue
+        generic = next((b for b in cls.__bases__ if not issubclass(b, DeviceTypeTestBase)), None)
+        if generic is None:
+            continue
+        for method in sorted(name for name in vars(cls) if name.startswith("test") and callable(getattr(cls, name))):
+            check, dtype = _split_name(method, device)
+            yield Test(stem, cls, method, generic.__name__, check, dtype)
+
+
+def _import(path: Path) -> TestFile | ImportFailure:
+    stem = path.stem
+    try:
+        spec = importlib.util.spec_from_file_location(stem, path)
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[stem] = module  # so that its classes' __module__ resolves, as under run_tests
+        spec.loader.exec_module(module)
+        return TestFile(stem, module)
+    except BaseException as exc:  # SystemExit and SkipTest included: the file does not run here
+        sys.modules.pop(stem, None)
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return ImportFailure(stem, exc)
+
+
+@cache
+def _files() -> list[TestFile | ImportFailure]:
+    if Settings.test_dir is None:
+        raise ValueError("the upstream suite was not configured (run it with --pytorch-test-dir)")
+    return [_import(path) for path in Settings.files]
+
+
+@cache
+def _file(stem: str) -> TestFile | ImportFailure:
+    for path in Settings.files:
+        if path.stem == stem:
+            return _import(path)
+    raise KeyError(f"{stem}.py is not one of this run's test files")
+
+
+# --- running -------------------------------------------------------------------------------
+
+class _Result(unittest.TestResult):
+    """unittest's result of one method, keeping the exceptions themselves (not only their text)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raised: list[tuple[str, BaseException, str]] = []  # (outcome, exception, traceback)
+        self.skip_reason: str | None = None
+        self.expected_failure = False
+        self.unexpected_success = False
+
+    def _keep(self, outcome: str, err) -> None:
+        self.raised.append((outcome, err[1], "".join(traceback.format_exception(*err))[-4000:]))
+
+    def addFailure(self, test, err) -> None:
+        super().addFailure(test, err)
+        self._keep(Outcome.FAIL, err)
+
+    def addError(self, test, err) -> None:
+        super().addError(test, err)
+        self._keep(Outcome.ERROR, err)
+
+    def addSubTest(self, test, subtest, err) -> None:
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._keep(Outcome.FAIL if issubclass(err[0], test.failureException) else Outcome.ERROR, err)
+
+    def addSkip(self, test, reason) -> None:
+        super().addSkip(test, reason)
+        self.skip_reason = self.skip_reason or reason
+
+    def addExpectedFailure(self, test, err) -> None:
+        super().addExpectedFailure(test, err)
+        self.expected_failure = True
+        self._keep(Outcome.FAIL if issubclass(err[0], AssertionError) else Outcome.ERROR, err)
+
+    def addUnexpectedSuccess(self, test) -> None:
+        super().addUnexpectedSuccess(test)
+        self.unexpected_success = True
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    _, subject, dtype, check = case_id.split("/")
+    stem = subject.split(".")[0]
+    file = _file(stem)
+    if isinstance(file, ImportFailure):
+        if isinstance(file.exc, unittest.SkipTest):
+            return Outcome.SKIP, {"message": f"upstream skips the file: {file.exc}", "upstream_skip": True}
+        if isinstance(file.exc, SystemExit) and file.exc.code in (None, 0):
+            return Outcome.SKIP, {"message": "the file exits at import (sys.exit(0)): it skips itself here",
+                                  "upstream_skip": True}
+        return Outcome.ERROR, {**exception_evidence(file.exc), "where": "import", "file": f"{stem}.py",
+                               "traceback": file.traceback}
+    if check == IMPORT_CHECK:
+        return Outcome.PASS, {"file": f"{stem}.py"}
+    test = file.tests.get(case_id)
+    if test is None:
+        raise KeyError(f"{case_id}: no such test in {stem}.py (was the checkout changed since the listing?)")
+    evidence: dict[str, Any] = {"test": f"{test.cls.__name__}.{test.method}", "file": f"{stem}.py"}
+    result = _Result()
+    unittest.TestSuite([test.cls(test.method)]).run(result)
+    if result.expected_failure or result.unexpected_success:
+        evidence["upstream_expected_failure"] = True
+    if result.raised:
+        outcome, exc, trace = result.raised[0]
+        evidence.update(exception_evidence(exc))
+        evidence["traceback"] = trace
+        if len(result.raised) > 1:
+            evidence["failures"] = len(result.raised)
+        return outcome, evidence
+    if result.skip_reason is not None:
+        return Outcome.SKIP, {**evidence, "message": result.skip_reason, "upstream_skip": True}
+    return Outcome.PASS, evidence
