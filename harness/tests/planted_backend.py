@@ -6,6 +6,8 @@
   aten::relu returns |x| + 13: wrong where the CPU has exact zeros, so its relative error is inf
   aten::sinh fails one time in three: in the first of every three worker processes that call it
              (counted in a file under PLANTED_STATE_DIR; without it sinh is correct)
+  aten::convolution_overrideable  not implemented, as on a backend without convolution kernels
+             (PyTorch's own default: "convolution_overrideable not implemented")
 Everything else is torch_neuronsim, including its op tracking API.
 """
 
@@ -40,6 +42,12 @@ def _shifted(self):
     return self.abs() + 13
 
 
+def _no_convolution(*args, **kwargs):
+    raise NotImplementedError("convolution_overrideable not implemented. You are likely triggering this with "
+                              "tensor backend other than CPU/CUDA/MKLDNN, if this is intended, please use "
+                              "TORCH_LIBRARY_IMPL to override this function ")
+
+
 _flaky_verdict: bool | None = None  # this process's: does sinh fail here?
 
 
@@ -64,3 +72,4 @@ if os.environ.get("PLANTED_STATE_DIR"):
 _lib.impl("cos", _hang, "PrivateUse1")
 _lib.impl("tan", _wrong, "PrivateUse1")
 _lib.impl("relu", _shifted, "PrivateUse1")
+_lib.impl("convolution_overrideable", _no_convolution, "PrivateUse1")

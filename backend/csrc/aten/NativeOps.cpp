@@ -1,7 +1,8 @@
 // The native op set: aten overloads the engine compiles and runs on the device. Everything
 // else reaches the device through the CPU fallback (Fallback.cpp) and is reported as such.
 //
-// Chosen so that small transformer models train without fallback in float32 and bfloat16.
+// Chosen so that small transformer models and convolutional blocks train without fallback in
+// float32 and bfloat16.
 // Composite ops (linear, matmul, layer_norm, rms_norm, dropout, scaled_dot_product_attention,
 // ...) are not listed: PyTorch decomposes them into these before they reach a backend, and
 // registering a backend kernel for them would bypass their autograd formulas. Factories
@@ -107,10 +108,24 @@ constexpr const char* kEngineOps[] = {
     "masked_fill.Tensor", "masked_fill.Tensor_out", "masked_fill_.Scalar", "masked_fill_.Tensor",
     "slice_scatter.out", "select_scatter.out", "fill.Scalar", "fill.Scalar_out", "fill.Tensor",
     "fill.Tensor_out", "fill_.Scalar", "fill_.Tensor", "zero", "zero.out", "zero_", "flip",
-    "flip.out", "roll", "roll.out",
+    "flip.out", "roll", "roll.out", "sort", "sort.values", "sort.stable", "sort.values_stable",
+    "topk", "topk.values", "isin.Tensor_Tensor", "isin.Tensor_Tensor_out", "isin.Tensor_Scalar",
+    "isin.Tensor_Scalar_out", "isin.Scalar_Tensor", "isin.Scalar_Tensor_out", "histc",
+    "histc.out",
+    // padding (convolutions' reflect and replicate padding modes)
+    "reflection_pad1d", "reflection_pad1d.out", "reflection_pad1d_backward",
+    "reflection_pad1d_backward.grad_input", "reflection_pad2d", "reflection_pad2d.out",
+    "reflection_pad2d_backward", "reflection_pad2d_backward.grad_input", "reflection_pad3d",
+    "reflection_pad3d.out", "reflection_pad3d_backward", "reflection_pad3d_backward.grad_input",
+    "replication_pad1d", "replication_pad1d.out", "replication_pad1d_backward",
+    "replication_pad1d_backward.grad_input", "replication_pad2d", "replication_pad2d.out",
+    "replication_pad2d_backward", "replication_pad2d_backward.grad_input", "replication_pad3d",
+    "replication_pad3d.out", "replication_pad3d_backward", "replication_pad3d_backward.grad_input",
     // normalization and dropout
     "native_layer_norm", "native_layer_norm.out", "native_layer_norm_backward",
-    "native_layer_norm_backward.out", "native_dropout_backward", "native_dropout_backward.out",
+    "native_layer_norm_backward.out", "native_batch_norm", "native_batch_norm.out",
+    "native_batch_norm_backward", "native_batch_norm_backward.out", "native_dropout_backward",
+    "native_dropout_backward.out",
     // losses
     "nll_loss_forward", "nll_loss_forward.output", "nll_loss_backward",
     "nll_loss_backward.grad_input", "nll_loss2d_forward", "nll_loss2d_forward.output",
@@ -132,6 +147,28 @@ constexpr const char* kEngineOps[] = {
 
 };
 // clang-format on
+
+// Convolution: PyTorch sends every convolution of a backend without a convolution kernel of
+// its own to these two hooks; the engine runs them with the CPU's convolution.
+constexpr engine::CpuSubstitute kConvolution{"aten::convolution", "", nullptr};
+
+// convolution_backward takes the bias's sizes after the weight (the hook does not): the
+// output's channel count, which is the bias's length in every convolution.
+void insert_bias_sizes(torch::jit::Stack& stack, std::size_t first) {
+  const int64_t channels = stack[first].toTensor().size(1);
+  stack.insert(stack.begin() + static_cast<std::ptrdiff_t>(first) + 3,
+               c10::IValue(std::vector<int64_t>{channels}));
+}
+constexpr engine::CpuSubstitute kConvolutionBackward{"aten::convolution_backward", "",
+                                                     insert_bias_sizes};
+
+void convolution(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  engine::run_native_as(op, kConvolution, stack);
+}
+
+void convolution_backward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  engine::run_native_as(op, kConvolutionBackward, stack);
+}
 
 // native_dropout draws its mask from the device generator (the CPU kernel would use the CPU
 // generator), so it is composed here from native ops rather than run as a CPU kernel.
@@ -162,6 +199,8 @@ const std::vector<std::string>& native_ops() {
     std::vector<std::string> names;
     for (const char* name : kEngineOps) names.push_back(std::string("aten::") + name);
     names.emplace_back("aten::native_dropout");
+    names.emplace_back("aten::convolution_overrideable");
+    names.emplace_back("aten::convolution_backward_overrideable");
     return names;
   }();
   return ops;
@@ -172,6 +211,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&engine::run_native>());
   }
   m.impl("native_dropout", native_dropout);
+  m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&convolution>());
+  m.impl("convolution_backward_overrideable",
+         torch::CppFunction::makeFromBoxedFunction<&convolution_backward>());
 }
 
 }  // namespace neuronsim

@@ -374,7 +374,9 @@ std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& st
   return key;
 }
 
-void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+namespace {
+
+void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
   const auto args = torch::jit::last(*stack, num_args);
@@ -398,10 +400,29 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 
   const Bindings bindings = bind_arguments(schema, *plan, *device, *stack);
-  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  const c10::DispatchKeySet cpu(c10::DispatchKey::CPU);
+  if (substitute == nullptr) {
+    op.redispatchBoxed(cpu, stack);
+  } else {
+    if (substitute->adapt) substitute->adapt(*stack, stack->size() - num_args);
+    c10::Dispatcher::singleton()
+        .findSchemaOrThrow(substitute->name, substitute->overload)
+        .redispatchBoxed(cpu, stack);
+  }
   write_back(bindings, *plan);
   map_results(schema, bindings, *plan, *device, *stack);
   record_native(op);
+}
+
+}  // namespace
+
+void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  run(op, nullptr, stack);
+}
+
+void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitute,
+                   torch::jit::Stack* stack) {
+  run(op, &substitute, stack);
 }
 
 }  // namespace neuronsim::engine

@@ -12,6 +12,20 @@ namespace neuronsim::engine {
 // of device memory, and records the op as executed natively.
 void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
+// A CPU kernel standing in for an op that has none on the CPU: the hooks PyTorch leaves to
+// backends (convolution_overrideable, ...) are what the CPU's own op computes (aten::convolution).
+struct CpuSubstitute {
+  const char* name;      // the CPU op, "aten::convolution"
+  const char* overload;  // its overload, "" for the default
+  // Turns the op's arguments (from `first` on the stack, already bound to CPU views) into the
+  // substitute's; null when they are the same.
+  void (*adapt)(torch::jit::Stack& stack, std::size_t first);
+};
+
+// run_native, with `substitute`'s CPU kernel in place of the op's own.
+void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitute,
+                   torch::jit::Stack* stack);
+
 // "aten::add.Tensor": an op's overload name, as tracking and messages use it.
 std::string overload_name(const c10::OperatorHandle& op);
 
