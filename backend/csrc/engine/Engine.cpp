@@ -278,11 +278,14 @@ Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& pla
       Binding b{t, {}, false, mutable_arg};
       if (arg.is_out()) {
         // out= kernels may resize their output, which a view of device memory cannot do: give
-        // them a CPU tensor of the same geometry and copy the result back.
+        // them a CPU tensor of the same geometry and copy the result back. It starts with the
+        // device's values: a kernel may leave elements unwritten (batch norm's saved statistics
+        // in eval mode), and those must come back as they were, not as uninitialized memory.
         const auto dtype =
             plan.downcast_f64 && t.scalar_type() == at::kDouble ? at::kFloat : t.scalar_type();
         b.cpu =
             at::empty_strided(t.sizes(), t.strides(), t.options().device(at::kCPU).dtype(dtype));
+        if (t.numel() > 0) b.cpu.copy_(cpu_view(t));
         b.converted = true;
       } else {
         if (!mutable_arg) {
