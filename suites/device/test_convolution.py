@@ -113,7 +113,25 @@ def test_sort_topk_isin_histc_run_natively():
     assert torch.equal(torch.isin(ids.to("neuron"), torch.tensor([2, 7], device="neuron")).cpu(),
                        torch.isin(ids, torch.tensor([2, 7])))
     torch.testing.assert_close(torch.histc(d, bins=4, min=-2, max=2).cpu(), torch.histc(x, bins=4, min=-2, max=2))
+    expert_ids = torch.tensor([[0, 3], [3, 1], [2, 3]], dtype=torch.int32)  # MoE routing counts experts
+    counts = torch.histc(expert_ids.to("neuron"), bins=4, min=0, max=3)
+    assert counts.dtype == torch.int32 and counts.cpu().tolist() == [1, 1, 1, 3]
     assert ns.get_fallback_ops() == {}
     executed = ns.get_executed_ops()
     for op in ["aten::sort.stable", "aten::topk", "aten::isin.Tensor_Tensor", "aten::histc"]:
         assert executed.get(op, 0) >= 1, op
+
+
+def test_float64_running_statistics_are_written_back_from_the_downcast_copy():
+    # NEURONSIM_64BIT=downcast runs native_batch_norm on a float32 copy of the float64 running
+    # statistics, which the schema does not mark as written: the engine must copy them back.
+    torch.manual_seed(0)
+    cpu_norm = nn.BatchNorm1d(4).double()
+    dev_norm = nn.BatchNorm1d(4).double().to("neuron")
+    x = torch.randn(8, 4, dtype=torch.float64)
+    cpu_norm(x)
+    dev_norm(x.to("neuron"))
+    for name in ("running_mean", "running_var"):
+        torch.testing.assert_close(getattr(dev_norm, name).cpu(), getattr(cpu_norm, name), rtol=1e-5, atol=1e-6,
+                                   msg=name)
+        assert not torch.equal(getattr(dev_norm, name).cpu(), getattr(nn.BatchNorm1d(4).double(), name)), name

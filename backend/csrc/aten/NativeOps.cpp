@@ -110,8 +110,7 @@ constexpr const char* kEngineOps[] = {
     "fill.Tensor_out", "fill_.Scalar", "fill_.Tensor", "zero", "zero.out", "zero_", "flip",
     "flip.out", "roll", "roll.out", "sort", "sort.values", "sort.stable", "sort.values_stable",
     "topk", "topk.values", "isin.Tensor_Tensor", "isin.Tensor_Tensor_out", "isin.Tensor_Scalar",
-    "isin.Tensor_Scalar_out", "isin.Scalar_Tensor", "isin.Scalar_Tensor_out", "histc",
-    "histc.out",
+    "isin.Tensor_Scalar_out", "isin.Scalar_Tensor", "isin.Scalar_Tensor_out", "histc.out",
     // padding (convolutions' reflect and replicate padding modes)
     "reflection_pad1d", "reflection_pad1d.out", "reflection_pad1d_backward",
     "reflection_pad1d_backward.grad_input", "reflection_pad2d", "reflection_pad2d.out",
@@ -170,6 +169,18 @@ void convolution_backward(const c10::OperatorHandle& op, torch::jit::Stack* stac
   engine::run_native_as(op, kConvolutionBackward, stack);
 }
 
+// histc of integers: the CPU has no integer histc, the device counts integer values in float32
+// (what transformers' mixture-of-experts routing asks of an accelerator: torch.histc of expert
+// ids); the result keeps the input's dtype, as on CUDA.
+void histc(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto first = stack->size() - op.schema().arguments().size();
+  const at::ScalarType dtype = (*stack)[first].toTensor().scalar_type();
+  const bool integral = at::isIntegralType(dtype, /*includeBool=*/false);
+  if (integral) (*stack)[first] = (*stack)[first].toTensor().to(at::kFloat);
+  engine::run_native(op, stack);
+  if (integral) stack->back() = stack->back().toTensor().to(dtype);
+}
+
 // native_dropout draws its mask from the device generator (the CPU kernel would use the CPU
 // generator), so it is composed here from native ops rather than run as a CPU kernel.
 std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p,
@@ -199,6 +210,7 @@ const std::vector<std::string>& native_ops() {
     std::vector<std::string> names;
     for (const char* name : kEngineOps) names.push_back(std::string("aten::") + name);
     names.emplace_back("aten::native_dropout");
+    names.emplace_back("aten::histc");
     names.emplace_back("aten::convolution_overrideable");
     names.emplace_back("aten::convolution_backward_overrideable");
     return names;
@@ -212,6 +224,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   }
   m.impl("native_dropout", native_dropout);
   m.impl("convolution_overrideable", torch::CppFunction::makeFromBoxedFunction<&convolution>());
+  m.impl("histc", torch::CppFunction::makeFromBoxedFunction<&histc>());
   m.impl("convolution_backward_overrideable",
          torch::CppFunction::makeFromBoxedFunction<&convolution_backward>());
 }

@@ -137,6 +137,12 @@ bool is_mutable(const c10::Argument& arg) {
   return arg.alias_info() != nullptr && arg.alias_info()->isWrite();
 }
 
+// Arguments a kernel writes although the schema does not mark them: batch norm's running
+// statistics (running_mean, running_var). A converted (downcast) copy must be written back too.
+bool written_unannotated(const c10::FunctionSchema& schema, std::size_t i) {
+  return (i == 3 || i == 4) && schema.name() == "aten::native_batch_norm";
+}
+
 // Compiling: validate the signature's dtypes against Trainium's rules and choose the plan.
 Executable lower(const c10::OperatorHandle& op, const std::string& key,
                  c10::ArrayRef<c10::IValue> args) {
@@ -272,7 +278,7 @@ Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& pla
   for (std::size_t i = 0; i < num_args; ++i) {
     const c10::Argument& arg = schema.arguments()[i];
     c10::IValue& value = stack[first + i];
-    const bool mutable_arg = is_mutable(arg);
+    const bool mutable_arg = is_mutable(arg) || written_unannotated(schema, i);
     map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
       if (!on_device(t)) return t;
       Binding b{t, {}, false, mutable_arg};
