@@ -6,9 +6,9 @@ Prints, as ratios to the CPU baseline:
   * latency of empty + copy + .cpu() on a 16-element tensor vs the same on CPU
     (target: at most 3x);
   * eager latency of add, mul, matmul and softmax at 16, 4 Ki and 1 Mi elements on neuron
-    (compile cache warm) vs the same on CPU (targets: at most 3x at 16 elements, at most
-    1.5x from 4 Ki up);
-  * the cost of one compile-cache hit (signature + lookup).
+    (compile cache warm) vs the same on CPU (targets: at most 2x at 16 elements, at most
+    1.2x from 4 Ki up);
+  * the cost of one compile-cache hit (signature + lookup; target: under 100 ns).
 Exit status 0 even when a target is missed: this is a measurement, not a test.
 """
 
@@ -92,7 +92,7 @@ def eager(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], li
             t_cpu = best_time(lambda: fn(cpu), args.repeat, inner)
             t_dev = best_time(lambda: fn(dev), args.repeat, inner)
             ratio = t_dev / t_cpu
-            target = 3.0 if elements == 16 else 1.5
+            target = 2.0 if elements == 16 else 1.2
             met.append(ratio <= target)
             rows.append((f"{name} {elements} el", f"{t_dev * 1e6:8.1f} us", f"{ratio:.2f}x", f"<= {target:g}x"))
     return rows, met
@@ -114,10 +114,13 @@ def main() -> None:
     print(f"{'measure':<24}{'neuron':>16}{'ratio':>10}{'target':>10}")
     for name, value, ratio, target in copy_rows + eager_rows:
         print(f"{name:<24}{value:>16}{ratio:>10}{target:>10}")
-    print(f"{'cache hit (sig+lookup)':<24}{hit * 1e6:13.2f} us")
+    hit_met = hit < 100e-9
+    print(f"{'cache hit (sig+lookup)':<24}{hit * 1e6:13.2f} us{'':>10}{'< 0.1 us':>10}")
     print(f"compile cache: {stats['compiles']} compiles, {stats['memory_hits']} memory hits, "
           f"{stats['disk_hits']} disk hits, {stats['compile_seconds'] * 1e3:.2f} ms compiling")
-    print("targets:", "met" if all(copy_met + eager_met) else "MISSED")
+    missed = [name for (name, *_), ok in zip(copy_rows + eager_rows, copy_met + eager_met) if not ok]
+    missed += [] if hit_met else ["cache hit"]
+    print("targets:", "met" if not missed else f"MISSED ({', '.join(missed)})")
 
 
 if __name__ == "__main__":
