@@ -45,9 +45,14 @@ def test_convolutions_run_natively_forward_and_backward(name):
     expected.backward(grad)
     torch.testing.assert_close(out.cpu(), expected)
     torch.testing.assert_close(dx.grad.cpu(), x.grad)
-    for (param_name, p), d in zip(cpu_module.named_parameters(), dev_module.parameters()):
-        assert d.grad.device.type == "neuron", param_name
-        torch.testing.assert_close(d.grad.cpu(), p.grad, msg=param_name)
+    assert_gradients_match(cpu_module, dev_module)
+
+
+def assert_gradients_match(cpu_module: nn.Module, dev_module: nn.Module) -> None:
+    """Every parameter's gradient is on the device and equals the CPU module's."""
+    for (name, p), d in zip(cpu_module.named_parameters(), dev_module.parameters()):
+        assert d.grad.device.type == "neuron", name
+        torch.testing.assert_close(d.grad.cpu(), p.grad, msg=name)
 
 
 def test_bfloat16_convolution_follows_the_cpu():
@@ -92,8 +97,7 @@ def test_conv_batchnorm_relu_block_trains_natively_and_matches_cpu():
     cpu_loss = F.cross_entropy(cpu_model(x), target)
     cpu_loss.backward()
     torch.testing.assert_close(loss.cpu(), cpu_loss)
-    for (name, p), d in zip(cpu_model.named_parameters(), dev_model.parameters()):
-        torch.testing.assert_close(d.grad.cpu(), p.grad, msg=name)
+    assert_gradients_match(cpu_model, dev_model)
     # training-mode batch norm updates its running statistics in device memory
     for name in ("running_mean", "running_var", "num_batches_tracked"):
         torch.testing.assert_close(getattr(dev_model.norm, name).cpu(), getattr(cpu_model.norm, name), msg=name)

@@ -51,8 +51,7 @@ _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 
 class Settings:
-    test_dir: Path | None = None
-    files: list[Path] = []
+    files: list[Path] = []  # the run's test files, set by configure()
 
 
 def _release(version: str) -> tuple[int, int, int] | None:
@@ -103,7 +102,7 @@ def configure(options: dict[str, str]) -> None:
         files = sorted(p for p in test_dir.glob("test_*.py") if _device_generic(p))
         if not files:
             raise ValueError(f"--pytorch-test-dir {root}: no test file calls instantiate_device_type_tests")
-    Settings.test_dir, Settings.files = test_dir, files
+    Settings.files = files
     # Upstream's files import their neighbours (common helpers, other test files) by name.
     if str(test_dir) not in sys.path:
         sys.path.insert(0, str(test_dir))
@@ -136,9 +135,13 @@ def list_cases() -> Iterable[dict[str, str]]:
             yield _case(test.subject, test.dtype, test.check)
 
 
+def _case_id(subject: str, dtype: str, check: str) -> str:
+    return f"upstream/{subject}/{dtype}/{check}"
+
+
 def _case(subject: str, dtype: str, check: str) -> dict[str, str]:
-    return {"id": f"upstream/{subject}/{dtype}/{check}", "suite": "upstream", "subject": subject,
-            "dtype": dtype, "check": check}
+    return {"id": _case_id(subject, dtype, check), "suite": "upstream", "subject": subject, "dtype": dtype,
+            "check": check}
 
 
 # --- the files and their tests ------------------------------------------------------------
@@ -152,7 +155,7 @@ class Test:
 
     @property
     def case_id(self) -> str:
-        return f"upstream/{self.subject}/{self.dtype}/{self.check}"
+        return _case_id(self.subject, self.dtype, self.check)
 
 
 class TestFile:
@@ -210,15 +213,15 @@ def _import(path: Path) -> TestFile | ImportFailure:
         return ImportFailure(stem, exc)
 
 
-@cache
 def _files() -> list[TestFile | ImportFailure]:
-    if Settings.test_dir is None:
+    if not Settings.files:
         raise ValueError("the upstream suite was not configured (run it with --pytorch-test-dir)")
-    return [_import(path) for path in Settings.files]
+    return [_file(path.stem) for path in Settings.files]
 
 
 @cache
 def _file(stem: str) -> TestFile | ImportFailure:
+    """The test file, imported once per process (a second import would make a second set of classes)."""
     for path in Settings.files:
         if path.stem == stem:
             return _import(path)
@@ -237,21 +240,23 @@ class _Result(unittest.TestResult):
         self.expected_failure = False
         self.unexpected_success = False
 
-    def _keep(self, outcome: str, err) -> None:
+    def _keep(self, err) -> None:
+        """A failed check of the test (AssertionError) is a `fail`, any other exception an `error`."""
+        outcome = Outcome.FAIL if issubclass(err[0], AssertionError) else Outcome.ERROR
         self.raised.append((outcome, err[1], "".join(traceback.format_exception(*err))[-4000:]))
 
     def addFailure(self, test, err) -> None:
         super().addFailure(test, err)
-        self._keep(Outcome.FAIL, err)
+        self._keep(err)
 
     def addError(self, test, err) -> None:
         super().addError(test, err)
-        self._keep(Outcome.ERROR, err)
+        self._keep(err)
 
     def addSubTest(self, test, subtest, err) -> None:
         super().addSubTest(test, subtest, err)
         if err is not None:
-            self._keep(Outcome.FAIL if issubclass(err[0], test.failureException) else Outcome.ERROR, err)
+            self._keep(err)
 
     def addSkip(self, test, reason) -> None:
         super().addSkip(test, reason)
@@ -260,7 +265,7 @@ class _Result(unittest.TestResult):
     def addExpectedFailure(self, test, err) -> None:
         super().addExpectedFailure(test, err)
         self.expected_failure = True
-        self._keep(Outcome.FAIL if issubclass(err[0], AssertionError) else Outcome.ERROR, err)
+        self._keep(err)
 
     def addUnexpectedSuccess(self, test) -> None:
         super().addUnexpectedSuccess(test)

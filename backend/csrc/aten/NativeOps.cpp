@@ -147,10 +147,12 @@ constexpr const char* kEngineOps[] = {
 };
 // clang-format on
 
+c10::OperatorHandle cpu_op(const char* name) {
+  return c10::Dispatcher::singleton().findSchemaOrThrow(name, "");
+}
+
 // Convolution: PyTorch sends every convolution of a backend without a convolution kernel of
 // its own to these two hooks; the engine runs them with the CPU's convolution.
-constexpr engine::CpuSubstitute kConvolution{"aten::convolution", "", nullptr};
-
 // convolution_backward takes the bias's sizes after the weight (the hook does not): the
 // output's channel count, which is the bias's length in every convolution.
 void insert_bias_sizes(torch::jit::Stack& stack, std::size_t first) {
@@ -158,15 +160,16 @@ void insert_bias_sizes(torch::jit::Stack& stack, std::size_t first) {
   stack.insert(stack.begin() + static_cast<std::ptrdiff_t>(first) + 3,
                c10::IValue(std::vector<int64_t>{channels}));
 }
-constexpr engine::CpuSubstitute kConvolutionBackward{"aten::convolution_backward", "",
-                                                     insert_bias_sizes};
 
 void convolution(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  engine::run_native_as(op, kConvolution, stack);
+  static const engine::CpuSubstitute substitute{cpu_op("aten::convolution"), nullptr};
+  engine::run_native_as(op, substitute, stack);
 }
 
 void convolution_backward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  engine::run_native_as(op, kConvolutionBackward, stack);
+  static const engine::CpuSubstitute substitute{cpu_op("aten::convolution_backward"),
+                                                insert_bias_sizes};
+  engine::run_native_as(op, substitute, stack);
 }
 
 // histc of integers: the CPU has no integer histc, the device counts integer values in float32

@@ -140,7 +140,9 @@ bool is_mutable(const c10::Argument& arg) {
 // Arguments a kernel writes although the schema does not mark them: batch norm's running
 // statistics (running_mean, running_var). A converted (downcast) copy must be written back too.
 bool written_unannotated(const c10::FunctionSchema& schema, std::size_t i) {
-  return (i == 3 || i == 4) && schema.name() == "aten::native_batch_norm";
+  static const c10::FunctionSchema* const batch_norm =
+      &c10::Dispatcher::singleton().findSchemaOrThrow("aten::native_batch_norm", "").schema();
+  return (i == 3 || i == 4) && &schema == batch_norm;
 }
 
 // Compiling: validate the signature's dtypes against Trainium's rules and choose the plan.
@@ -414,9 +416,7 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
     op.redispatchBoxed(cpu, stack);
   } else {
     if (substitute->adapt) substitute->adapt(*stack, stack->size() - num_args);
-    c10::Dispatcher::singleton()
-        .findSchemaOrThrow(substitute->name, substitute->overload)
-        .redispatchBoxed(cpu, stack);
+    substitute->cpu_op.redispatchBoxed(cpu, stack);
   }
   write_back(bindings, *plan);
   map_results(schema, bindings, *plan, *device, *stack);

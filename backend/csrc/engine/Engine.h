@@ -15,8 +15,7 @@ void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 // A CPU kernel standing in for an op that has none on the CPU: the hooks PyTorch leaves to
 // backends (convolution_overrideable, ...) are what the CPU's own op computes (aten::convolution).
 struct CpuSubstitute {
-  const char* name;      // the CPU op, "aten::convolution"
-  const char* overload;  // its overload, "" for the default
+  c10::OperatorHandle cpu_op;  // aten::convolution, resolved once by the kernel that uses it
   // Turns the op's arguments (from `first` on the stack, already bound to CPU views) into the
   // substitute's; null when they are the same.
   void (*adapt)(torch::jit::Stack& stack, std::size_t first);
