@@ -2,6 +2,8 @@
 // torch_neuronsim/neuron/ builds torch.neuron on these and on torch's generic stream, event
 // and accelerator-memory APIs, which reach the runtime through the guard and allocator.
 #include "aten/NativeOps.h"
+#include "distributed/CollectiveStats.h"
+#include "distributed/NeuronBackend.h"
 
 #include <ATen/ATen.h>
 #include "engine/CompileCache.h"
@@ -36,6 +38,17 @@ py::dict host_memory_stats() {
   out["allocations.current"] = stats.allocations.current;
   out["num_host_alloc"] = stats.num_host_alloc;
   out["num_host_free"] = stats.num_host_free;
+  return out;
+}
+
+py::dict collective_stats() {
+  py::dict out;
+  for (const auto& [name, count] : neuronsim::distributed::collective_stats()) {
+    py::dict entry;
+    entry["calls"] = count.calls;
+    entry["bytes"] = count.bytes;
+    out[py::str(name)] = entry;
+  }
   return out;
 }
 
@@ -119,4 +132,15 @@ PYBIND11_MODULE(_C, m) {
         [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
   m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });
   m.def("get_matmul_mode", [] { return std::string(neuronsim::to_string(engine::matmul_mode())); });
+
+  // The c10d backend; torch_neuronsim/distributed.py registers it for the neuron device.
+  // Returned as c10d::Backend, the type torch.distributed knows.
+  m.def("_create_c10d_backend",
+        torch::wrap_pybind_function([](c10::intrusive_ptr<c10d::Backend> host, int rank, int size) {
+          return c10::intrusive_ptr<c10d::Backend>(
+              c10::make_intrusive<neuronsim::distributed::NeuronBackend>(std::move(host), rank,
+                                                                         size));
+        }));
+  m.def("get_collective_stats", &collective_stats);
+  m.def("clear_collective_stats", &neuronsim::distributed::clear_collective_stats);
 }

@@ -45,6 +45,16 @@ from ._C import (  # noqa: E402
     set_matmul_mode,
 )
 
+# The c10d backend for neuron tensors (torch_neuronsim/distributed.py), when this torch has
+# torch.distributed; its collective counters are part of the introspection API.
+import torch.distributed as _dist  # noqa: E402
+from ._C import clear_collective_stats, get_collective_stats  # noqa: E402
+
+if _dist.is_available():
+    from . import distributed as _distributed
+
+    _distributed.register()
+
 __all__ = [
     "native_ops",
     "get_executed_ops",
@@ -57,6 +67,8 @@ __all__ = [
     "get_64bit_mode",
     "set_matmul_mode",
     "get_matmul_mode",
+    "get_collective_stats",
+    "clear_collective_stats",
     "environment_variables",
 ]
 
