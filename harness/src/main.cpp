@@ -31,12 +31,14 @@ int main(int argc, char** argv) {
                    "Suite to run: a folder of suites/ (ops: PyTorch's OpInfo operator suite; hf: "
                    "transformers causal-LM architectures; modules: PyTorch's ModuleInfo database; "
                    "optim: its OptimizerInfo database; upstream: PyTorch's own device-generic test "
-                   "files, from a checkout) or of a folder in NEURON_CONFORM_SUITES "
+                   "files, from a checkout; distributed: collectives, DDP, FSDP2 and DTensor "
+                   "across a world of rank processes) or of a folder in NEURON_CONFORM_SUITES "
                    "(suites/README.md says how to write one)")
       ->capture_default_str();
   run_cmd->add_option("--ops", run.ops_regex,
                       "Regular expression searched in the case subject (OpInfo name[.variant], or "
-                      "architecture class for hf, file.GenericClass for upstream); "
+                      "architecture class for hf, file.GenericClass for upstream, collective or API for "
+                      "distributed); "
                       "'^(add|mul)$' selects exactly those two");
   run_cmd
       ->add_option("--dtypes", run.dtypes,
@@ -103,6 +105,13 @@ int main(int argc, char** argv) {
       "upstream suite: comma-separated files of test/ to run (test_view_ops.py,test_torch.py); "
       "default: every file that calls instantiate_device_type_tests")
       ->delimiter(',');
+  run_cmd
+      ->add_option_function<int>(
+          "--world-size",
+          [&run](int size) { run.suite_options["world_size"] = std::to_string(size); },
+          "distributed suite: ranks per world, one process and one device each (default 2; at "
+          "most the backend's device count)")
+      ->check(CLI::Range(2, 64).description("2 to 64 (and at most the device count)"));
   run_cmd->add_flag(
       "--strict", run.strict,
       "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "

@@ -91,6 +91,11 @@ def configure_suite(suite: ModuleType, name: str, options: dict[str, str]) -> No
         raise ValueError(f"suite '{name}' takes no options (given: {', '.join(sorted(options))})")
 
 
+def _add_counts(into: dict[str, int], counts: dict[str, int]) -> None:
+    for op, count in counts.items():
+        into[op] = into.get(op, 0) + count
+
+
 class Context:
     """What a suite needs to run a case against the backend under test."""
 
@@ -101,10 +106,18 @@ class Context:
         self.tracking = all(
             hasattr(backend, name) for name in ("get_executed_ops", "get_fallback_ops", "clear_op_tracking")
         )
+        self._other_processes: tuple[dict[str, int], dict[str, int]] = ({}, {})
 
     def clear_tracking(self) -> None:
         if self.tracking:
             self.backend.clear_op_tracking()
+        self._other_processes = ({}, {})
+
+    def add_tracked_ops(self, native: dict[str, int], fallback: dict[str, int]) -> None:
+        """Ops the case ran in other processes (the distributed suite's ranks), counted with this
+        process's own."""
+        for mine, theirs in zip(self._other_processes, (native, fallback)):
+            _add_counts(mine, theirs)
 
     def compile_cache(self) -> dict[str, float]:
         """The backend's compile-cache counters, if it reports them (compile_cache_stats())."""
@@ -114,7 +127,10 @@ class Context:
     def tracked_ops(self) -> tuple[dict[str, int], dict[str, int]]:
         if not self.tracking:
             return {}, {}
-        return dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
+        native, fallback = dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
+        for mine, theirs in zip((native, fallback), self._other_processes):
+            _add_counts(mine, theirs)
+        return native, fallback
 
 
 def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:

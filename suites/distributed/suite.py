@@ -1,0 +1,205 @@
+"""The distributed suite: collectives, DDP, FSDP2 and DTensor on the device, across a world of ranks.
+
+Each case runs in a world of N ranks (2 by default, `run --world-size N`): one process per rank
+(rank.py), rank k on device <device>:k, in a process group "cpu:gloo,<device>:<its c10d
+backend>" whose store this worker serves (world.py). A world is started once and reused across
+cases; after any case that did not pass it is killed and the next case starts a new one. Every
+rank's result is compared with the same computation on the CPU in this one process (cases.py).
+
+Case ids: distributed/<subject>/<dtype>/world<N>. Subjects:
+  all_reduce.{sum,avg,max,min,product}, all_reduce.sum.noncontiguous, broadcast (into a
+  non-contiguous view), all_gather, all_gather_into_tensor, reduce_scatter_tensor,
+  all_to_all_single, all_to_all_single.uneven, send_recv (a ring), barrier: at float32,
+  bfloat16, float16, int32 (barrier: -), each through its async Work's wait()
+  ddp.mlp: gradients after backward (equal on every rank, and to one process's gradients of the
+  concatenated batch) and parameters after an SGD step
+  fsdp2.mlp, fsdp2.llama (the hf suite's tiny LlamaForCausalLM): fully_shard per layer and at the
+  root; parameters must be Shard(0) DTensors on the rank's device; three SGD steps, each rank's
+  losses and the final full_tensor() parameters against one process over the concatenated batch
+  dtensor.distribute, dtensor.redistribute.{shard0_replicate,shard0_shard1,partial_replicate},
+  dtensor.add, dtensor.matmul: local shards (on the rank's device) and full tensors
+Outcomes: pass / fallback (an aten op of some rank ran through the CPU fallback); fail (a rank's
+result differs: the rank and the errors are recorded); error (a rank raised: its exception;
+ranks that were then stuck in a collective are named, and the world is replaced). A case that
+hangs is the harness's `timeout`: it kills this worker, and the ranks die with it. A rank that
+dies makes this worker kill the world and end with the rank's signal or exit code, so the
+harness records a `crash` with it. Evidence: world size, collective calls and bytes summed over
+the ranks (get_collective_stats(), "unavailable" when the backend has none), the seconds the
+world took to start when this case started it, tolerances.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from typing import Any, Iterable
+
+import torch
+
+import cases
+from comparison import Mismatch, compare
+from vocabulary import Outcome
+from world import RankDied, World, WorldFailed
+
+DEFAULT_WORLD_SIZE = 2
+# (rtol, atol): collectives reduce in another order than one process; training cases also
+# reduce gradients in another order (per rank, then across ranks).
+TOLERANCES = {"float32": (1.3e-6, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float16": (1e-3, 1e-5), "int32": (0, 0),
+              "-": (0, 0)}
+TRAINING_TOLERANCE = (1e-4, 1e-5)
+
+
+class Settings:
+    world_size = DEFAULT_WORLD_SIZE
+
+
+_live: list[World] = []  # the live world, if any
+
+
+def device_type() -> str:
+    """The device type under test: the PrivateUse1 backend the worker imported."""
+    return torch._C._get_privateuse1_backend_name()
+
+
+def configure(options: dict[str, str]) -> None:
+    """`world_size` (run --world-size): 2 to the device count. The backend must have registered a
+    c10d backend for its device. ValueError names what is wrong (the run stops, exit 2)."""
+    unknown = sorted(set(options) - {"world_size"})
+    if unknown:
+        raise ValueError(f"the distributed suite takes no option {', '.join(unknown)} (it takes world_size)")
+    import torch.distributed as dist
+
+    device = device_type()
+    if not dist.is_available():
+        raise ValueError("this torch was built without torch.distributed")
+    if device not in dist.Backend.default_device_backend_map:
+        raise ValueError(f"the backend registers no c10d backend for its device '{device}': the distributed suite "
+                         f"needs torch.distributed.Backend.register_backend(name, create, devices=['{device}'])")
+    size = int(options.get("world_size", DEFAULT_WORLD_SIZE))
+    devices = torch.get_device_module(device).device_count()
+    if not 2 <= size <= devices:
+        raise ValueError(f"--world-size {size}: a world needs at least 2 ranks and one {device} device per rank; "
+                         f"the backend reports {devices} {device} devices")
+    Settings.world_size = size
+
+
+def check() -> str:
+    return f"world{Settings.world_size}"
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md): reports render from it."""
+    n = Settings.world_size
+    return {
+        "noun": "distributed API",
+        "nouns": "collectives and parallel APIs",
+        "checks": {check(): f"every rank of a world of {n} processes, one {device_type()} device each, against the "
+                            f"same computation on the CPU in one process"},
+        "native_phrase": f"pass natively on {n} ranks at every dtype",
+    }
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for subject, case in cases.CASES.items():
+        for dtype in case.dtypes:
+            yield {"id": f"distributed/{subject}/{dtype}/{check()}", "suite": "distributed", "subject": subject,
+                   "dtype": dtype, "check": check()}
+
+
+def _world(ctx) -> tuple[World, float | None]:
+    """The live world, or a new one (and the seconds it took to start)."""
+    if _live:
+        return _live[0], None
+    world = World(ctx.backend.__name__, device_type(), Settings.world_size)
+    _live.append(world)
+    return world, world.start_seconds
+
+
+def _end_world() -> None:
+    while _live:
+        _live.pop().kill()
+
+
+def _die_like(died: RankDied) -> None:
+    """Ends this worker as the rank ended, after killing the world, so that the harness records the
+    case as a crash with the rank's signal; stderr (the crash's evidence) says which rank it was."""
+    _end_world()
+    print(f"distributed: {died}; the world was killed", file=sys.stderr, flush=True)
+    if died.returncode < 0:
+        signal.signal(-died.returncode, signal.SIG_DFL)
+        os.kill(os.getpid(), -died.returncode)
+    os._exit(died.returncode or 1)
+
+
+def _summed_collectives(replies: list[dict[str, Any]]) -> dict[str, Any] | str:
+    if any(r.get("collectives") is None for r in replies):
+        return "unavailable"
+    total: dict[str, dict[str, int]] = {}
+    for reply in replies:
+        for name, count in reply["collectives"].items():
+            entry = total.setdefault(name, {"calls": 0, "bytes": 0})
+            entry["calls"] += count["calls"]
+            entry["bytes"] += count["bytes"]
+    return total
+
+
+def _judge(case: cases.Case, dtype: str, replies: list[dict[str, Any]], ctx, evidence: dict[str, Any]) -> str:
+    failed = [k for k, r in enumerate(replies) if "error" in r]
+    if failed:
+        first = replies[failed[0]]
+        evidence.update(first["error"], rank=failed[0], traceback=first["traceback"])
+        stuck = [k for k, r in enumerate(replies) if r.get("stuck")]
+        if stuck:
+            evidence["stuck_ranks"] = stuck
+            evidence["message"] += f" (then rank(s) {', '.join(map(str, stuck))} waited in a collective)"
+        return Outcome.ERROR
+    rtol, atol = TRAINING_TOLERANCE if case.training else TOLERANCES[dtype]
+    evidence.update(rtol=rtol, atol=atol)
+    try:
+        expected = case.reference(Settings.world_size, cases.DTYPES.get(dtype, torch.float32), ctx.seed)
+    except Exception as exc:
+        raise RuntimeError(f"the CPU reference of {case.subject} failed: {type(exc).__name__}: {exc}") from exc
+    worst = [0.0, 0.0]
+    for k, reply in enumerate(replies):
+        checks = [(f"rank {k} against the CPU", expected[k], rtol, atol)]
+        if case.same_on_every_rank and k > 0:
+            checks.insert(0, (f"rank {k} against rank 0", replies[0]["result"], 0.0, 0.0))
+        for what, reference, r, a in checks:
+            try:
+                errors = compare(reply["result"], reference, r, a)
+            except Mismatch as mismatch:
+                evidence.update(rank=k, max_abs_error=mismatch.max_abs, max_rel_error=mismatch.max_rel,
+                                message=f"{what}: {str(mismatch)[:2000]}")
+                return Outcome.FAIL
+            worst = [max(worst[0], errors[0]), max(worst[1], errors[1])]
+    evidence.update(max_abs_error=worst[0], max_rel_error=worst[1])
+    return Outcome.PASS
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype, check_name = case_id.split("/")
+    if suite != "distributed" or subject not in cases.CASES or check_name != check() \
+            or dtype not in cases.CASES[subject].dtypes:
+        raise KeyError(f"unknown case {case_id}")
+    case = cases.CASES[subject]
+    evidence: dict[str, Any] = {"world_size": Settings.world_size}
+    try:
+        world, start_seconds = _world(ctx)
+        if start_seconds is not None:
+            evidence["world_start_seconds"] = start_seconds
+        replies = world.run(subject, dtype, ctx.seed)
+    except RankDied as died:
+        _die_like(died)
+        raise  # not reached
+    except WorldFailed as exc:
+        _end_world()
+        return Outcome.ERROR, {**evidence, "exception_type": "WorldFailed", "message": str(exc), "stage": "world"}
+    evidence["collectives"] = _summed_collectives([r for r in replies if not r.get("stuck")])
+    evidence["rank_seconds"] = [r.get("seconds") for r in replies]
+    for reply in replies:
+        ctx.add_tracked_ops(reply.get("native_ops", {}), reply.get("fallback_ops", {}))
+    outcome = _judge(case, dtype, replies, ctx, evidence)
+    if outcome != Outcome.PASS:
+        _end_world()  # a failed collective can leave the process group unusable
+    return outcome, evidence
