@@ -19,6 +19,7 @@ import time
 import torch
 import torch.distributed as dist
 import torch_neuronsim
+# The worker and the ranks read op tracking and collective counters from the backend module.
 from torch_neuronsim import (  # noqa: F401
     clear_collective_stats,
     clear_op_tracking,

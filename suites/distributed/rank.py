@@ -4,16 +4,15 @@ It imports the backend, joins the world's process group (the store is the leader
 127.0.0.1:<port>; the group is "cpu:gloo,<device>:<the device's c10d backend>"), says it is
 ready, then runs the cases the leader sends until told to stop. Messages are pickled (plainly: tensors
 by value) over two pipes (multiprocessing.connection): requests {"subject", "dtype", "seed"} or None to stop;
-replies {"result", "collectives", "native_ops", "fallback_ops", "seconds"} or {"error", "traceback"}.
+replies {"result", "collectives", "native_ops", "fallback_ops", "seconds"} or {"raised", "traceback"} (the exception).
 The leader set PR_SET_PDEATHSIG before exec: this process dies with it.
 """
 
 from __future__ import annotations
 
 import argparse
-import pickle
 import importlib
-import sys
+import pickle
 import time
 import traceback
 from datetime import timedelta
@@ -82,7 +81,7 @@ def main() -> None:
                               request["seed"], world_mesh)
             reply: dict[str, Any] = {"result": case.run(rank)}
         except Exception as exc:
-            reply = {"error": exception_evidence(exc), "traceback": traceback.format_exc()[-3000:]}
+            reply = {"raised": exception_evidence(exc), "traceback": traceback.format_exc()[-3000:]}
         reply.update(seconds=time.perf_counter() - began,
                      collectives=_call(backend, "get_collective_stats", None),
                      native_ops=dict(_call(backend, "get_executed_ops", {})),

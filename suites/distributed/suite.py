@@ -145,10 +145,10 @@ def _summed_collectives(replies: list[dict[str, Any]]) -> dict[str, Any] | str:
 
 
 def _judge(case: cases.Case, dtype: str, replies: list[dict[str, Any]], ctx, evidence: dict[str, Any]) -> str:
-    failed = [k for k, r in enumerate(replies) if "error" in r]
+    failed = [k for k, r in enumerate(replies) if "raised" in r]
     if failed:
         first = replies[failed[0]]
-        evidence.update(first["error"], rank=failed[0], traceback=first["traceback"])
+        evidence.update(first["raised"], rank=failed[0], traceback=first["traceback"])
         stuck = [k for k, r in enumerate(replies) if r.get("stuck")]
         if stuck:
             evidence["stuck_ranks"] = stuck

@@ -102,7 +102,7 @@ class World:
                     replies[k] = pickle.loads(conn.recv_bytes())
                 except EOFError:
                     raise RankDied(k, self.processes[k].wait(), during) from None
-                if ("error" in replies[k] or "fatal" in replies[k]) and deadline is None and stuck_after is not None:
+                if ("raised" in replies[k] or "fatal" in replies[k]) and deadline is None and stuck_after is not None:
                     deadline = time.monotonic() + stuck_after
         return [replies[k] for k in range(self.size)]
 
