@@ -44,6 +44,9 @@ const std::map<std::string, std::string>& known_variables() {
       {"NEURONSIM_CACHE_DIR",
        "directory of the on-disk compile cache (default ~/.cache/torch_neuronsim)"},
       {"NEURONSIM_DISABLE_CACHE", "1 disables the on-disk compile cache (default 0)"},
+      {"NEURONSIM_DUMP_DIR",
+       "torch.compile: write each graph's StableHLO module there, for debugging (default: "
+       "unset, no dumps)"},
       {"NEURONSIM_FALLBACK",
        "ops outside the native set: allow (run on the CPU), warn (run on the CPU and warn "
        "once per op) or error (raise NotImplementedError) (default allow)"},

@@ -50,6 +50,10 @@ from ._C import (  # noqa: E402
 import torch.distributed as _dist  # noqa: E402
 from ._C import clear_collective_stats, get_collective_stats  # noqa: E402
 
+# torch.compile(backend="neuron") (torch_neuronsim/compiler/): its statistics, named as in
+# TorchNeuron. The backend itself is found through the torch_dynamo_backends entry point.
+from .compiler import compile_stats, reset_compile_stats  # noqa: E402
+
 if _dist.is_available():
     from . import distributed as _distributed
 
@@ -68,6 +72,8 @@ __all__ = [
     "set_matmul_mode",
     "get_matmul_mode",
     "get_collective_stats",
+    "compile_stats",
+    "reset_compile_stats",
     "clear_collective_stats",
     "environment_variables",
 ]

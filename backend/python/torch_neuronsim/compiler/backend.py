@@ -1,0 +1,114 @@
+"""The Dynamo backend "neuron": `torch.compile(model, backend="neuron")`.
+
+The pipeline TorchNeuron uses: Dynamo captures a graph; AOTAutograd splits it into forward and
+backward graphs of core ATen ops (core_aten_decompositions); torch-mlir lowers each to StableHLO,
+the compiled artifact, cached in memory and on disk (graph_cache.py). The device is emulated, so
+the StableHLO module is not executed: the lowered ATen graph runs with the eager engine's device
+kernels, dtype rules and fallback mode. Shapes are static, as on Trainium: symbolic shapes
+(`dynamic=True`, `mark_dynamic`) are refused, automatic dynamic shapes are turned off on the
+backend's first use, and a new input shape is a recompile.
+
+compile_stats() counts graphs, cache hits, lowering failures and seconds; NEURONSIM_DUMP_DIR
+receives each graph's StableHLO for debugging.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+from . import device_interface, graph_cache
+from .lowering import CompileError, lower
+from .stats import STATS
+
+device_interface.register()
+_static_shapes_set = False
+
+
+def _refuse_symbolic_shapes(example_inputs: list[Any]) -> None:
+    for index, value in enumerate(example_inputs):
+        symbolic = isinstance(value, torch.SymInt) or (
+            isinstance(value, torch.Tensor)
+            and any(isinstance(s, torch.SymInt) for s in (*value.shape, *value.stride())))
+        if symbolic:
+            STATS.dynamic_refused += 1
+            raise CompileError(
+                f"neuron compiles static shapes only, and graph input {index} has a symbolic shape "
+                f"({tuple(value.shape) if isinstance(value, torch.Tensor) else value}): compile with dynamic=False "
+                f"and without torch._dynamo.mark_dynamic; each new shape is then a recompile")
+
+
+def _turn_off_automatic_dynamic_shapes() -> None:
+    """Dynamo would make a dimension symbolic after it saw two sizes of it; neuron recompiles instead."""
+    global _static_shapes_set
+    if _static_shapes_set:
+        return
+    _static_shapes_set = True
+    import torch._dynamo.config as config
+
+    if config.automatic_dynamic_shapes:
+        config.automatic_dynamic_shapes = False
+        warnings.warn("torch_neuronsim: torch._dynamo.config.automatic_dynamic_shapes turned off: the neuron backend "
+                      "compiles static shapes only, so a new input shape is a recompile")
+
+
+def _dump(cache_key: str, stablehlo: str) -> None:
+    directory = os.environ.get("NEURONSIM_DUMP_DIR")
+    if directory:
+        Path(directory).mkdir(parents=True, exist_ok=True)
+        (Path(directory) / f"{cache_key[:16]}.stablehlo.mlir").write_text(stablehlo)
+
+
+def _compiler(kind: str) -> Callable:
+    """AOTAutograd's forward or backward compiler: the graph's StableHLO from the cache or from
+    torch-mlir; what runs is the ATen graph itself, on the device's kernels."""
+    from functorch.compile import make_boxed_func
+
+    def compile_graph(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
+        _refuse_symbolic_shapes(example_inputs)
+        STATS.graphs_compiled += 1
+        cache_key = graph_cache.key(gm, example_inputs, kind)
+        stablehlo, where = graph_cache.lookup(cache_key)
+        if where == "memory":
+            STATS.memory_hits += 1
+        elif where == "disk":
+            STATS.disk_hits += 1
+        elif where == "rejected":
+            STATS.disk_rejected += 1
+        if stablehlo is None:
+            started = time.perf_counter()
+            try:
+                stablehlo = lower(gm, f"{kind}_{cache_key[:12]}")
+            except CompileError:
+                STATS.lowering_failures += 1
+                raise
+            finally:
+                STATS.lowering_seconds += time.perf_counter() - started
+            STATS.lowered += 1
+            graph_cache.store(cache_key, stablehlo)
+        _dump(cache_key, stablehlo)
+        return make_boxed_func(gm.forward)
+
+    return compile_graph
+
+
+def neuron_backend(gm: torch.fx.GraphModule, example_inputs: list[Any], **kwargs: Any) -> Callable:
+    """The Dynamo backend named "neuron" (entry point group torch_dynamo_backends)."""
+    from torch._decomp import core_aten_decompositions
+    from torch._dynamo.backends.common import aot_autograd
+
+    started = time.perf_counter()
+    _turn_off_automatic_dynamic_shapes()
+    _refuse_symbolic_shapes(example_inputs)
+    try:
+        compiled = aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
+                                decompositions=core_aten_decompositions(), keep_inference_input_mutations=True)(
+            gm, example_inputs, **kwargs)
+    finally:
+        STATS.compile_seconds += time.perf_counter() - started
+    return compiled

@@ -1,0 +1,102 @@
+"""The compiled artifacts of torch.compile on neuron: each graph's StableHLO module, kept in
+memory and on disk (NEURONSIM_CACHE_DIR/graphs/, off with NEURONSIM_DISABLE_CACHE=1), as the
+eager engine keeps its executables: keyed by what decides the compilation, versioned,
+checksummed, written atomically; an entry that does not verify is warned about and recompiled,
+never trusted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from .. import _C
+
+FORMAT = 1
+_memory: dict[str, str] = {}
+
+
+def _signature(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return [str(value.dtype), list(value.shape), list(value.stride()), value.device.type]
+    return repr(value)
+
+
+def key(gm: torch.fx.GraphModule, example_inputs: list[Any], kind: str) -> str:
+    """What decides a graph's compilation: its structure (the code FX generates, and the values
+    of tensor constants), every input's dtype, shape and strides, the engine's modes, and the
+    versions of torch and torch-mlir."""
+    import torch_mlir
+
+    digest = hashlib.sha256()
+    parts = {
+        "format": FORMAT, "kind": kind, "code": gm.code,
+        "inputs": [_signature(v) for v in example_inputs],
+        "modes": [_C.get_fallback_mode(), _C.get_64bit_mode(), _C.get_matmul_mode()],
+        "versions": [torch.__version__, getattr(torch_mlir, "__version__", "?")],
+    }
+    digest.update(json.dumps(parts, sort_keys=True).encode())
+    for name, buffer in sorted(gm.named_buffers()) + sorted(gm.named_parameters()):
+        digest.update(name.encode())
+        digest.update(buffer.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+    return digest.hexdigest()
+
+
+def _directory() -> Path | None:
+    root = _C._compile_cache_dir()  # empty when the on-disk cache is off
+    return Path(root) / "graphs" if root else None
+
+
+def _path(cache_key: str) -> Path | None:
+    directory = _directory()
+    return directory / f"{cache_key}.stablehlo" if directory else None
+
+
+def lookup(cache_key: str) -> tuple[str | None, str]:
+    """(StableHLO text, where: "memory", "disk", "rejected" or "miss")."""
+    if cache_key in _memory:
+        return _memory[cache_key], "memory"
+    path = _path(cache_key)
+    if path is None or not path.is_file():
+        return None, "miss"
+    try:
+        header, _, body = path.read_text().partition("\n")
+        meta = json.loads(header)
+        ok = (meta.get("format") == FORMAT and meta.get("key") == cache_key
+              and meta.get("sha256") == hashlib.sha256(body.encode()).hexdigest())
+    except (OSError, ValueError, UnicodeDecodeError):
+        ok = False
+    if not ok:
+        warnings.warn(f"torch_neuronsim: compiled graph {path} is corrupt or of another format; recompiling it")
+        return None, "rejected"
+    _memory[cache_key] = body
+    return body, "disk"
+
+
+def store(cache_key: str, stablehlo: str) -> None:
+    _memory[cache_key] = stablehlo
+    path = _path(cache_key)
+    if path is None:
+        return
+    header = json.dumps({"format": FORMAT, "key": cache_key,
+                         "sha256": hashlib.sha256(stablehlo.encode()).hexdigest()})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Written next to its final name, then renamed: a reader sees all of it or nothing.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{cache_key}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as out:
+            out.write(header + "\n" + stablehlo)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def clear_memory() -> None:
+    _memory.clear()

@@ -1,0 +1,82 @@
+"""Lowering an ATen graph to StableHLO through torch-mlir, as TorchNeuron's compile path does
+(torch_mlir.fx.stateless_fx_import, output_type="stablehlo"). A graph torch-mlir cannot lower is
+a CompileError naming the op, as on the real device."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import torch
+
+# How torch-mlir's diagnostics name an op it could not convert: an operator it has no definition
+# for ('torch.operator' ... name = "torch.aten.cummax"), or one it could not legalize
+# ('torch.aten.foo').
+_OPERATOR = re.compile(r'name = "torch\.(\w+)\.(\w+)"')
+_LEGALIZE = re.compile(r"failed to legalize operation 'torch\.(aten|prims)\.(\w+)'")
+
+
+class CompileError(RuntimeError):
+    """torch.compile on neuron could not compile a graph; `op` is the ATen op to blame, if known."""
+
+    def __init__(self, message: str, op: str | None = None) -> None:
+        super().__init__(message)
+        self.op = op
+
+
+def _without_none_outputs(gm: torch.fx.GraphModule) -> torch.fx.GraphModule:
+    """A copy whose outputs leave out None (a backward graph's gradients of inputs that need none):
+    StableHLO functions return tensors only."""
+    lowered = copy.deepcopy(gm)
+    output = next(node for node in lowered.graph.nodes if node.op == "output")
+    values = output.args[0]
+    if isinstance(values, (list, tuple)):
+        output.args = (type(values)(v for v in values if v is not None),)
+        lowered.recompile()
+    return lowered
+
+
+def _data_dependent(gm: torch.fx.GraphModule) -> str | None:
+    """The first op whose output shape depends on the data (an unbacked size, such as nonzero's)."""
+    for node in gm.graph.nodes:
+        value = node.meta.get("val")
+        if node.op == "call_function" and isinstance(value, torch.Tensor) and any(
+                isinstance(s, torch.SymInt) for s in value.shape):
+            return str(node.target).removesuffix(".default").replace(".", "::", 1)
+    return None
+
+
+def _refusal(gm: torch.fx.GraphModule, diagnostics: list[str]) -> CompileError:
+    text = "\n".join(diagnostics)
+    if op := _data_dependent(gm):
+        return CompileError(f"neuron: {op} has a data-dependent output shape, and neuron compiles static shapes "
+                            f"only (torch-mlir: {diagnostics[0][:300] if diagnostics else 'no diagnostics'})", op)
+    match = _OPERATOR.search(text) or _LEGALIZE.search(text)
+    op = f"{match.group(1)}::{match.group(2)}" if match else None
+    first = diagnostics[0] if diagnostics else "no diagnostics"
+    what = f"{op} cannot be lowered" if op else "the graph cannot be lowered"
+    return CompileError(f"neuron: {what} to StableHLO by torch-mlir: {first[:400]}", op)
+
+
+def lower(gm: torch.fx.GraphModule, name: str) -> str:
+    """The graph's StableHLO module, as text. CompileError when torch-mlir cannot lower it."""
+    from torch_mlir import ir
+    from torch_mlir.dialects import torch as torch_dialect
+    from torch_mlir.extras.fx_importer import FxImporter
+    from torch_mlir.fx import stateless_fx_import
+
+    context = ir.Context()
+    torch_dialect.register_dialect(context)
+    diagnostics: list[str] = []
+
+    def collect(diagnostic) -> bool:  # kept for the error, instead of printed to stderr
+        diagnostics.append(str(diagnostic.message))
+        return True
+
+    context.attach_diagnostic_handler(collect)
+    try:
+        module = stateless_fx_import(_without_none_outputs(gm), output_type="stablehlo",
+                                     fx_importer=FxImporter(context=context), model_name=name)
+    except Exception as exc:
+        raise _refusal(gm, diagnostics or [str(exc).strip().splitlines()[0]]) from exc
+    return str(module)
