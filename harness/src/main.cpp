@@ -266,6 +266,11 @@ int main(int argc, char** argv) {
       "--probe", check.probe,
       "Also run the tiny model on the device and the CPU, and show where the prediction "
       "and the observation disagree");
+  check_cmd->add_flag(
+      "--compile", check.compile,
+      "Also compile the tiny model with torch.compile (the backend's Dynamo backend, static "
+      "shapes) and say whether it compiles into one graph: graph breaks and their reasons, an "
+      "op that cannot be compiled, the compiled output against the CPU's");
   check_cmd->add_option("--backend-module", check.backend_module, "Backend module")
       ->capture_default_str();
   check_cmd->add_option("--device", check.device, "Device string")->capture_default_str();

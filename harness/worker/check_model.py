@@ -11,7 +11,9 @@ the op would reach the CPU fallback. A composite op (a kernel for every backend,
 ops) is replayed once on the device, with zero-filled inputs of the captured shapes and the
 backend's op tracking, so that `reaches` says what the device is really asked to run. --probe
 runs the (tiny) model for real, on the device and on the CPU, and reports what fell back or
-failed, and how far the outputs are apart.
+failed, and how far the outputs are apart. --compile compiles the (tiny) model with the backend's
+Dynamo backend and reports the graphs, graph breaks and their reasons, a compile failure (its
+stage and op) and how far the compiled output is from the CPU's.
 """
 
 from __future__ import annotations
@@ -306,6 +308,38 @@ def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     return result
 
 
+def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
+    """Compiles the tiny model's forward with the backend's Dynamo backend (static shapes, graph
+    breaks allowed) and runs it against the CPU's eager result: does it compile into one graph?"""
+    import torch
+
+    import compilation
+    from comparison import errors, to_device
+
+    if missing := compilation.missing_backend():
+        raise Fatal(f"--compile: {missing}")
+    model, inputs = rebuild_tiny()
+    model = model.eval()
+    device_model = copy.deepcopy(model).to(device)
+    compilation.reset()
+    counted = compilation.CountedBackend()
+    before = compilation.backend_stats(backend)
+    result: dict[str, Any] = {}
+    try:
+        with torch.no_grad():
+            expected = call(model, inputs)
+            actual = call(torch.compile(device_model, backend=counted, dynamic=False), to_device(inputs, device))
+        result["max_abs_error"] = errors(first_tensor(actual), first_tensor(expected))[0]
+        result["outcome"] = "compiled"
+    except Exception as exc:
+        result.update(compilation.failure(exc), outcome=Outcome.ERROR)
+        result["message"] = result["message"][:1000]
+    result.update(graphs=counted.graphs, compile_seconds=counted.seconds,
+                  backend_compile_stats=compilation.stats_delta(before, compilation.backend_stats(backend)))
+    result.setdefault("graph_breaks", compilation.graph_breaks())
+    return result
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
@@ -316,6 +350,7 @@ def main() -> None:
     parser.add_argument("--dtype", default="float32")
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--probe", action="store_true")
+    parser.add_argument("--compile", action="store_true")
     parser.add_argument("--backend-module", default="torch_neuronsim")
     parser.add_argument("--device", default="neuron")
     args = parser.parse_args()
@@ -331,8 +366,8 @@ def main() -> None:
         if not isinstance(dtype, torch.dtype):
             raise Fatal(f"--dtype {args.dtype}: not a torch dtype")
         if args.exported:
-            if args.probe or args.train:
-                raise Fatal("--exported: --probe and --train need a model to run; use --script or --hf")
+            if args.probe or args.train or args.compile:
+                raise Fatal("--exported: --probe, --train and --compile need a model to run; use --script or --hf")
             ops = exported_ops(Path(args.exported), Context(backend, args.device, 0))
             model_info = {"kind": "exported", "exported": args.exported}
         else:
@@ -346,6 +381,8 @@ def main() -> None:
                                     "ops": ops}
         if args.probe:
             document["probe"] = probe(rebuild, backend, args.device)
+        if args.compile:
+            document["compile"] = compile_check(rebuild, backend, args.device)
         document["capture_seconds"] = time.perf_counter() - started
         print(json.dumps(strict_json(document), allow_nan=False))
     except Fatal as fatal:

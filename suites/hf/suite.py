@@ -8,6 +8,9 @@ Case ids: hf/<architecture class>/<dtype>/<check>, dtypes float32 and bfloat16, 
   static_shapes  a second forward at the same shapes needs no new executable; a new sequence length
                  may, and the count (compiled or loaded from the disk cache) is recorded (needs the
                  backend's compile_cache_stats()).
+  compiled_forward  the model compiled with torch.compile(backend="neuron", dynamic=False), logits
+                 against the CPU's eager ones; the graphs compiled, Dynamo's graph breaks with
+                 their reasons, compile seconds and the backend's compile_stats() are recorded.
 Every case records the parameter count, wall time including compilation, peak device memory and
 the aten op an error names; the worker adds the ops that ran natively and through the fallback.
 An architecture that cannot be built is an `error` at stage `build`, never dropped.
@@ -24,12 +27,13 @@ import torch
 import transformers
 
 import comparison
+import compilation
 from comparison import Mismatch, to_device
 from evidence import exception_evidence
 from vocabulary import Outcome
 from shrink import causal_lm_architectures, most_used, overrides, tiny_config
 
-CHECKS = ("forward", "generate", "backward", "static_shapes")
+CHECKS = ("forward", "generate", "backward", "static_shapes", "compiled_forward")
 # The checks an architecture must pass natively to count as running on the device.
 NATIVE_CHECKS = ("forward", "generate", "backward")
 
@@ -44,6 +48,8 @@ def describe_suite() -> dict[str, Any]:
             "generate": f"greedy decoding of {NEW_TOKENS} tokens gives the CPU's tokens",
             "backward": "the loss and the gradients of a few named parameters match",
             "static_shapes": "a second forward at the same shapes compiles nothing new",
+            "compiled_forward": "the model compiled (torch.compile, the backend's Dynamo backend, static shapes): "
+                                "logits against the CPU's eager ones; graphs, graph breaks and compile time recorded",
         },
         "native_checks": list(NATIVE_CHECKS),
         "native_phrase": "pass " + ", ".join(NATIVE_CHECKS[:-1]) + f" and {NATIVE_CHECKS[-1]} natively",
@@ -205,6 +211,29 @@ def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS
 
 
+def check_compiled_forward(cpu, dev, dtype, ctx, evidence) -> str:
+    batch = inputs(ctx.seed)
+    compilation.reset()
+    counted = compilation.CountedBackend()
+    before = compilation.backend_stats(ctx.backend)
+    compiled = torch.compile(dev, backend=counted, dynamic=False)
+    with torch.no_grad():
+        try:
+            expected = cpu(**batch).logits
+        except Exception as exc:
+            raise Stage("cpu_reference", exc) from exc
+        try:
+            actual = compiled(**to_device(batch, ctx.device)).logits
+        except Exception as exc:
+            evidence.update(compilation.failure(exc))
+            return Outcome.ERROR
+        finally:
+            evidence.update(graphs=counted.graphs, graph_breaks=compilation.graph_breaks(),
+                            compile_seconds=round(counted.seconds, 3),
+                            backend_compile_stats=compilation.stats_delta(before, compilation.backend_stats(ctx.backend)))
+    return Outcome.PASS if compare("compiled logits", actual, expected, dtype, evidence) else Outcome.FAIL
+
+
 def broken_ties(cpu: torch.nn.Module, dev: torch.nn.Module) -> list[str]:
     """Parameters shared on the CPU (tied weights) that are separate after the move: Module.to
     keeps ties only when it can swap tensor data in place, which PyTorch allows between CPU and
@@ -218,7 +247,7 @@ def broken_ties(cpu: torch.nn.Module, dev: torch.nn.Module) -> list[str]:
 
 
 RUNNERS = {"forward": check_forward, "generate": check_generate, "backward": check_backward,
-           "static_shapes": check_static_shapes}
+           "static_shapes": check_static_shapes, "compiled_forward": check_compiled_forward}
 def device_module(device: str):
     return getattr(torch, device.split(":")[0], None)
 
@@ -227,6 +256,8 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     suite, arch, dtype_name, check = case_id.split("/")
     if suite != "hf" or arch not in causal_lm_architectures() or dtype_name not in DTYPES or check not in RUNNERS:
         raise KeyError(f"unknown case {case_id}")
+    if check == "compiled_forward" and (missing := compilation.missing_backend()):
+        return Outcome.ERROR, {"exception_type": "Unobservable", "where": "harness", "message": missing}
     if check == "static_shapes" and not ctx.compile_cache():
         return Outcome.ERROR, {"exception_type": "Unobservable", "where": "harness",
                          "message": "the backend reports no compile_cache_stats(): static_shapes cannot be observed"}

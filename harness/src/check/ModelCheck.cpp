@@ -320,6 +320,36 @@ void add_probe(json& result, const json& probe, const Judgement& j,
   result["probe"]["disagreements"] = disagreements;
 }
 
+// Whether the model compiles into one graph: a compile failure blocks it (exit 2), graph breaks
+// or a compiled result that differs leave it runnable but not as one graph (at least exit 1).
+void add_compile(json& result, const json& compiled) {
+  std::string says;
+  int exit_code = 0;
+  const auto graphs = compiled.value("graphs", 0);
+  const auto breaks = compiled.value("graph_breaks", json::array());
+  if (compiled.value("outcome", "") == name(Outcome::kError)) {
+    exit_code = 2;
+    const std::string stage = compiled.value("stage", std::string("compile"));
+    says = stage == "graph_break"
+               ? fmt::format("does not compile into one graph: {}",
+                             breaks.empty() ? std::string("a graph break") : breaks[0].get<std::string>())
+               : fmt::format("does not compile ({}{}): {}", stage,
+                             compiled.contains("failing_op")
+                                 ? ", " + compiled["failing_op"].get<std::string>()
+                                 : std::string(),
+                             compiled.value("message", std::string()).substr(0, 160));
+  } else if (graphs != 1 || !breaks.empty()) {
+    exit_code = 1;
+    says = fmt::format("compiles into {} graphs ({} graph break reason(s))", graphs, breaks.size());
+  } else {
+    says = "compiles into one graph";
+  }
+  result["compile"] = compiled;
+  result["compile"]["verdict"] = says;
+  result["verdict"] = fmt::format("{}; torch.compile: {}", result["verdict"].get<std::string>(), says);
+  result["exit_code"] = std::max(result["exit_code"].get<int>(), exit_code);
+}
+
 }  // namespace
 
 json judge_model(const json& capture, Store& store, const std::string& run_id,
@@ -344,6 +374,7 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
                  {"ops", j.ops},
                  {"capture_seconds", capture.value("capture_seconds", 0.0)}};
   if (capture.contains("probe")) add_probe(result, capture["probe"], j, model_dtype);
+  if (capture.contains("compile")) add_compile(result, capture["compile"]);
   return result;
 }
 
@@ -422,6 +453,17 @@ std::string model_check_text(const json& r) {
                       d["predicted"].get<std::string>(), d["observed"].get<std::string>());
     if (p["disagreements"].empty()) out += "  the probe agrees with the prediction\n";
   }
+  if (r.contains("compile")) {
+    const json& c = r["compile"];
+    out += fmt::format("\ntorch.compile (the tiny model, static shapes): {}; {} graph(s), {:.2f} s",
+                       c["verdict"].get<std::string>(), c.value("graphs", 0),
+                       c.value("compile_seconds", 0.0));
+    if (c.contains("max_abs_error") && c["max_abs_error"].is_number())
+      out += fmt::format(", max abs error against the CPU {:.3g}", c["max_abs_error"].get<double>());
+    out += "\n";
+    for (const auto& reason : c.value("graph_breaks", json::array()))
+      out += fmt::format("  graph break: {}\n", reason.get<std::string>());
+  }
   out += fmt::format("\nverdict: {}\n", r["verdict"].get<std::string>());
   return out;
 }
@@ -447,6 +489,12 @@ std::string model_check_markdown(const json& r) {
     for (const auto& d : r["probe"]["disagreements"])
       md += fmt::format("- `{}`: predicted {}, observed {}\n", d["op"].get<std::string>(),
                         d["predicted"].get<std::string>(), d["observed"].get<std::string>());
+  }
+  if (r.contains("compile")) {
+    md += fmt::format("\ntorch.compile: {} ({} graph(s)).\n", r["compile"]["verdict"].get<std::string>(),
+                      r["compile"].value("graphs", 0));
+    for (const auto& reason : r["compile"].value("graph_breaks", json::array()))
+      md += fmt::format("- graph break: {}\n", md_cell(reason.get<std::string>()));
   }
   return md;
 }

@@ -33,6 +33,7 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   if (o.full_size) args.push_back("--full-size");
   if (o.train) args.push_back("--train");
   if (o.probe) args.push_back("--probe");
+  if (o.compile) args.push_back("--compile");
   bp::ipstream out;
   bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out,
                   DiesWithParent{});

@@ -99,6 +99,7 @@ struct CheckModelOptions {
   bool json = false;
   bool markdown = false;
   bool probe = false;
+  bool compile = false;
   std::string backend_module = "torch_neuronsim";
   std::string device = "neuron";
 };

@@ -87,11 +87,12 @@ enum class Category {
   kPrecision,
   kFlaky,
   kCrash,
+  kGraphBreak,
 };
 
 using CategoryInfo = Named<Category>;
 
-inline constexpr std::array<CategoryInfo, 8> kCategories = {{
+inline constexpr std::array<CategoryInfo, 9> kCategories = {{
     {Category::kUnsupportedOp, "unsupported_op", "the backend has no working kernel for the op"},
     {Category::kDynamicShape, "dynamic_shape", "needs shapes known only at run time"},
     {Category::kSparse, "sparse", "sparse layouts"},
@@ -100,6 +101,7 @@ inline constexpr std::array<CategoryInfo, 8> kCategories = {{
     {Category::kPrecision, "precision", "the device computes with less precision than the CPU"},
     {Category::kFlaky, "flaky", "fails only sometimes"},
     {Category::kCrash, "crash", "kills the worker: never run"},
+    {Category::kGraphBreak, "graph_break", "torch.compile cannot capture the code in one graph"},
 }};
 
 // What a skip-list entry does with the cases it matches.

@@ -68,8 +68,15 @@ def _compiler(kind: str) -> Callable:
     """AOTAutograd's forward or backward compiler: the graph's StableHLO from the cache or from
     torch-mlir; what runs is the ATen graph itself, on the device's kernels."""
     from functorch.compile import make_boxed_func
+    from torch._subclasses.fake_tensor import unset_fake_temporarily
 
     def compile_graph(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
+        # AOTAutograd may call this with its FakeTensorMode still active; the graph's constants
+        # (hashed into the key, copied for lowering) are real tensors.
+        with unset_fake_temporarily():
+            return compile_real(gm, example_inputs)
+
+    def compile_real(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
         _refuse_symbolic_shapes(example_inputs)
         STATS.graphs_compiled += 1
         cache_key = graph_cache.key(gm, example_inputs, kind)

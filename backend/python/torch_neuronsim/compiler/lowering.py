@@ -12,7 +12,7 @@ import torch
 # How torch-mlir's diagnostics name an op it could not convert: an operator it has no definition
 # for ('torch.operator' ... name = "torch.aten.cummax"), or one it could not legalize
 # ('torch.aten.foo').
-_OPERATOR = re.compile(r'name = "torch\.(\w+)\.(\w+)"')
+_OPERATOR = re.compile(r'name = "torch\.(\w+)\.([\w.]+)"')
 _LEGALIZE = re.compile(r"failed to legalize operation 'torch\.(aten|prims)\.(\w+)'")
 
 

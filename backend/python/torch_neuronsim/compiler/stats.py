@@ -26,6 +26,5 @@ def compile_stats() -> dict[str, float]:
 
 
 def reset_compile_stats() -> None:
-    global STATS
     for name, value in asdict(CompileStats()).items():
         setattr(STATS, name, value)

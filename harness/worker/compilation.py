@@ -1,0 +1,93 @@
+"""torch.compile as the suites observe it (the compile suite, hf's compiled_forward): the
+backend under test counted, Dynamo's graph breaks, and a compile failure classified by stage."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+import torch
+
+from evidence import exception_evidence
+
+DYNAMO_BACKEND = "neuron"  # the Dynamo backend's name, as TorchNeuron registers it
+
+
+def missing_backend() -> str | None:
+    """Why the compile checks cannot run (no Dynamo backend of that name), or None."""
+    import torch._dynamo
+
+    if DYNAMO_BACKEND in torch._dynamo.list_backends(exclude_tags=()):
+        return None
+    return (f"no Dynamo backend named '{DYNAMO_BACKEND}' is registered: compiling needs the backend module's "
+            f"torch.compile backend (entry point group torch_dynamo_backends, or "
+            f"torch._dynamo.register_backend(name='{DYNAMO_BACKEND}'))")
+
+
+class CountedBackend:
+    """The Dynamo backend under test, counting the graphs Dynamo hands it and the seconds it takes."""
+
+    def __init__(self) -> None:
+        import torch._dynamo
+
+        self.backend = torch._dynamo.lookup_backend(DYNAMO_BACKEND)
+        self.graphs = 0
+        self.seconds = 0.0
+
+    def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
+        self.graphs += 1
+        started = time.perf_counter()
+        try:
+            return self.backend(gm, example_inputs)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+
+def reset() -> None:
+    """Forget every compiled graph and Dynamo's counters: the next call compiles afresh."""
+    import torch._dynamo
+    from torch._dynamo.utils import counters
+
+    torch._dynamo.reset()
+    counters.clear()
+
+
+def graph_breaks() -> list[str]:
+    """The reasons Dynamo broke graphs since reset(), most frequent first."""
+    from torch._dynamo.utils import counters
+
+    return [reason for reason, _ in counters["graph_break"].most_common()]
+
+
+def failure(exc: BaseException) -> dict[str, Any]:
+    """A compile or run failure's evidence, with its stage: `graph_break` (Dynamo could not capture
+    one graph: the reason), `lowering` (the backend could not compile a graph: the op it names),
+    or `execute` (the compiled code raised)."""
+    import torch._dynamo.exc as dynamo_exc
+
+    if isinstance(exc, dynamo_exc.BackendCompilerFailed):
+        inner = getattr(exc, "inner_exception", None) or exc.__cause__ or exc
+        evidence = {**exception_evidence(inner), "stage": "lowering"}
+        if getattr(inner, "op", None):
+            evidence["failing_op"] = inner.op
+        return evidence
+    if isinstance(exc, dynamo_exc.Unsupported):
+        evidence = {**exception_evidence(exc), "stage": "graph_break",
+                    "graph_breaks": [str(exc).strip().splitlines()[0][:300]]}
+        evidence.pop("failing_op", None)
+        return evidence
+    return {**exception_evidence(exc), "stage": "execute"}
+
+
+def backend_stats(backend: Any) -> dict[str, float]:
+    """The backend's compile_stats() (TorchNeuron's name), or {} when it has none."""
+    stats = getattr(backend, "compile_stats", None)
+    return dict(stats()) if callable(stats) else {}
+
+
+def stats_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float] | str:
+    """What changed in compile_stats() between two readings; "unavailable" without them."""
+    if not after:
+        return "unavailable"
+    delta = {k: after[k] - before.get(k, 0) for k in after}
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in delta.items() if v}

@@ -1,0 +1,223 @@
+"""The compile suite: every OpInfo of the installed torch's op_db, at every dtype the op supports
+on the CPU, compiled with torch.compile(backend="neuron", fullgraph=True, dynamic=False) on the
+device and compared with the CPU's eager result, as TorchNeuron's compile path is used.
+
+Case ids: compile/<subject>/<dtype>/<check>, subject = OpInfo name plus ".variant_test_name"
+(as in the ops suite, whose samples, tolerances and comparison this suite shares). Checks:
+  forward    the op's first MAX_SAMPLES sample inputs (op.sample_inputs), each compiled on its
+             own (torch._dynamo.reset() first: one static shape, one compilation) and compared
+             with the CPU's eager result
+  backward   (OpInfos with autograd at dtypes with backward support) gradients of every input
+             through the compiled graph: the forward compiled as above, AOTAutograd's backward
+             graph compiled by the backend when autograd reaches it
+  recompile  (at one dtype per OpInfo: float32, or its first) two sample inputs that differ only in shape: the first call compiles, a repeat of
+             its shape must not compile again, the second shape must compile exactly once more
+             (static shapes); both results compared with the CPU. Without two such samples the
+             check has nothing to run (pass, `not_applicable`)
+Outcomes: pass / fallback (an aten op of the compiled graph ran through the CPU fallback); fail
+(values differ, or a recompile count is wrong); error with `stage`: `graph_break` (Dynamo could
+not capture one graph: the break's reason), `lowering` (the backend could not compile the graph:
+`failing_op` names the op torch-mlir could not lower), `execute` (the compiled graph raised).
+Evidence: graphs compiled, compile seconds, graph breaks, recompiles, the backend's cache hits
+and lowering seconds (compile_stats(), when it has them), tolerance, errors.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import torch
+import torch.utils._pytree as pytree
+
+import compilation
+from evidence import dtype_name
+from sides import NoReference, Verdict, seed
+from vocabulary import Outcome
+
+CHECKS = ("forward", "backward", "recompile")
+MAX_SAMPLES = 3  # sample inputs per case: each one is a compilation of its own
+
+
+def _load_ops_suite():
+    """The ops suite's module (suites/ops/suite.py): its OpInfo table, samples, tolerances, Case."""
+    path = Path(__file__).resolve().parent.parent / "ops" / "suite.py"
+    spec = importlib.util.spec_from_file_location("neuron_conform_ops_suite", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+ops = _load_ops_suite()
+
+
+def configure(options: dict[str, str]) -> None:
+    """No options; checks that the backend registered its Dynamo backend (ValueError: exit 2)."""
+    if options:
+        raise ValueError(f"the compile suite takes no options (given: {', '.join(sorted(options))})")
+    if reason := compilation.missing_backend():
+        raise ValueError(reason)
+
+
+def describe_suite() -> dict[str, Any]:
+    """What the suite declares of itself (suites/README.md): reports render from it."""
+    return {
+        "noun": "OpInfo",
+        "nouns": "OpInfos",
+        "checks": {
+            "forward": f"up to {MAX_SAMPLES} sample inputs, each compiled into one graph (fullgraph, static shapes) "
+                       f"on the device, against the CPU's eager result",
+            "backward": "gradients of every input through the compiled graph, against the CPU's eager gradients",
+            "recompile": "a repeated shape never recompiles, a new shape recompiles exactly once; results compared",
+        },
+        "native_phrase": "compile into one graph and match the CPU at every dtype and check",
+    }
+
+
+def recompile_dtype(op) -> torch.dtype:
+    """The one dtype the recompile check runs at (recompiling depends on shapes, not on dtypes):
+    float32 when the op has it, else its first CPU dtype."""
+    dtypes = op.supported_dtypes("cpu")
+    return torch.float32 if torch.float32 in dtypes else sorted(dtypes, key=dtype_name)[0]
+
+
+def checks_for(op, dtype: torch.dtype) -> list[str]:
+    checks = ["forward"]
+    if op.supports_autograd and dtype in op.supported_backward_dtypes("cpu"):
+        checks.append("backward")
+    if dtype == recompile_dtype(op):
+        checks.append("recompile")
+    return checks
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for subject, op in sorted(ops.OPS.items()):
+        for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name):
+            for check in checks_for(op, dtype):
+                name = dtype_name(dtype)
+                yield {"id": f"compile/{subject}/{name}/{check}", "suite": "compile", "subject": subject,
+                       "dtype": name, "check": check}
+
+
+class Compilation(ops.Case):
+    """One case: the ops suite's comparison, with the op compiled on the device side."""
+
+    def __init__(self, op, dtype: torch.dtype, ctx) -> None:
+        super().__init__(op, dtype, ctx)
+        self.counted = compilation.CountedBackend()
+        self.stats_before = compilation.backend_stats(ctx.backend)
+
+    def compiled(self) -> Callable:
+        """A fresh compilation of the op (Dynamo's caches reset): call it like the op."""
+        compilation.reset()
+        op = self.op
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return op(*args, **kwargs)
+
+        return torch.compile(call, backend=self.counted, fullgraph=True, dynamic=False)
+
+    def on_device(self, run: Callable[[Any], Any], sample, where: dict[str, Any]) -> Any:
+        """`run(sample on the device)`; an exception is an `error` Verdict classified by stage
+        (compilation.failure: graph_break, lowering, execute)."""
+        try:
+            seed(self.ctx.seed)
+            return run(ops.on_device(sample, self.ctx.device))
+        except Exception as exc:
+            raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where, "sample": ops.describe(sample)}) from exc
+
+    def finish(self, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        evidence.update(graphs=self.counted.graphs, compile_seconds=round(self.counted.seconds, 4),
+                        backend_compile_stats=compilation.stats_delta(self.stats_before,
+                                                                      compilation.backend_stats(self.ctx.backend)))
+        return outcome, evidence
+
+
+def _samples(op, dtype: torch.dtype, requires_grad: bool = False) -> list:
+    return ops._samples(op, dtype, reference=False, requires_grad=requires_grad)
+
+
+def _check_forward(case: Compilation, samples: list) -> None:
+    for index, sample in enumerate(samples[:MAX_SAMPLES]):
+        try:
+            expected = case.cpu(lambda s: ops._forward(case.op, s), sample)
+        except NoReference:
+            case.without_reference += 1
+            continue
+        where = {"sample_index": index}
+        actual = case.on_device(lambda s: ops._forward(case.compiled(), s), sample, where)
+        case.compare(actual, expected, {**where, "sample": ops.describe(sample)})
+        case.compared += 1
+
+
+def _check_backward(case: Compilation, samples: list) -> None:
+    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
+               for s in samples]
+    for index, sample in enumerate(samples[:MAX_SAMPLES]):
+        try:
+            expected = case.cpu(lambda s: ops._backward(case.op, s), sample)
+        except NoReference:
+            case.without_reference += 1
+            continue
+        where = {"sample_index": index}
+        actual = case.on_device(lambda s: ops._backward(case.compiled(), s), sample, where)
+        case.compare(actual, expected, {**where, "sample": ops.describe(sample)})
+        case.compared += 1
+
+
+def _structure(sample) -> Any:
+    """What must be equal for two samples to differ only in shape: the pytree structure, every
+    tensor's dtype and rank, every other value."""
+    leaves, spec = pytree.tree_flatten([sample.input, sample.args, sample.kwargs])
+    return str(spec), [(t.dtype, t.dim()) if isinstance(t, torch.Tensor) else repr(t) for t in leaves]
+
+
+def _shapes(sample) -> list:
+    return [tuple(t.shape) for t in ops._tensors(sample)]
+
+
+def _check_recompile(case: Compilation, samples: list) -> None:
+    pair = next(((a, b) for i, a in enumerate(samples) for b in samples[i + 1:]
+                 if _structure(a) == _structure(b) and _shapes(a) != _shapes(b)), None)
+    if pair is None:
+        case.vacuous = "no two sample inputs differ only in shape"
+        return
+    first, second = pair
+    expected = [case.cpu(lambda s: ops._forward(case.op, s), s) for s in pair]
+    compiled = case.compiled()
+    counted = case.counted
+    runs = [("first shape", first, 1), ("first shape again", first, 1), ("second shape", second, 2)]
+    for (what, sample, graphs), reference in zip(runs, [expected[0], expected[0], expected[1]]):
+        where = {"call": what, "shapes": _shapes(sample)}
+        actual = case.on_device(lambda s: ops._forward(compiled, s), sample, where)
+        case.compare(actual, reference, where)
+        compiles = counted.graphs
+        if compiles != graphs:
+            raise Verdict(Outcome.FAIL, {**where, "graphs": compiles,
+                                         "message": f"after the {what} call {compiles} graph(s) were compiled; "
+                                                    f"static shapes need exactly {graphs}"})
+        case.compared += 1
+    case.evidence["recompiles"] = counted.graphs - 1
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype_str, check = case_id.split("/")
+    if suite != "compile" or subject not in ops.OPS or check not in CHECKS:
+        raise KeyError(f"unknown case {case_id}")
+    op = ops.OPS[subject]
+    dtype = getattr(torch, dtype_str)
+    case = Compilation(op, dtype, ctx)
+    try:
+        if check == "forward":
+            _check_forward(case, _samples(op, dtype))
+        elif check == "backward":
+            _check_backward(case, _samples(op, dtype, requires_grad=True))
+        else:
+            _check_recompile(case, _samples(op, dtype))
+    except Verdict as verdict:
+        return case.finish(*case.failed(verdict))
+    return case.finish(*case.conclude())

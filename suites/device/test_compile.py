@@ -1,0 +1,108 @@
+"""torch.compile(backend="neuron"): the backend TorchNeuron's compile path has (Dynamo,
+AOTAutograd, torch-mlir to StableHLO, the compiled artifact cached), on the emulated device."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import torch._dynamo
+import torch_neuronsim
+
+
+@pytest.fixture(autouse=True)
+def _fresh_dynamo():
+    torch._dynamo.reset()
+    torch_neuronsim.reset_compile_stats()
+    yield
+    torch._dynamo.reset()
+
+
+def _mlp() -> torch.nn.Module:
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.GELU(), torch.nn.Linear(16, 4))
+
+
+def test_an_mlp_compiles_forward_and_backward_and_matches_the_cpu():
+    cpu = _mlp()
+    device = copy.deepcopy(cpu).to("neuron")
+    compiled = torch.compile(device, backend="neuron", fullgraph=True, dynamic=False)
+    x = torch.randn(5, 8)
+    out = compiled(x.to("neuron"))
+    out.pow(2).sum().backward()
+    expected = cpu(x)
+    expected.pow(2).sum().backward()
+    assert out.device.type == "neuron"
+    torch.testing.assert_close(out.cpu(), expected)
+    for (name, p), q in zip(device.named_parameters(), cpu.parameters()):
+        torch.testing.assert_close(p.grad.cpu(), q.grad, msg=name)
+    stats = torch_neuronsim.compile_stats()
+    assert stats["graphs_compiled"] == 2  # AOTAutograd's forward and backward graphs
+    assert stats["lowering_failures"] == 0 and stats["lowering_seconds"] > 0
+
+
+def test_a_new_shape_recompiles_once_and_a_repeated_one_never():
+    compiled = torch.compile(lambda a: torch.relu(a) * 2, backend="neuron", fullgraph=True, dynamic=False)
+    compiled(torch.randn(3, 4, device="neuron"))
+    compiled(torch.randn(3, 4, device="neuron"))
+    assert torch_neuronsim.compile_stats()["graphs_compiled"] == 1
+    compiled(torch.randn(5, 4, device="neuron"))
+    compiled(torch.randn(5, 4, device="neuron"))
+    assert torch_neuronsim.compile_stats()["graphs_compiled"] == 2
+    compiled(torch.randn(7, 4, device="neuron"))  # no automatic dynamic shapes: static again
+    assert torch_neuronsim.compile_stats()["graphs_compiled"] == 3
+    assert torch_neuronsim.compile_stats()["dynamic_refused"] == 0
+
+
+def test_symbolic_shapes_are_refused_with_a_clear_message():
+    with pytest.raises(Exception, match="neuron compiles static shapes only"):
+        torch.compile(lambda a: a.sum(), backend="neuron", dynamic=True)(torch.ones(3, device="neuron"))
+    assert torch_neuronsim.compile_stats()["dynamic_refused"] == 1
+
+
+def test_an_op_torch_mlir_cannot_lower_is_a_compile_error_naming_it():
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed, match="aten::lgamma cannot be lowered to StableHLO"):
+        torch.compile(lambda a: torch.lgamma(a) + 1, backend="neuron", fullgraph=True)(torch.rand(4, device="neuron"))
+    assert torch_neuronsim.compile_stats()["lowering_failures"] == 1
+
+
+def test_a_data_dependent_shape_is_a_compile_error_naming_the_op():
+    with pytest.raises(torch._dynamo.exc.BackendCompilerFailed, match="aten::nonzero has a data-dependent output"):
+        torch.compile(lambda a: torch.nonzero(a), backend="neuron", fullgraph=True)(torch.rand(4, device="neuron"))
+
+
+_CHILD = """
+import json, torch, torch_neuronsim
+f = torch.compile(lambda a: torch.tanh(a) @ a.t(), backend="neuron", fullgraph=True)
+f(torch.ones(4, 4, device="neuron"))
+print(json.dumps(torch_neuronsim.compile_stats()))
+"""
+
+
+def _compile_in_a_new_process(cache: Path, dump: Path | None = None) -> tuple[dict, str]:
+    env = dict(os.environ, NEURONSIM_CACHE_DIR=str(cache))
+    if dump is not None:
+        env["NEURONSIM_DUMP_DIR"] = str(dump)
+    done = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
+
+
+def test_the_disk_cache_serves_a_second_process_and_a_corrupt_entry_is_recompiled(tmp_path):
+    first, _ = _compile_in_a_new_process(tmp_path / "cache", dump=tmp_path / "dump")
+    assert first["lowered"] == 1 and first["disk_hits"] == 0
+    (dumped,) = (tmp_path / "dump").glob("*.stablehlo.mlir")
+    assert "stablehlo." in dumped.read_text()  # the module is StableHLO
+    second, _ = _compile_in_a_new_process(tmp_path / "cache")
+    assert second["lowered"] == 0 and second["disk_hits"] == 1 and second["lowering_seconds"] == 0
+    (entry,) = (tmp_path / "cache" / "graphs").glob("*.stablehlo")
+    entry.write_text(entry.read_text().replace("stablehlo.", "stablehlo_", 1))  # same length, wrong checksum
+    third, stderr = _compile_in_a_new_process(tmp_path / "cache")
+    assert third["disk_rejected"] == 1 and third["lowered"] == 1
+    assert "is corrupt or of another format; recompiling it" in stderr
