@@ -4,8 +4,9 @@ three planted faults, each on its own op so that the rest compiles right:
   aten::tanh              miscompiled in forward graphs: its result scaled by 1.01
   backward graphs         `1 - y` (sigmoid's derivative y * (1 - y), decomposed) doubled: sigmoid's
                           gradient is wrong, its forward right
-  aten::abs               its graph is not reusable: after each call every compiled graph is
-                          dropped (torch._dynamo.reset()), so a repeated shape compiles again
+  aten::mul               a forward graph with it is not reusable: after each call every
+                          compiled graph is dropped (torch._dynamo.reset()), so a repeated shape
+                          compiles again
 Everything else is torch_neuronsim, including its compile_stats() and op tracking.
 """
 
@@ -34,13 +35,14 @@ def _planted_compiler(kind: str):
     compile_graph = real._compiler(kind)
 
     def compile_planted(gm: torch.fx.GraphModule, example_inputs):
+        forgets = kind == "forward" and any(n.target == aten.mul.Tensor for n in gm.graph.nodes)
         if kind == "forward":
             _scale_results(gm, aten.tanh.default, 1.01)
         else:
             # sigmoid's derivative y * (1 - y), decomposed: the (1 - y) doubled
             _scale_results(gm, aten.sub.Tensor, 2.0, when=lambda node: node.args[0] == 1)
         compiled = compile_graph(gm, example_inputs)
-        if not any(n.target == aten.abs.default for n in gm.graph.nodes):
+        if not forgets:
             return compiled
 
         def forgetful(args):
@@ -62,4 +64,5 @@ def planted_neuron_backend(gm, example_inputs, **kwargs):
                         decompositions=core_aten_decompositions())(gm, example_inputs, **kwargs)
 
 
+planted_neuron_backend._tags = ()  # what torch._dynamo.register_backend would set
 _COMPILER_FNS["neuron"] = planted_neuron_backend

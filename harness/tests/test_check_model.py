@@ -102,6 +102,22 @@ def test_probe_shows_a_planted_disagreement(fixed_db):
     assert probe["outcome"] == "ran" and probe["max_abs_error"] == 0
 
 
+def test_compile_says_whether_a_model_compiles_into_one_graph(fixed_db):
+    one = json.loads(check(fixed_db, "--script", f"{MODELS}:mlp", "--compile", "--json", expect=0).stdout)
+    assert one["compile"]["verdict"] == "compiles into one graph" and one["compile"]["graphs"] == 1
+    assert one["compile"]["outcome"] == "compiled" and one["compile"]["max_abs_error"] < 1e-5
+    assert one["verdict"].endswith("; torch.compile: compiles into one graph")
+    # a print between the layers: two graphs, and the break's reason
+    broken = check(fixed_db, "--script", f"{MODELS}:chatty", "--compile", "--json", expect=1)
+    compiled = json.loads(broken.stdout)["compile"]
+    assert compiled["graphs"] == 2 and compiled["verdict"].startswith("compiles into 2 graphs")
+    assert any("print" in reason for reason in compiled["graph_breaks"]), compiled["graph_breaks"]
+    # lgamma: torch-mlir cannot lower it, so the model does not compile; the op is named
+    blocked = check(fixed_db, "--script", f"{MODELS}:classifier", "--compile", expect=2)
+    assert "torch.compile: does not compile (lowering, aten::lgamma)" in blocked.stdout
+    assert "graph break" not in blocked.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (["--script", "nowhere.py:f"], "--script: nowhere.py does not exist"),
     (["--script", f"{MODELS}:missing"], "has no function 'missing'"),

@@ -33,7 +33,7 @@ from typing import Any
 
 from evidence import dtype_name, exception_evidence
 from vocabulary import Kernel, Outcome
-from worker import Context, load_suite, strict_json
+from worker import Context, load_suite, protocol_stream, strict_json
 
 
 class Fatal(Exception):
@@ -355,6 +355,7 @@ def main() -> None:
     parser.add_argument("--device", default="neuron")
     args = parser.parse_args()
     started = time.perf_counter()
+    out = protocol_stream()  # the model's own prints (a script's, a graph break's) go to stderr
     try:
         import torch
 
@@ -384,13 +385,13 @@ def main() -> None:
         if args.compile:
             document["compile"] = compile_check(rebuild, backend, args.device)
         document["capture_seconds"] = time.perf_counter() - started
-        print(json.dumps(strict_json(document), allow_nan=False))
+        print(json.dumps(strict_json(document), allow_nan=False), file=out)
     except Fatal as fatal:
-        print(json.dumps({"fatal": str(fatal)}))
+        print(json.dumps({"fatal": str(fatal)}), file=out)
         sys.exit(3)
     except Exception as exc:  # a bug of ours: say so, with the traceback on stderr
         traceback.print_exc()
-        print(json.dumps({"fatal": f"check-model failed: {type(exc).__name__}: {exc}"}))
+        print(json.dumps({"fatal": f"check-model failed: {type(exc).__name__}: {exc}"}), file=out)
         sys.exit(3)
 
 

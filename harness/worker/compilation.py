@@ -65,18 +65,28 @@ def failure(exc: BaseException) -> dict[str, Any]:
     or `execute` (the compiled code raised)."""
     import torch._dynamo.exc as dynamo_exc
 
-    if isinstance(exc, dynamo_exc.BackendCompilerFailed):
-        inner = getattr(exc, "inner_exception", None) or exc.__cause__ or exc
+    # A backward graph is compiled when autograd first reaches it, outside Dynamo: the backend's
+    # own compile error then arrives unwrapped.
+    wrapped = isinstance(exc, dynamo_exc.BackendCompilerFailed)
+    if wrapped or "CompileError" in type(exc).__name__:
+        inner = (getattr(exc, "inner_exception", None) or exc.__cause__ or exc) if wrapped else exc
         evidence = {**exception_evidence(inner), "stage": "lowering"}
         if getattr(inner, "op", None):
             evidence["failing_op"] = inner.op
         return evidence
     if isinstance(exc, dynamo_exc.Unsupported):
-        evidence = {**exception_evidence(exc), "stage": "graph_break",
-                    "graph_breaks": [str(exc).strip().splitlines()[0][:300]]}
+        evidence = {**exception_evidence(exc), "stage": "graph_break", "graph_breaks": [break_reason(exc)]}
         evidence.pop("failing_op", None)
         return evidence
     return {**exception_evidence(exc), "stage": "execute"}
+
+
+def break_reason(exc: BaseException) -> str:
+    """Dynamo's reason for a graph break in one line: its headline and its explanation."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    explanation = next((line.removeprefix("Explanation:").strip() for line in lines
+                        if line.startswith("Explanation:")), "")
+    return (lines[0] + (f": {explanation}" if explanation else ""))[:300] if lines else type(exc).__name__
 
 
 def backend_stats(backend: Any) -> dict[str, float]:

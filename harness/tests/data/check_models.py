@@ -36,3 +36,33 @@ def spectral():
 
 def not_a_pair():
     return torch.nn.Linear(2, 2)
+
+
+class Mlp(torch.nn.Module):
+    """Compiles into one graph (check-model --compile)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.layers = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+
+    def forward(self, x):
+        return self.layers(x)
+
+
+def mlp():
+    torch.manual_seed(0)
+    return Mlp(), (torch.randn(3, 8),)
+
+
+class Chatty(Mlp):
+    """Prints between its layers: Dynamo breaks the graph there (check-model --compile)."""
+
+    def forward(self, x):
+        h = self.layers[0](x)
+        print("hidden", tuple(h.shape))
+        return self.layers[2](self.layers[1](h))
+
+
+def chatty():
+    torch.manual_seed(0)
+    return Chatty(), (torch.randn(3, 8),)
