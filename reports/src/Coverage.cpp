@@ -85,6 +85,9 @@ class Tally {
         compile_cache[key] = compile_cache[key].get<std::int64_t>() +
                              r.evidence["compile_cache"].value(key, std::int64_t{0});
     }
+    if (r.evidence.contains("compile_seconds") && r.evidence["compile_seconds"].is_number())
+      compile_seconds = (compile_seconds.is_null() ? 0.0 : compile_seconds.get<double>()) +
+                        r.evidence["compile_seconds"].get<double>();
     const bool failing = did_not_match(r.outcome);
     for (const auto& [op, calls] : r.native_ops) {
       AtenOp& a = aten_[op];
@@ -121,6 +124,7 @@ class Tally {
   json outcomes = zero_counts();
   json categories = json::object();
   json compile_cache;  // null unless the backend reported compile_cache_stats()
+  json compile_seconds = nullptr;  // torch.compile's time, summed over cases that record it
   json cases = json::array();
   std::set<std::string> dtypes, checks;
 
@@ -202,6 +206,7 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
        {"declared_native_ops", declared.is_array() ? json(declared.size()) : json()},
        {"declared_native_ops_exercised", declared.is_array() ? json(exercised) : json()},
        {"compile_cache", tally.compile_cache},
+       {"compile_seconds", tally.compile_seconds},
        {"text", text}});
   return headline;
 }

@@ -60,6 +60,7 @@ json digest_of(const json& cov) {
           {"aten_ops_seen", h["aten_ops_seen"]},
           {"aten_ops_with_fallback", h["aten_ops_with_fallback"]},
           {"compile_cache", h["compile_cache"]},
+          {"compile_seconds", h.value("compile_seconds", json())},
           {"subjects", subjects}};
 }
 

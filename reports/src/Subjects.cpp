@@ -75,6 +75,9 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   for (const auto& op : c["fallback_ops"]) blockers.insert(op.get<std::string>());
   if (e.contains("failing_op")) {
     blockers.insert(e["failing_op"].get<std::string>());
+  } else if (e.contains("graph_breaks") && e["graph_breaks"].is_array() &&
+             !e["graph_breaks"].empty()) {  // torch.compile could not capture one graph
+    blockers.insert("graph break: " + e["graph_breaks"][0].get<std::string>().substr(0, 160));
   } else if (outcome != Outcome::kFallback) {
     blockers.insert(fmt::format("({} in {}, no single op)", name(outcome), check));
   }
