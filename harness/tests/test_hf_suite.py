@@ -62,6 +62,11 @@ def test_architectures_end_to_end_through_the_cli(db):
     assert got["hf/LlamaForCausalLM/float32/static_shapes"] == "pass"
     assert got["hf/LlamaForCausalLM/float32/generate"] in ("pass", "fallback")
     evidence = evidences(db)
+    # torch.compile of the whole model: one graph, no break, logits as the CPU's
+    assert got["hf/LlamaForCausalLM/float32/compiled_forward"] == "pass"
+    compiled = evidence["hf/LlamaForCausalLM/float32/compiled_forward"]
+    assert compiled["graphs"] == 1 and compiled["graph_breaks"] == [] and compiled["compile_seconds"] > 0
+    assert compiled["backend_compile_stats"]["graphs_compiled"] == 1
     shapes = evidence["hf/LlamaForCausalLM/float32/static_shapes"]
     assert shapes["compiles_same_shapes"] == 0 and shapes["compiles_new_sequence_length"] > 0
     assert evidence["hf/LlamaForCausalLM/float32/forward"]["peak_device_memory"] > 0

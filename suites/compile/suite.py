@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -110,6 +111,7 @@ class Compilation(ops.Case):
         super().__init__(op, dtype, ctx)
         self.counted = compilation.CountedBackend()
         self.stats_before = compilation.backend_stats(ctx.backend)
+        self.timings: dict[str, float] = {"first_call_seconds": 0.0, "execute_seconds": 0.0}
 
     def compiled(self) -> Callable:
         """A fresh compilation of the op (Dynamo's caches reset): call it like the op."""
@@ -131,6 +133,8 @@ class Compilation(ops.Case):
             raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where, "sample": ops.describe(sample)}) from exc
 
     def finish(self, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        if self.timings["first_call_seconds"]:
+            evidence.update({k: round(v, 4) for k, v in self.timings.items()})
         evidence.update(graphs=self.counted.graphs, compile_seconds=round(self.counted.seconds, 4),
                         backend_compile_stats=compilation.stats_delta(self.stats_before,
                                                                       compilation.backend_stats(self.ctx.backend)))
@@ -149,7 +153,14 @@ def _check_forward(case: Compilation, samples: list) -> None:
             case.without_reference += 1
             continue
         where = {"sample_index": index}
-        actual = case.on_device(lambda s: ops._forward(case.compiled(), s), sample, where)
+        compiled = case.compiled()
+        started = time.perf_counter()
+        actual = case.on_device(lambda s: ops._forward(compiled, s), sample, where)
+        first_call = time.perf_counter() - started
+        started = time.perf_counter()  # again, compiled: the execution alone (for make bench-compile)
+        case.on_device(lambda s: ops._forward(compiled, s), sample, where)
+        case.timings["execute_seconds"] += time.perf_counter() - started
+        case.timings["first_call_seconds"] += first_call
         case.compare(actual, expected, {**where, "sample": ops.describe(sample)})
         case.compared += 1
 

@@ -60,6 +60,15 @@ def test_a_new_shape_recompiles_once_and_a_repeated_one_never():
     assert torch_neuronsim.compile_stats()["dynamic_refused"] == 0
 
 
+def test_scalar_tensors_from_decompositions_are_legalized_before_lowering():
+    # masked_fill decomposes into where(mask, scalar_tensor(v), x): torch-mlir cannot lower
+    # scalar_tensor, so the backend rewrites it into full([], v) (compiler/passes.py)
+    x = torch.randn(6)
+    compiled = torch.compile(lambda a: a.masked_fill(a > 0, -1.5), backend="neuron", fullgraph=True)
+    torch.testing.assert_close(compiled(x.to("neuron")).cpu(), x.masked_fill(x > 0, -1.5))
+    assert torch_neuronsim.compile_stats()["lowering_failures"] == 0
+
+
 def test_symbolic_shapes_are_refused_with_a_clear_message():
     with pytest.raises(Exception, match="neuron compiles static shapes only"):
         torch.compile(lambda a: a.sum(), backend="neuron", dynamic=True)(torch.ones(3, device="neuron"))

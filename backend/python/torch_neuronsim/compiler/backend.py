@@ -4,7 +4,7 @@ The pipeline TorchNeuron uses: Dynamo captures a graph; AOTAutograd splits it in
 backward graphs of core ATen ops (core_aten_decompositions); torch-mlir lowers each to StableHLO,
 the compiled artifact, cached in memory and on disk (graph_cache.py). The device is emulated, so
 the StableHLO module is not executed: the lowered ATen graph runs with the eager engine's device
-kernels, dtype rules and fallback mode. Shapes are static, as on Trainium: symbolic shapes
+kernels, dtype rules and fallback mode (after passes.py's rewrites, which it was lowered with). Shapes are static, as on Trainium: symbolic shapes
 (`dynamic=True`, `mark_dynamic`) are refused, automatic dynamic shapes are turned off on the
 backend's first use, and a new input shape is a recompile.
 
@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import torch
 
-from . import device_interface, graph_cache
+from . import device_interface, graph_cache, passes
 from .lowering import CompileError, lower
 from .stats import STATS
 
@@ -79,6 +79,7 @@ def _compiler(kind: str) -> Callable:
     def compile_real(gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
         _refuse_symbolic_shapes(example_inputs)
         STATS.graphs_compiled += 1
+        passes.legalize(gm)
         cache_key = graph_cache.key(gm, example_inputs, kind)
         stablehlo, where = graph_cache.lookup(cache_key)
         if where == "memory":

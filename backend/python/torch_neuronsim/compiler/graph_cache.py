@@ -44,7 +44,7 @@ def key(gm: torch.fx.GraphModule, example_inputs: list[Any], kind: str) -> str:
     digest.update(json.dumps(parts, sort_keys=True).encode())
     for name, buffer in sorted(gm.named_buffers()) + sorted(gm.named_parameters()):
         digest.update(name.encode())
-        digest.update(buffer.detach().cpu().contiguous().view(torch.uint8).numpy().tobytes())
+        digest.update(buffer.detach().cpu().reshape(-1).contiguous().view(torch.uint8).numpy().tobytes())
     return digest.hexdigest()
 
 
