@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import time
 import uuid
 from pathlib import Path
 
 from conform_cli import CLI, HERE, cli, evidences, outcomes, query
-from test_worker_lifetime import processes_marked
+from test_worker_lifetime import kill_and_expect_no_survivor, processes_marked
 
 PLANTED = ["--backend-module", "planted_distributed_backend", "--no-skiplists", "--reruns", "0"]
 
@@ -91,15 +90,7 @@ def test_kill_minus_nine_of_the_harness_takes_the_ranks_with_it(db):
         ranks = [pid for pid in processes_marked(mark) if b"rank.py" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     time.sleep(3)  # inside the hung collective
     assert len(ranks) == 2, "the world did not start"
-    harness.send_signal(signal.SIGKILL)
-    harness.wait()
-    deadline = time.time() + 10
-    while time.time() < deadline and processes_marked(mark):
-        time.sleep(0.1)
-    left = processes_marked(mark)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert left == [], f"process(es) {left} outlived the harness"
+    kill_and_expect_no_survivor(harness, mark)
 
 
 def test_bad_world_sizes_and_a_backend_without_collectives_stop_before_any_case(db, tmp_path, monkeypatch):

@@ -27,6 +27,19 @@ def processes_marked(mark: str) -> list[int]:
     return found
 
 
+def kill_and_expect_no_survivor(harness: subprocess.Popen, mark: str) -> None:
+    """kill -9 of the harness; within 10 s no process carrying `mark` may be left."""
+    harness.send_signal(signal.SIGKILL)
+    harness.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and processes_marked(mark):
+        time.sleep(0.1)
+    left = processes_marked(mark)
+    for pid in left:  # do not leak them into the next test, whatever the verdict
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], f"process(es) {left} outlived the harness"
+
+
 def test_kill_minus_nine_of_the_harness_takes_a_hanging_worker_with_it(db):
     mark = f"neuron-conform-test-{uuid.uuid4()}"
     env = dict(os.environ, PYTHONPATH=str(HERE), LIFETIME_MARK=mark)
@@ -43,12 +56,4 @@ def test_kill_minus_nine_of_the_harness_takes_a_hanging_worker_with_it(db):
     time.sleep(3)  # well inside the hanging kernel
     workers = [pid for pid in processes_marked(mark) if pid != harness.pid]
     assert workers, "no worker was running"
-    harness.send_signal(signal.SIGKILL)
-    harness.wait()
-    deadline = time.time() + 10
-    while time.time() < deadline and processes_marked(mark):
-        time.sleep(0.1)
-    left = processes_marked(mark)
-    for pid in left:  # do not leak them into the next test, whatever the verdict
-        os.kill(pid, signal.SIGKILL)
-    assert left == [], f"worker(s) {left} outlived the harness"
+    kill_and_expect_no_survivor(harness, mark)

@@ -133,8 +133,7 @@ class Compilation(ops.Case):
             raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where, "sample": ops.describe(sample)}) from exc
 
     def finish(self, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        if self.timings["first_call_seconds"]:
-            evidence.update({k: round(v, 4) for k, v in self.timings.items()})
+        evidence.update({k: round(v, 4) for k, v in self.timings.items() if v})
         evidence.update(graphs=self.counted.graphs, compile_seconds=round(self.counted.seconds, 4),
                         backend_compile_stats=compilation.stats_delta(self.stats_before,
                                                                       compilation.backend_stats(self.ctx.backend)))
@@ -145,37 +144,25 @@ def _samples(op, dtype: torch.dtype, requires_grad: bool = False) -> list:
     return ops._samples(op, dtype, reference=False, requires_grad=requires_grad)
 
 
-def _check_forward(case: Compilation, samples: list) -> None:
+def _check_samples(case: Compilation, samples: list, run: Callable[[Any, Any], Any], timed: bool) -> None:
+    """forward and backward: each of the first MAX_SAMPLES samples, `run(op, sample)` with the op
+    compiled afresh on the device against the op itself on the CPU. `timed`: call the compiled op
+    a second time to time the execution alone (make bench-compile)."""
     for index, sample in enumerate(samples[:MAX_SAMPLES]):
         try:
-            expected = case.cpu(lambda s: ops._forward(case.op, s), sample)
+            expected = case.cpu(lambda s: run(case.op, s), sample)
         except NoReference:
             case.without_reference += 1
             continue
         where = {"sample_index": index}
         compiled = case.compiled()
         started = time.perf_counter()
-        actual = case.on_device(lambda s: ops._forward(compiled, s), sample, where)
-        first_call = time.perf_counter() - started
-        started = time.perf_counter()  # again, compiled: the execution alone (for make bench-compile)
-        case.on_device(lambda s: ops._forward(compiled, s), sample, where)
-        case.timings["execute_seconds"] += time.perf_counter() - started
-        case.timings["first_call_seconds"] += first_call
-        case.compare(actual, expected, {**where, "sample": ops.describe(sample)})
-        case.compared += 1
-
-
-def _check_backward(case: Compilation, samples: list) -> None:
-    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
-               for s in samples]
-    for index, sample in enumerate(samples[:MAX_SAMPLES]):
-        try:
-            expected = case.cpu(lambda s: ops._backward(case.op, s), sample)
-        except NoReference:
-            case.without_reference += 1
-            continue
-        where = {"sample_index": index}
-        actual = case.on_device(lambda s: ops._backward(case.compiled(), s), sample, where)
+        actual = case.on_device(lambda s: run(compiled, s), sample, where)
+        case.timings["first_call_seconds"] += time.perf_counter() - started
+        if timed:
+            started = time.perf_counter()
+            case.on_device(lambda s: run(compiled, s), sample, where)
+            case.timings["execute_seconds"] += time.perf_counter() - started
         case.compare(actual, expected, {**where, "sample": ops.describe(sample)})
         case.compared += 1
 
@@ -224,9 +211,12 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     case = Compilation(op, dtype, ctx)
     try:
         if check == "forward":
-            _check_forward(case, _samples(op, dtype))
+            _check_samples(case, _samples(op, dtype), ops._forward, timed=True)
         elif check == "backward":
-            _check_backward(case, _samples(op, dtype, requires_grad=True))
+            samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
+                                   if isinstance(t, torch.Tensor) else t)
+                       for s in _samples(op, dtype, requires_grad=True)]
+            _check_samples(case, samples, ops._backward, timed=False)
         else:
             _check_recompile(case, _samples(op, dtype))
     except Verdict as verdict:

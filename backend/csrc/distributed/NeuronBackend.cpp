@@ -70,6 +70,31 @@ c10::intrusive_ptr<c10d::Work> staged(c10::intrusive_ptr<c10d::Work> host_work,
                                          std::move(result), type);
 }
 
+// A collective that works in place (all_reduce, broadcast, reduce, recv): `run(host copies)`,
+// then the host copies back into `tensors`.
+template <typename Run>
+c10::intrusive_ptr<c10d::Work> in_place(const char* name, std::vector<at::Tensor>& tensors,
+                                        c10d::OpType type, Run run) {
+  record_collective(name, bytes_of(tensors));
+  auto host = to_host(tensors, name);
+  auto work = run(host);
+  return staged(work, host, tensors, tensors, type);
+}
+
+// A collective from `inputs` into `outputs` (all_gather_into_tensor, reduce_scatter_tensor,
+// all_to_all_single and their coalesced forms): `run(host outputs, host inputs)`, then the host
+// outputs copied back into `outputs`.
+template <typename Run>
+c10::intrusive_ptr<c10d::Work> into(const char* name, std::vector<at::Tensor> outputs,
+                                    const std::vector<at::Tensor>& inputs, c10d::OpType type,
+                                    Run run) {
+  record_collective(name, bytes_of(inputs));
+  auto host_inputs = to_host(inputs, name);
+  auto host_outputs = to_host(outputs, name);
+  auto work = run(host_outputs, host_inputs);
+  return staged(work, host_outputs, outputs, outputs, type);
+}
+
 }  // namespace
 
 NeuronBackend::NeuronBackend(c10::intrusive_ptr<c10d::Backend> host, int rank, int size)
@@ -79,28 +104,22 @@ NeuronBackend::NeuronBackend(c10::intrusive_ptr<c10d::Backend> host, int rank, i
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::broadcast(std::vector<at::Tensor>& tensors,
                                                         const c10d::BroadcastOptions& opts) {
-  record_collective("broadcast", bytes_of(tensors));
-  auto host = to_host(tensors, "broadcast");
-  auto work = host_->broadcast(host, opts);
-  return staged(work, host, tensors, tensors, c10d::OpType::BROADCAST);
+  return in_place("broadcast", tensors, c10d::OpType::BROADCAST,
+                  [&](std::vector<at::Tensor>& host) { return host_->broadcast(host, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::allreduce(std::vector<at::Tensor>& tensors,
                                                         const c10d::AllreduceOptions& opts) {
   check_reduce_op(opts.reduceOp, tensors, "all_reduce");
-  record_collective("all_reduce", bytes_of(tensors));
-  auto host = to_host(tensors, "all_reduce");
-  auto work = host_->allreduce(host, opts);
-  return staged(work, host, tensors, tensors, c10d::OpType::ALLREDUCE);
+  return in_place("all_reduce", tensors, c10d::OpType::ALLREDUCE,
+                  [&](std::vector<at::Tensor>& host) { return host_->allreduce(host, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::reduce(std::vector<at::Tensor>& tensors,
                                                      const c10d::ReduceOptions& opts) {
   check_reduce_op(opts.reduceOp, tensors, "reduce");
-  record_collective("reduce", bytes_of(tensors));
-  auto host = to_host(tensors, "reduce");
-  auto work = host_->reduce(host, opts);
-  return staged(work, host, tensors, tensors, c10d::OpType::REDUCE);
+  return in_place("reduce", tensors, c10d::OpType::REDUCE,
+                  [&](std::vector<at::Tensor>& host) { return host_->reduce(host, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::allgather(
@@ -138,62 +157,56 @@ c10::intrusive_ptr<c10d::Work> NeuronBackend::scatter(
 c10::intrusive_ptr<c10d::Work> NeuronBackend::_allgather_base(at::Tensor& output,
                                                               at::Tensor& input,
                                                               const c10d::AllgatherOptions& opts) {
-  record_collective("all_gather_into_tensor", static_cast<std::int64_t>(input.nbytes()));
-  auto host_input = to_host(input, "all_gather_into_tensor");
-  auto host_output = to_host(output, "all_gather_into_tensor");
-  auto work = host_->_allgather_base(host_output, host_input, opts);
-  return staged(work, {host_output}, {output}, {output}, c10d::OpType::_ALLGATHER_BASE);
+  return into("all_gather_into_tensor", {output}, {input}, c10d::OpType::_ALLGATHER_BASE,
+              [&](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+                return host_->_allgather_base(out[0], in[0], opts);
+              });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::allgather_into_tensor_coalesced(
     std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::AllgatherOptions& opts) {
-  record_collective("all_gather_into_tensor_coalesced", bytes_of(inputs));
-  auto host_inputs = to_host(inputs, "all_gather_into_tensor_coalesced");
-  auto host_outputs = to_host(outputs, "all_gather_into_tensor_coalesced");
-  auto work = host_->allgather_into_tensor_coalesced(host_outputs, host_inputs, opts);
-  return staged(work, host_outputs, outputs, outputs, c10d::OpType::COALESCED);
+  return into("all_gather_into_tensor_coalesced", outputs, inputs, c10d::OpType::COALESCED,
+              [&](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+                return host_->allgather_into_tensor_coalesced(out, in, opts);
+              });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::allreduce_coalesced(
     std::vector<at::Tensor>& tensors, const c10d::AllreduceCoalescedOptions& opts) {
   check_reduce_op(opts.reduceOp, tensors, "all_reduce_coalesced");
-  record_collective("all_reduce_coalesced", bytes_of(tensors));
-  auto host = to_host(tensors, "all_reduce_coalesced");
-  auto work = host_->allreduce_coalesced(host, opts);
-  return staged(work, host, tensors, tensors, c10d::OpType::ALLREDUCE_COALESCED);
+  return in_place(
+      "all_reduce_coalesced", tensors, c10d::OpType::ALLREDUCE_COALESCED,
+      [&](std::vector<at::Tensor>& host) { return host_->allreduce_coalesced(host, opts); });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::reduce_scatter_tensor_coalesced(
     std::vector<at::Tensor>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::ReduceScatterOptions& opts) {
   check_reduce_op(opts.reduceOp, inputs, "reduce_scatter_tensor_coalesced");
-  record_collective("reduce_scatter_tensor_coalesced", bytes_of(inputs));
-  auto host_inputs = to_host(inputs, "reduce_scatter_tensor_coalesced");
-  auto host_outputs = to_host(outputs, "reduce_scatter_tensor_coalesced");
-  auto work = host_->reduce_scatter_tensor_coalesced(host_outputs, host_inputs, opts);
-  return staged(work, host_outputs, outputs, outputs, c10d::OpType::COALESCED);
+  return into("reduce_scatter_tensor_coalesced", outputs, inputs, c10d::OpType::COALESCED,
+              [&](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+                return host_->reduce_scatter_tensor_coalesced(out, in, opts);
+              });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::_reduce_scatter_base(
     at::Tensor& output, at::Tensor& input, const c10d::ReduceScatterOptions& opts) {
   check_reduce_op(opts.reduceOp, {input}, "reduce_scatter_tensor");
-  record_collective("reduce_scatter_tensor", static_cast<std::int64_t>(input.nbytes()));
-  auto host_input = to_host(input, "reduce_scatter_tensor");
-  auto host_output = to_host(output, "reduce_scatter_tensor");
-  auto work = host_->_reduce_scatter_base(host_output, host_input, opts);
-  return staged(work, {host_output}, {output}, {output}, c10d::OpType::_REDUCE_SCATTER_BASE);
+  return into("reduce_scatter_tensor", {output}, {input}, c10d::OpType::_REDUCE_SCATTER_BASE,
+              [&](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+                return host_->_reduce_scatter_base(out[0], in[0], opts);
+              });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::alltoall_base(
     at::Tensor& output, at::Tensor& input, std::vector<int64_t>& output_split_sizes,
     std::vector<int64_t>& input_split_sizes, const c10d::AllToAllOptions& opts) {
-  record_collective("all_to_all_single", static_cast<std::int64_t>(input.nbytes()));
-  auto host_input = to_host(input, "all_to_all_single");
-  auto host_output = to_host(output, "all_to_all_single");
-  auto work =
-      host_->alltoall_base(host_output, host_input, output_split_sizes, input_split_sizes, opts);
-  return staged(work, {host_output}, {output}, {output}, c10d::OpType::ALLTOALL_BASE);
+  return into("all_to_all_single", {output}, {input}, c10d::OpType::ALLTOALL_BASE,
+              [&](std::vector<at::Tensor>& out, std::vector<at::Tensor>& in) {
+                return host_->alltoall_base(out[0], in[0], output_split_sizes, input_split_sizes,
+                                            opts);
+              });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::send(std::vector<at::Tensor>& tensors, int dst_rank,
@@ -207,10 +220,9 @@ c10::intrusive_ptr<c10d::Work> NeuronBackend::send(std::vector<at::Tensor>& tens
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::recv(std::vector<at::Tensor>& tensors, int src_rank,
                                                    int tag) {
-  record_collective("recv", bytes_of(tensors));
-  auto host = to_host(tensors, "recv");
-  auto work = host_->recv(host, src_rank, tag);
-  return staged(work, host, tensors, tensors, c10d::OpType::RECV);
+  return in_place("recv", tensors, c10d::OpType::RECV, [&](std::vector<at::Tensor>& host) {
+    return host_->recv(host, src_rank, tag);
+  });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::barrier(const c10d::BarrierOptions& opts) {
