@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The nightly job: a full run of the operator suite (every check) against the backend, its
-# report, the dashboard over the whole history, and the release gate against the committed
+# The nightly job: a run of the distributed suite and a full run of the operator suite (every
+# check) against the backend, their reports, a dashboard over each one's history, and the release gate against the committed
 # baseline. The history accumulates in $DB, so keep that file between nights (a CI cache or
 # artifact). Exit code: the gate's (0 pass, 1 regressions, 2 only unacknowledged improvements,
 # 3 could not judge); a run that could not complete exits with its own code first.
@@ -20,6 +20,10 @@ make build
 mkdir -p "$(dirname "$DB")"
 
 # Not --strict: skip-list drift shows in the report and the gate; the night goes on.
+# The distributed suite first (about a minute; its own dashboard), so that the ops run is the
+# newest one, which the dashboard and the gate below judge.
+"$CLI" run --suite distributed --backend-module "$BACKEND" --db "$DB" --label nightly
+"$CLI" dashboard --db "$DB" --suite distributed --out "$(dirname "$DB")/dashboard-distributed"
 "$CLI" run --suite ops --backend-module "$BACKEND" -j "$JOBS" --db "$DB" --label nightly
 "$CLI" dashboard --db "$DB" --out "$(dirname "$DB")/dashboard"
 
