@@ -66,6 +66,7 @@ HOMONYMS = {
     ("reports/src/Junit.cpp", "error"): "JUnit's <error> element",
     ("harness/src/record/Store.cpp", "forward_ad"): "the ops suite's check, in the v3 migration's data",
     ("suites/ops/suite.py", "forward_ad"): "the ops suite's check",
+    ("harness/worker/compilation.py", "graph_break"): "Dynamo's own counter of graph breaks",
 }
 
 

@@ -60,7 +60,7 @@ def graph_breaks() -> list[str]:
 
 
 def failure(exc: BaseException) -> dict[str, Any]:
-    """A compile or run failure's evidence, with its stage: `graph_break` (Dynamo could not capture
+    """A compile or run failure's evidence, with its stage: `capture` (Dynamo could not capture
     one graph: the reason), `lowering` (the backend could not compile a graph: the op it names),
     or `execute` (the compiled code raised)."""
     import torch._dynamo.exc as dynamo_exc
@@ -75,7 +75,7 @@ def failure(exc: BaseException) -> dict[str, Any]:
             evidence["failing_op"] = inner.op
         return evidence
     if isinstance(exc, dynamo_exc.Unsupported):
-        evidence = {**exception_evidence(exc), "stage": "graph_break", "graph_breaks": [break_reason(exc)]}
+        evidence = {**exception_evidence(exc), "stage": "capture", "graph_breaks": [break_reason(exc)]}
         evidence.pop("failing_op", None)
         return evidence
     return {**exception_evidence(exc), "stage": "execute"}

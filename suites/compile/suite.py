@@ -15,7 +15,7 @@ Case ids: compile/<subject>/<dtype>/<check>, subject = OpInfo name plus ".varian
              (static shapes); both results compared with the CPU. Without two such samples the
              check has nothing to run (pass, `not_applicable`)
 Outcomes: pass / fallback (an aten op of the compiled graph ran through the CPU fallback); fail
-(values differ, or a recompile count is wrong); error with `stage`: `graph_break` (Dynamo could
+(values differ, or a recompile count is wrong); error with `stage`: `capture` (Dynamo could
 not capture one graph: the break's reason), `lowering` (the backend could not compile the graph:
 `failing_op` names the op torch-mlir could not lower), `execute` (the compiled graph raised).
 Evidence: graphs compiled, compile seconds, graph breaks, recompiles, the backend's cache hits

@@ -330,7 +330,7 @@ void add_compile(json& result, const json& compiled) {
   if (compiled.value("outcome", "") == name(Outcome::kError)) {
     exit_code = 2;
     const std::string stage = compiled.value("stage", std::string("compile"));
-    says = stage == "graph_break"
+    says = stage == "capture"
                ? fmt::format("does not compile into one graph: {}",
                              breaks.empty() ? std::string("a graph break") : breaks[0].get<std::string>())
                : fmt::format("does not compile ({}{}): {}", stage,
