@@ -14,10 +14,12 @@ DYNAMO_BACKEND = "neuron"  # the Dynamo backend's name, as TorchNeuron registers
 
 
 def missing_backend() -> str | None:
-    """Why the compile checks cannot run (no Dynamo backend of that name), or None."""
+    """Why the compile checks cannot run (no Dynamo backend of that name), or None. Loads the
+    backend when it is there: run in the zygote, this spares each forked worker the import."""
     import torch._dynamo
 
     if DYNAMO_BACKEND in torch._dynamo.list_backends(exclude_tags=()):
+        torch._dynamo.lookup_backend(DYNAMO_BACKEND)
         return None
     return (f"no Dynamo backend named '{DYNAMO_BACKEND}' is registered: compiling needs the backend module's "
             f"torch.compile backend (entry point group torch_dynamo_backends, or "

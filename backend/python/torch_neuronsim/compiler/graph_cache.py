@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import torch
+import torch_mlir
 
 from .. import _C
 
@@ -32,8 +33,6 @@ def key(gm: torch.fx.GraphModule, example_inputs: list[Any], kind: str) -> str:
     """What decides a graph's compilation: its structure (the code FX generates, and the values
     of tensor constants), every input's dtype, shape and strides, the engine's modes, and the
     versions of torch and torch-mlir."""
-    import torch_mlir
-
     digest = hashlib.sha256()
     parts = {
         "format": FORMAT, "kind": kind, "code": gm.code,

@@ -8,6 +8,10 @@ import copy
 import re
 
 import torch
+from torch_mlir import ir
+from torch_mlir.dialects import torch as torch_dialect
+from torch_mlir.extras.fx_importer import FxImporter
+from torch_mlir.fx import stateless_fx_import
 
 # How torch-mlir's diagnostics name an op it could not convert: an operator it has no definition
 # for ('torch.operator' ... name = "torch.aten.cummax"), or one it could not legalize
@@ -60,11 +64,6 @@ def _refusal(gm: torch.fx.GraphModule, diagnostics: list[str]) -> CompileError:
 
 def lower(gm: torch.fx.GraphModule, name: str) -> str:
     """The graph's StableHLO module, as text. CompileError when torch-mlir cannot lower it."""
-    from torch_mlir import ir
-    from torch_mlir.dialects import torch as torch_dialect
-    from torch_mlir.extras.fx_importer import FxImporter
-    from torch_mlir.fx import stateless_fx_import
-
     context = ir.Context()
     torch_dialect.register_dialect(context)
     diagnostics: list[str] = []
