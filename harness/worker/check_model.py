@@ -280,9 +280,10 @@ def exported_ops(path: Path, ctx: Context) -> list[dict[str, Any]]:
 
 # --- probe ------------------------------------------------------------------------------------
 
-def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
-    """Runs the tiny model's forward for real on the device and on the CPU, with the worker's op
-    tracking; the outputs' distance is the suites' (comparison.errors: finite elements only)."""
+def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure) -> dict[str, Any]:
+    """The tiny model's forward on the CPU and, as `prepare(model on the device)` makes it, on the
+    device: the outputs' distance is the suites' (comparison.errors: finite elements only), an
+    exception is recorded as `failure(exc)` says."""
     import torch
 
     from comparison import errors, to_device
@@ -290,18 +291,25 @@ def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     model, inputs = rebuild_tiny()
     model = model.eval()
     device_model = copy.deepcopy(model).to(device)
-    ctx = Context(backend, device, 0)
-    ctx.clear_tracking()
     result: dict[str, Any] = {}
     try:
         with torch.no_grad():
             expected = call(model, inputs)
-            actual = call(device_model, to_device(inputs, device))
-        e, a = first_tensor(expected), first_tensor(actual)
-        result["max_abs_error"] = errors(a, e)[0]
-        result["outcome"] = "ran"
+            actual = call(prepare(device_model), to_device(inputs, device))
+        result["max_abs_error"] = errors(first_tensor(actual), first_tensor(expected))[0]
+        result["outcome"] = ran
     except Exception as exc:
-        result.update(exception_evidence(exc, limit=1000), outcome=Outcome.ERROR)
+        result.update(failure(exc), outcome=Outcome.ERROR)
+    return result
+
+
+def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
+    """Runs the tiny model's forward for real on the device and on the CPU, with the worker's op
+    tracking."""
+    ctx = Context(backend, device, 0)
+    ctx.clear_tracking()
+    result = _against_cpu(rebuild_tiny, device, lambda model: model, "ran",
+                          lambda exc: exception_evidence(exc, limit=1000))
     result["native_ops"], result["fallback_ops"] = ctx.tracked_ops()
     if not ctx.tracking:
         result["tracking"] = "unavailable"
@@ -314,26 +322,19 @@ def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     import torch
 
     import compilation
-    from comparison import errors, to_device
 
     if missing := compilation.missing_backend():
         raise Fatal(f"--compile: {missing}")
-    model, inputs = rebuild_tiny()
-    model = model.eval()
-    device_model = copy.deepcopy(model).to(device)
     compilation.reset()
     counted = compilation.CountedBackend()
     before = compilation.backend_stats(backend)
-    result: dict[str, Any] = {}
-    try:
-        with torch.no_grad():
-            expected = call(model, inputs)
-            actual = call(torch.compile(device_model, backend=counted, dynamic=False), to_device(inputs, device))
-        result["max_abs_error"] = errors(first_tensor(actual), first_tensor(expected))[0]
-        result["outcome"] = "compiled"
-    except Exception as exc:
-        result.update(compilation.failure(exc), outcome=Outcome.ERROR)
-        result["message"] = result["message"][:1000]
+
+    def failure(exc: BaseException) -> dict[str, Any]:
+        evidence = compilation.failure(exc)
+        return {**evidence, "message": evidence["message"][:1000]}
+
+    result = _against_cpu(rebuild_tiny, device, lambda model: torch.compile(model, backend=counted, dynamic=False),
+                          "compiled", failure)
     result.update(graphs=counted.graphs, compile_seconds=counted.seconds,
                   backend_compile_stats=compilation.stats_delta(before, compilation.backend_stats(backend)))
     result.setdefault("graph_breaks", compilation.graph_breaks())

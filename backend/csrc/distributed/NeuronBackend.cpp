@@ -95,6 +95,20 @@ c10::intrusive_ptr<c10d::Work> into(const char* name, std::vector<at::Tensor> ou
   return staged(work, host_outputs, outputs, outputs, type);
 }
 
+// The same into lists of outputs (all_gather, gather: one list per rank's result).
+template <typename Run>
+c10::intrusive_ptr<c10d::Work> into_lists(const char* name,
+                                          const std::vector<std::vector<at::Tensor>>& outputs,
+                                          const std::vector<at::Tensor>& inputs,
+                                          c10d::OpType type, Run run) {
+  record_collective(name, bytes_of(inputs));
+  auto host_inputs = to_host(inputs, name);
+  auto host_outputs = to_host(outputs, name);
+  auto work = run(host_outputs.lists, host_inputs);
+  return staged(work, host_outputs.host_flat, host_outputs.device_flat, host_outputs.device_flat,
+                type);
+}
+
 }  // namespace
 
 NeuronBackend::NeuronBackend(c10::intrusive_ptr<c10d::Backend> host, int rank, int size)
@@ -125,23 +139,19 @@ c10::intrusive_ptr<c10d::Work> NeuronBackend::reduce(std::vector<at::Tensor>& te
 c10::intrusive_ptr<c10d::Work> NeuronBackend::allgather(
     std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::AllgatherOptions& opts) {
-  record_collective("all_gather", bytes_of(inputs));
-  auto host_inputs = to_host(inputs, "all_gather");
-  auto host_outputs = to_host(outputs, "all_gather");
-  auto work = host_->allgather(host_outputs.lists, host_inputs, opts);
-  return staged(work, host_outputs.host_flat, host_outputs.device_flat, host_outputs.device_flat,
-                c10d::OpType::ALLGATHER);
+  return into_lists("all_gather", outputs, inputs, c10d::OpType::ALLGATHER,
+                    [&](std::vector<std::vector<at::Tensor>>& out, std::vector<at::Tensor>& in) {
+                      return host_->allgather(out, in, opts);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::gather(
     std::vector<std::vector<at::Tensor>>& outputs, std::vector<at::Tensor>& inputs,
     const c10d::GatherOptions& opts) {
-  record_collective("gather", bytes_of(inputs));
-  auto host_inputs = to_host(inputs, "gather");
-  auto host_outputs = to_host(outputs, "gather");
-  auto work = host_->gather(host_outputs.lists, host_inputs, opts);
-  return staged(work, host_outputs.host_flat, host_outputs.device_flat, host_outputs.device_flat,
-                c10d::OpType::GATHER);
+  return into_lists("gather", outputs, inputs, c10d::OpType::GATHER,
+                    [&](std::vector<std::vector<at::Tensor>>& out, std::vector<at::Tensor>& in) {
+                      return host_->gather(out, in, opts);
+                    });
 }
 
 c10::intrusive_ptr<c10d::Work> NeuronBackend::scatter(
