@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
                    "Suite to run: a folder of suites/ (ops: PyTorch's OpInfo operator suite; hf: "
                    "transformers causal-LM architectures; modules: PyTorch's ModuleInfo database; "
                    "optim: its OptimizerInfo database; upstream: PyTorch's own device-generic test "
-                   "files, from a checkout; distributed: collectives, DDP, FSDP2 and DTensor "
+                   "files, from a checkout; compile: the OpInfos under torch.compile on the device; "
+                   "distributed: collectives, DDP, FSDP2 and DTensor "
                    "across a world of rank processes) or of a folder in NEURON_CONFORM_SUITES "
                    "(suites/README.md says how to write one)")
       ->capture_default_str();
@@ -48,7 +49,8 @@ int main(int argc, char** argv) {
       ->add_option("--checks", run.checks,
                    "Comma-separated checks, as the suite declares them (its report lists them): ops "
                    "forward,out,inplace,backward,forward_ad,extremal; hf "
-                   "forward,generate,backward,static_shapes; modules forward,backward,"
+                   "forward,generate,backward,static_shapes,compiled_forward; compile "
+                   "forward,backward,recompile; distributed world<N>; modules forward,backward,"
                    "noncontiguous,state; optim step,lr_scheduler,state_dict,load_state_dict; "
                    "upstream: the tests' generic names (test_view_as_real), and import")
       ->delimiter(',');
