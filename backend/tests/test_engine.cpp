@@ -120,7 +120,9 @@ TEST(MemoryKey, DistinguishesEverySignatureField) {
   auto x = at::ones({2, 3}, opts);
   auto key = [&](const at::Tensor& a, double alpha) {
     torch::jit::Stack stack{a, a, alpha};
-    return neuronsim::engine::memory_key(op, stack);
+    std::string out = "left over from a previous call";  // overwritten, not appended to
+    neuronsim::engine::memory_key(op, stack, out);
+    return out;
   };
   const std::string base = key(x, 1.0);
   EXPECT_EQ(base, key(at::zeros({2, 3}, opts), 1.0));  // values do not matter

@@ -33,10 +33,33 @@ fs::path CompileCache::entry_path(const std::string& key) const {
 std::shared_ptr<const Executable> CompileCache::get_or_compile(
     const std::string& memory_key, const std::function<std::string()>& signature,
     const std::function<Executable(const std::string&)>& compile) {
+  struct ThreadEntries {
+    std::uint64_t generation = 0;
+    std::unordered_map<std::string, std::shared_ptr<const Executable>> entries;
+  };
+  thread_local ThreadEntries mine;
+  if (const auto generation = generation_.load(std::memory_order_acquire);
+      mine.generation != generation) {
+    mine.entries.clear();
+    mine.generation = generation;
+  }
+  if (auto it = mine.entries.find(memory_key); it != mine.entries.end()) {
+    memory_hits_.fetch_add(1, std::memory_order_relaxed);
+    return it->second;
+  }
+  const std::string key = memory_key;  // the caller's buffer may be reused while compiling
+  auto found = get_or_compile_shared(key, signature, compile);
+  mine.entries.emplace(key, found);
+  return found;
+}
+
+std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
+    const std::string& memory_key, const std::function<std::string()>& signature,
+    const std::function<Executable(const std::string&)>& compile) {
   {
     std::lock_guard lock(mutex_);
     if (auto it = entries_.find(memory_key); it != entries_.end()) {
-      ++stats_.memory_hits;
+      memory_hits_.fetch_add(1, std::memory_order_relaxed);
       return it->second;
     }
   }
@@ -105,17 +128,21 @@ void CompileCache::store(const Executable& executable) {
 
 CacheStats CompileCache::stats() const {
   std::lock_guard lock(mutex_);
-  return stats_;
+  CacheStats stats = stats_;
+  stats.memory_hits = memory_hits_.load(std::memory_order_relaxed);
+  return stats;
 }
 
 void CompileCache::reset_stats() {
   std::lock_guard lock(mutex_);
   stats_ = {};
+  memory_hits_.store(0, std::memory_order_relaxed);
 }
 
 void CompileCache::clear_memory() {
   std::lock_guard lock(mutex_);
   entries_.clear();
+  generation_.fetch_add(1, std::memory_order_release);
 }
 
 }  // namespace neuronsim::engine

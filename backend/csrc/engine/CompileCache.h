@@ -2,6 +2,7 @@
 
 #include "engine/Executable.h"
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -31,7 +32,8 @@ class CompileCache {
 
   // `memory_key` identifies the signature within this process (cheap to build); `signature`
   // builds the readable, process-independent key used on disk, only on a memory miss;
-  // `compile` builds the plan for it, only when the disk has none either.
+  // `compile` builds the plan for it, only when the disk has none either. A hit is served from
+  // the calling thread's own map (no lock); the shared map behind it serves other threads.
   std::shared_ptr<const Executable> get_or_compile(
       const std::string& memory_key, const std::function<std::string()>& signature,
       const std::function<Executable(const std::string&)>& compile);
@@ -49,9 +51,16 @@ class CompileCache {
   std::shared_ptr<const Executable> load(const std::string& key);
   void store(const Executable& executable);
 
+  std::shared_ptr<const Executable> get_or_compile_shared(
+      const std::string& memory_key, const std::function<std::string()>& signature,
+      const std::function<Executable(const std::string&)>& compile);
+
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<const Executable>> entries_;
-  CacheStats stats_;
+  CacheStats stats_;                          // all but memory_hits, under mutex_
+  std::atomic<std::int64_t> memory_hits_{0};  // counted on the lock-free path
+  // Bumped by clear_memory: threads drop their own maps when they see a new generation.
+  std::atomic<std::uint64_t> generation_{0};
 };
 
 }  // namespace neuronsim::engine

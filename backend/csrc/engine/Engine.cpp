@@ -16,6 +16,8 @@
 #include <c10/util/SmallVector.h>
 
 #include <algorithm>
+#include <array>
+#include <chrono>
 #include <charconv>
 #include <sstream>
 #include <unordered_set>
@@ -113,15 +115,13 @@ void append_raw_value(std::string& out, const c10::IValue& v) {
 
 }  // namespace
 
-std::string memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+void memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::string& key) {
   const auto n = op.schema().arguments().size();
-  std::string key;
-  key.reserve(160);
+  key.clear();
   append_raw(key, &op.schema());
   key += static_cast<char>(wide64_mode());
   key += static_cast<char>(matmul_mode());
   for (std::size_t i = stack.size() - n; i < stack.size(); ++i) append_raw_value(key, stack[i]);
-  return key;
 }
 
 namespace {
@@ -387,7 +387,25 @@ std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& st
 
 namespace {
 
-void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::jit::Stack* stack) {
+// Times nothing: the hot path's policy (every call inlines to nothing).
+struct Untimed {
+  void lap(Stage) {}
+};
+
+// Adds the time since the previous lap to the stage just finished.
+struct Timed {
+  std::array<double, kStageCount>& seconds;
+  std::chrono::steady_clock::time_point last = std::chrono::steady_clock::now();
+  void lap(Stage stage) {
+    const auto now = std::chrono::steady_clock::now();
+    seconds[static_cast<std::size_t>(stage)] += std::chrono::duration<double>(now - last).count();
+    last = now;
+  }
+};
+
+template <typename Timer>
+void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::jit::Stack* stack,
+         Timer&& timer) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
   const auto args = torch::jit::last(*stack, num_args);
@@ -401,16 +419,21 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
   TORCH_CHECK(device.has_value(), overload_name(op),
               " reached the neuron engine without a neuron tensor");
   const c10::DeviceGuard guard(*device);
+  timer.lap(Stage::kDevice);
 
+  thread_local std::string key;  // reused: no allocation per call once it has grown
+  memory_key(op, *stack, key);
   const auto plan = CompileCache::instance().get_or_compile(
-      memory_key(op, *stack), [&] { return signature(op, *stack); },
+      key, [&] { return signature(op, *stack); },
       [&](const std::string& key) { return lower(op, key, torch::jit::last(*stack, num_args)); });
+  timer.lap(Stage::kPlan);
   if (plan->cpu_fallback) {
     run_fallback(op, stack);
     return;
   }
 
   const Bindings bindings = bind_arguments(schema, *plan, *device, *stack);
+  timer.lap(Stage::kBind);
   const c10::DispatchKeySet cpu(c10::DispatchKey::CPU);
   if (substitute == nullptr) {
     op.redispatchBoxed(cpu, stack);
@@ -418,20 +441,50 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
     if (substitute->adapt) substitute->adapt(*stack, stack->size() - num_args);
     substitute->cpu_op.redispatchBoxed(cpu, stack);
   }
+  timer.lap(Stage::kKernel);
   write_back(bindings, *plan);
   map_results(schema, bindings, *plan, *device, *stack);
+  timer.lap(Stage::kResults);
   record_native(op);
+  timer.lap(Stage::kTracking);
 }
 
 }  // namespace
 
 void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  run(op, nullptr, stack);
+  run(op, nullptr, stack, Untimed{});
 }
 
 void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitute,
                    torch::jit::Stack* stack) {
-  run(op, &substitute, stack);
+  run(op, &substitute, stack, Untimed{});
+}
+
+const char* stage_name(Stage stage) {
+  switch (stage) {
+    case Stage::kDevice: return "device and guard";
+    case Stage::kPlan: return "plan (key + cache hit)";
+    case Stage::kBind: return "bind inputs (views)";
+    case Stage::kKernel: return "cpu kernel";
+    case Stage::kResults: return "results to device";
+    case Stage::kTracking: return "op tracking";
+    case Stage::kFree: return "free results";
+  }
+  return "?";
+}
+
+std::array<double, kStageCount> time_stages(const c10::OperatorHandle& op,
+                                            const torch::jit::Stack& args, int iterations) {
+  std::array<double, kStageCount> seconds{};
+  for (int i = 0; i < iterations; ++i) {
+    torch::jit::Stack stack = args;
+    Timed timer{seconds};
+    run(op, nullptr, &stack, timer);
+    stack.clear();  // the results die here, as a caller's temporaries do
+    timer.lap(Stage::kFree);
+  }
+  for (double& s : seconds) s /= iterations;
+  return seconds;
 }
 
 }  // namespace neuronsim::engine

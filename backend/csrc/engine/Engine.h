@@ -3,6 +3,9 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
+#include <array>
+#include <cstddef>
+
 namespace neuronsim::engine {
 
 // The eager engine: the boxed kernel behind every op of the native set. Per call it builds
@@ -28,8 +31,19 @@ void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitut
 // "aten::add.Tensor": an op's overload name, as tracking and messages use it.
 std::string overload_name(const c10::OperatorHandle& op);
 
-// The in-memory cache key of a call (raw bytes; process-specific).
-std::string memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack);
+// The stages of one engine call, as the backend benchmark breaks a call's cost down.
+enum class Stage { kDevice, kPlan, kBind, kKernel, kResults, kTracking, kFree };
+inline constexpr std::size_t kStageCount = 7;
+const char* stage_name(Stage stage);
+
+// Runs `op` natively `iterations` times on copies of `args` (a warm cache is assumed) and
+// returns the mean seconds spent in each stage, freeing the results included.
+std::array<double, kStageCount> time_stages(const c10::OperatorHandle& op,
+                                            const torch::jit::Stack& args, int iterations);
+
+// The in-memory cache key of a call (raw bytes; process-specific), written over `key` so that
+// a caller reusing one buffer builds it without allocating.
+void memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::string& key);
 
 // The readable signature a call compiles for, also the disk cache's key.
 std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack);

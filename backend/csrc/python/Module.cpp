@@ -75,12 +75,40 @@ double time_cache_hit(int iterations) {
   };
   auto no_signature = []() -> std::string { TORCH_CHECK(false, "expected a cache hit"); };
   (void)(x + x);  // compiled once
+  std::string key;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < iterations; ++i) {
-    cache.get_or_compile(neuronsim::engine::memory_key(op, stack), no_signature, fail);
+    neuronsim::engine::memory_key(op, stack, key);
+    cache.get_or_compile(key, no_signature, fail);
   }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   return took.count() / iterations;
+}
+
+// Mean seconds per engine stage of one benchmark op ("add", "mul", "mm", "softmax") on `x`,
+// over `iterations` warm calls: the per-stage breakdown `make bench-backend` prints.
+py::dict time_stages(const std::string& name, const at::Tensor& x, int iterations) {
+  auto& dispatcher = c10::Dispatcher::singleton();
+  std::optional<c10::OperatorHandle> op;
+  torch::jit::Stack args;
+  if (name == "add") {
+    op = dispatcher.findSchemaOrThrow("aten::add", "Tensor"), args = {x, x, 1};
+  } else if (name == "mul") {
+    op = dispatcher.findSchemaOrThrow("aten::mul", "Tensor"), args = {x, x};
+  } else if (name == "mm") {
+    op = dispatcher.findSchemaOrThrow("aten::mm", ""), args = {x, x};
+  } else if (name == "softmax") {
+    op = dispatcher.findSchemaOrThrow("aten::_softmax", ""), args = {x, -1, false};
+  } else {
+    TORCH_CHECK_VALUE(false, "no stage timing for '", name, "' (add, mul, mm, softmax)");
+  }
+  namespace engine = neuronsim::engine;
+  const auto seconds = engine::time_stages(*op, args, iterations);
+  py::dict out;
+  for (std::size_t i = 0; i < engine::kStageCount; ++i) {
+    out[engine::stage_name(static_cast<engine::Stage>(i))] = seconds[i];
+  }
+  return out;
 }
 
 }  // namespace
@@ -115,6 +143,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_reset_compile_cache_stats", [] { engine::CompileCache::instance().reset_stats(); });
   m.def("_clear_compile_cache_memory", [] { engine::CompileCache::instance().clear_memory(); });
   m.def("_time_cache_hit", torch::wrap_pybind_function(&time_cache_hit));
+  m.def("_time_stages", torch::wrap_pybind_function(&time_stages));
   m.def("_compile_cache_dir", [] {
     return engine::CompileCache::instance().disk_enabled() ? neuronsim::config().cache_dir
                                                            : std::string();

@@ -136,32 +136,25 @@ c10::DataPtr DeviceAllocator::adopt(c10::DataPtr host, std::size_t nbytes,
   Pool& p = pool(device);
   const std::size_t size = round_size(nbytes);
   void* data = host.get();
+  // Owned here until the pool has counted it: if the device is full, it is freed on the throw.
+  auto block = std::make_unique<Adopted>(Adopted{std::move(host), size, nbytes, device});
   {
     std::unique_lock lock(p.mutex);
     reserve_locked(device, p, lock, size, nbytes);
     count_live_locked(p, size, nbytes);
+    p.adopted.insert(block.get());
   }
-  {
-    std::lock_guard lock(adopted_mutex_);
-    adopted_[data] = Adopted{std::move(host), size, nbytes, device};
-  }
-  return {data, data, &delete_adopted, c10::Device(kDeviceType, device)};
+  return {data, block.release(), &delete_adopted, c10::Device(kDeviceType, device)};
 }
 
-void DeviceAllocator::delete_adopted(void* data) noexcept {
+void DeviceAllocator::delete_adopted(void* context) noexcept {
+  const std::unique_ptr<Adopted> owned(static_cast<Adopted*>(context));  // freed after the lock
   auto& self = instance();
-  Adopted owned;  // frees the host buffer when it goes out of scope
-  {
-    std::lock_guard lock(self.adopted_mutex_);
-    auto it = self.adopted_.find(data);
-    if (it == self.adopted_.end()) return;
-    owned = std::move(it->second);
-    self.adopted_.erase(it);
-  }
-  Pool& p = *self.pools_[static_cast<std::size_t>(owned.device)];
+  Pool& p = *self.pools_[static_cast<std::size_t>(owned->device)];
   std::lock_guard lock(p.mutex);
-  self.uncount_live_locked(p, owned.size, owned.requested);
-  p.stats.reserved_bytes[kAll].decrease(owned.size);
+  p.adopted.erase(owned.get());
+  self.uncount_live_locked(p, owned->size, owned->requested);
+  p.stats.reserved_bytes[kAll].decrease(owned->size);
   p.stats.segment[kAll].decrease(1);
   ++p.stats.num_device_free;
 }
@@ -279,10 +272,12 @@ std::optional<c10::DeviceIndex> DeviceAllocator::device_of(const void* ptr) cons
   }
   // Adopted blocks are not in the ordered index (too costly per op call): scan them. Only
   // getDeviceFromPtr asks about them, rarely.
-  std::lock_guard lock(adopted_mutex_);
-  for (const auto& [data, block] : adopted_) {
-    const auto start = reinterpret_cast<std::uintptr_t>(data);
-    if (address >= start && address < start + block.requested) return block.device;
+  for (const auto& p : pools_) {
+    std::lock_guard lock(p->mutex);
+    for (const Adopted* block : p->adopted) {
+      const auto start = reinterpret_cast<std::uintptr_t>(block->host.get());
+      if (address >= start && address < start + block->requested) return block->device;
+    }
   }
   return std::nullopt;
 }

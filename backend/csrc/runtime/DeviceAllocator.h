@@ -63,25 +63,28 @@ class DeviceAllocator final : public c10::DeviceAllocator {
     std::size_t size = 0;       // rounded
     std::size_t requested = 0;  // as asked
   };
-  struct Pool {
-    std::mutex mutex;
-    std::unordered_map<void*, Block> live;
-    std::multimap<std::size_t, HostBuffer> cached;  // free blocks by size
-    c10::CachingDeviceAllocator::DeviceStats stats;
-  };
-
-  DeviceAllocator() = default;
-  Pool& pool(c10::DeviceIndex device);
+  // A kernel result taken over by adopt(): the context of its device DataPtr, so freeing it
+  // needs no lookup.
   struct Adopted {
     c10::DataPtr host;
     std::size_t size = 0;       // rounded, as counted
     std::size_t requested = 0;  // the host block's real size
     c10::DeviceIndex device = 0;
   };
+  struct Pool {
+    std::mutex mutex;
+    std::unordered_map<void*, Block> live;
+    std::multimap<std::size_t, HostBuffer> cached;  // free blocks by size
+    ska::flat_hash_set<const Adopted*> adopted;     // for device_of only
+    c10::CachingDeviceAllocator::DeviceStats stats;
+  };
+
+  DeviceAllocator() = default;
+  Pool& pool(c10::DeviceIndex device);
 
   void release(void* ptr) noexcept;
   static void delete_block(void* ptr) noexcept;
-  static void delete_adopted(void* data) noexcept;
+  static void delete_adopted(void* context) noexcept;
   // Reserves `size` bytes of capacity, releasing the cache if needed; caller holds pool.mutex.
   // Throws c10::OutOfMemoryError (after unlocking) when the device is full.
   void reserve_locked(c10::DeviceIndex device, Pool& pool, std::unique_lock<std::mutex>& lock,
@@ -98,9 +101,6 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   mutable std::mutex ranges_mutex_;
   std::map<std::uintptr_t, std::pair<std::uintptr_t, c10::DeviceIndex>>
       ranges_;  // start -> (end, device)
-  // Adopted kernel results by data pointer. A flat map: one is added and removed per op call.
-  mutable std::mutex adopted_mutex_;
-  ska::flat_hash_map<void*, Adopted> adopted_;
 };
 
 }  // namespace neuronsim
