@@ -101,8 +101,8 @@ bool Statement::is_null(int column) const {
   return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
 }
 
-Transaction::Transaction(Database& db) : db_(db) {
-  db_.exec("BEGIN IMMEDIATE");
+Transaction::Transaction(Database& db, Access access) : db_(db) {
+  db_.exec(access == Access::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
 }
 
 Transaction::~Transaction() {

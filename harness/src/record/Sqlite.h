@@ -69,10 +69,12 @@ class Statement {
   std::unique_ptr<sqlite3_stmt, Finalize> stmt_;
 };
 
-// BEGIN IMMEDIATE on construction; ROLLBACK unless commit() was called.
+// BEGIN IMMEDIATE on construction (kRead: a deferred BEGIN, so that the SELECTs inside read one
+// snapshot while a running harness keeps writing); ROLLBACK unless commit() was called.
 class Transaction {
  public:
-  explicit Transaction(Database& db);
+  enum class Access { kWrite, kRead };
+  explicit Transaction(Database& db, Access access = Access::kWrite);
   ~Transaction();
   void commit();
   Transaction(const Transaction&) = delete;

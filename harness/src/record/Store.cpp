@@ -396,6 +396,9 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
 }
 
 std::vector<CaseResult> Store::results(const std::string& run_id) {
+  // Results and their op events from one snapshot: a run in progress may record a case between
+  // the two reads.
+  const Transaction snapshot(db_, Transaction::Access::kRead);
   std::vector<CaseResult> out;
   std::map<std::string, std::size_t> index;
   auto st = db_.prepare(

@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using conform::CaseId;
 using conform::CaseResult;
@@ -80,6 +82,47 @@ TEST(Store, RecordsResultsAndTracksWhatIsLeft) {
   EXPECT_EQ(results[0].fallback_ops.at("aten::erfinv.out"), 1);
   EXPECT_EQ(reopened.outcome_counts("r1").at(Outcome::kFallback), 1);
   EXPECT_DOUBLE_EQ(reopened.last_durations().at("ops/add/float32/forward"), 0.25);
+}
+
+// A report or `skiplist update` may read a run that is still recording: each read sees whole
+// cases (a result with its op events), never op events of a case whose result it did not see.
+TEST(Store, ReadsARunInProgressConsistently) {
+  const auto path = temp_db("concurrent.db");
+  constexpr int kCases = 400;
+  {
+    Store store(path);
+    store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
+    std::vector<CaseId> cases;
+    for (int i = 0; i < kCases; ++i) {
+      cases.push_back({"ops", "op" + std::to_string(i), "float32", "forward"});
+    }
+    store.record_plan("r1", cases);
+  }
+  std::atomic<bool> done{false};
+  std::thread writer([&] {
+    Store store(path);
+    for (int i = 0; i < kCases; ++i) {
+      store.record_result("r1", CaseResult{"ops/op" + std::to_string(i) + "/float32/forward",
+                                           Outcome::kPass, 0.01, {}, {{"aten::add.Tensor", 1}}, {}});
+    }
+    done = true;
+  });
+  Store reader(path);
+  std::size_t reads = 0;
+  std::string problem;
+  while ((!done || reads == 0) && problem.empty()) {
+    try {
+      for (const CaseResult& r : reader.results("r1")) {
+        if (r.native_ops.size() != 1) problem = r.case_id + " read without its op events";
+      }
+    } catch (const std::exception& e) {
+      problem = e.what();
+    }
+    ++reads;
+  }
+  writer.join();
+  EXPECT_EQ(problem, "");
+  EXPECT_EQ(reader.results("r1").size(), static_cast<std::size_t>(kCases));
 }
 
 TEST(Store, ResolvesLatestAndPrevious) {
