@@ -45,6 +45,29 @@ def test_tracking_counts_native_and_fallback():
     assert ns.get_executed_ops() == {} and ns.get_fallback_ops() == {}
 
 
+def test_mixture_of_experts_routing_runs_natively():
+    # What transformers' MoE layers ask of the device: expert ids by floor division, gradients
+    # accumulated into routed rows (_index_put_impl_ with accumulate), and unfold as a view.
+    ids = torch.tensor([0, 5, 7, 11, 12])
+    values = torch.randn(4)
+    ns.clear_op_tracking()
+    dev_ids = ids.to("neuron")
+    torch.testing.assert_close((dev_ids // 4).cpu(), ids // 4)
+    rows = torch.tensor([1, 3, 1, 0])
+    table = torch.randn(5, requires_grad=True)
+    (table[rows] * values).sum().backward()  # index's backward accumulates: row 1 twice
+    on_device = table.detach().to("neuron").requires_grad_()
+    (on_device[rows.to("neuron")] * values.to("neuron")).sum().backward()
+    torch.testing.assert_close(on_device.grad.cpu(), table.grad)
+    base = torch.arange(8.0, device="neuron")
+    windows = base.unfold(0, 2, 2)
+    windows[1, 0] = 100.0  # a view: the write reaches the tensor it unfolds
+    assert base[2].item() == 100.0
+    assert ns.get_fallback_ops() == {}
+    executed = ns.get_executed_ops()
+    assert executed["aten::floor_divide"] == 1 and executed["aten::_index_put_impl_"] == 1
+
+
 def test_results_match_cpu():
     torch.manual_seed(0)
     a, b = torch.randn(5, 6), torch.randn(6, 3)

@@ -12,6 +12,7 @@
 #include <ATen/ops/_reshape_alias_native.h>
 #include <ATen/ops/as_strided_native.h>
 #include <ATen/ops/set_native.h>
+#include <ATen/ops/unfold_native.h>
 #include <ATen/ops/view_native.h>
 #include <c10/core/DeviceGuard.h>
 #include <torch/library.h>
@@ -98,6 +99,9 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("empty_strided", empty_strided);
   m.impl("as_strided", as_strided);
   m.impl("view", view);
+  // A view like the two above (as_strided of its input, so it aliases device memory): the
+  // fallback would hand back a copy. Bloom's generate unfolds its attention mask.
+  m.impl("unfold", at::native::unfold);
   m.impl("_reshape_alias", reshape_alias);
   m.impl("resize_", resize);
   m.impl("_local_scalar_dense", local_scalar_dense);
