@@ -234,16 +234,40 @@ def check_compiled_forward(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS if compare("compiled logits", actual, expected, dtype, evidence) else Outcome.FAIL
 
 
-def broken_ties(cpu: torch.nn.Module, dev: torch.nn.Module) -> list[str]:
-    """Parameters shared on the CPU (tied weights) that are separate after the move: Module.to
-    keeps ties only when it can swap tensor data in place, which PyTorch allows between CPU and
-    its built-in devices but not for PrivateUse1 backends."""
+def tie_groups(model: torch.nn.Module) -> list[list[str]]:
+    """Names of the parameters the model shares (tied weights), one list per shared parameter."""
     groups: dict[int, list[str]] = {}
-    for name, p in cpu.named_parameters(remove_duplicate=False):
+    for name, p in model.named_parameters(remove_duplicate=False):
         groups.setdefault(id(p), []).append(name)
+    return [names for names in groups.values() if len(names) > 1]
+
+
+def move(cpu: torch.nn.Module, device: str) -> tuple[torch.nn.Module, list[str], list[str]]:
+    """A copy of the model on the device, with the ties plain `.to()` would break and those still broken.
+
+    Module.to keeps a tie only by swapping tensor data in place, which PyTorch allows between
+    the CPU and its built-in devices but not for a PrivateUse1 device: there `.to()` makes a tied
+    embedding and output layer two parameters whose gradients are no longer summed. PyTorch's
+    answer for such devices is to swap whole tensors (`torch.__future__`'s
+    swap_module_params_on_conversion), which keeps each Parameter object and so every tie; the
+    suite moves models that way, as a user of the device would be told to, and records the ties
+    a plain `.to()` would have broken."""
+    previous = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        dev = copy.deepcopy(cpu).to(device)
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(previous)
+    cpu_params = dict(cpu.named_parameters(remove_duplicate=False))
     on_device = dict(dev.named_parameters(remove_duplicate=False))
-    return [" = ".join(names) for names in groups.values()
-            if len(names) > 1 and len({id(on_device[n]) for n in names}) > 1]
+    untied_by_plain_to, broken = [], []
+    for names in tie_groups(cpu):
+        tie = " = ".join(names)
+        if not torch._has_compatible_shallow_copy_type(cpu_params[names[0]], on_device[names[0]]):
+            untied_by_plain_to.append(tie)
+        if len({id(on_device[n]) for n in names}) > 1:
+            broken.append(tie)
+    return dev, untied_by_plain_to, broken
 
 
 RUNNERS = {"forward": check_forward, "generate": check_generate, "backward": check_backward,
@@ -272,10 +296,12 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         except Exception as exc:
             raise Stage("build", exc) from exc
         try:
-            dev = copy.deepcopy(cpu).to(ctx.device)
+            dev, untied_by_plain_to, ties = move(cpu, ctx.device)
         except Exception as exc:
             raise Stage("move", exc) from exc
-        if ties := broken_ties(cpu, dev):
+        if untied_by_plain_to:
+            evidence["weight_ties_plain_to_would_break"] = untied_by_plain_to
+        if ties:
             evidence["weight_ties_broken_by_move"] = ties
         outcome = RUNNERS[check](cpu, dev, dtype_name, ctx, evidence)
         if outcome == Outcome.FAIL and ties and check == "backward":
