@@ -56,6 +56,26 @@ def _load_ops_suite():
 ops = _load_ops_suite()
 
 
+def _call_seeded_outside(op: Callable, *args: Any, **kwargs: Any) -> Any:
+    """Stands in for torch.testing's wrapper_set_seed, through which the OpInfos of random ops
+    (bernoulli, dropout, normal, ...) call their op: it seeds inside the call, a torch.manual_seed
+    Dynamo cannot capture, so every such OpInfo would be a graph break of the harness's making.
+    Both sides are seeded before the call instead (Compilation.on_device and Sides.cpu), so the
+    compiled op and the CPU draw the same numbers."""
+    return op(*args, **kwargs)
+
+
+def _seed_random_ops_outside_the_graph() -> None:
+    from torch.testing._utils import wrapper_set_seed
+
+    for module in list(sys.modules.values()):
+        if getattr(module, "wrapper_set_seed", None) is wrapper_set_seed:
+            module.wrapper_set_seed = _call_seeded_outside
+
+
+_seed_random_ops_outside_the_graph()
+
+
 def configure(options: dict[str, str]) -> None:
     """No options; checks that the backend registered its Dynamo backend (ValueError: exit 2)."""
     if options:

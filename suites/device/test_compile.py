@@ -69,6 +69,14 @@ def test_scalar_tensors_from_decompositions_are_legalized_before_lowering():
     assert torch_neuronsim.compile_stats()["lowering_failures"] == 0
 
 
+def test_squeezing_several_dims_at_once_is_legalized_before_lowering():
+    # torch-mlir has no lowering for aten.squeeze.dims: one squeeze.dim per dim instead
+    x = torch.randn(1, 3, 1, 2, 1)
+    compiled = torch.compile(lambda a: torch.squeeze(a * 2, (0, -1, 2)), backend="neuron", fullgraph=True)
+    torch.testing.assert_close(compiled(x.to("neuron")).cpu(), torch.squeeze(x * 2, (0, -1, 2)))
+    assert torch_neuronsim.compile_stats()["lowering_failures"] == 0
+
+
 def test_symbolic_shapes_are_refused_with_a_clear_message():
     with pytest.raises(Exception, match="neuron compiles static shapes only"):
         torch.compile(lambda a: a.sum(), backend="neuron", dynamic=True)(torch.ones(3, device="neuron"))
