@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The nightly job: a run of the distributed suite and a full run of the operator suite (every
-# check) against the backend, their reports, a dashboard over each one's history, and the release gate against the committed
+# The nightly job: runs of the distributed and compile suites and a full run of the operator
+# suite (every check) against the backend, their reports, a dashboard over each one's history, and the release gate against the committed
 # baseline. The history accumulates in $DB, so keep that file between nights (a CI cache or
 # artifact). Exit code: the gate's (0 pass, 1 regressions, 2 only unacknowledged improvements,
 # 3 could not judge); a run that could not complete exits with its own code first.
@@ -24,6 +24,11 @@ mkdir -p "$(dirname "$DB")"
 # newest one, which the dashboard and the gate below judge.
 "$CLI" run --suite distributed --backend-module "$BACKEND" --db "$DB" --label nightly
 "$CLI" dashboard --db "$DB" --suite distributed --out "$(dirname "$DB")/dashboard-distributed"
+# torch.compile: the forward check at float32 and bfloat16 (about 6 minutes on 2 cores; the full
+# suite takes 80), charting the compile pass rate and total compile time night by night.
+"$CLI" run --suite compile --checks forward --dtypes float32,bfloat16 --backend-module "$BACKEND" \
+  -j "$JOBS" --db "$DB" --label nightly
+"$CLI" dashboard --db "$DB" --suite compile --out "$(dirname "$DB")/dashboard-compile"
 "$CLI" run --suite ops --backend-module "$BACKEND" -j "$JOBS" --db "$DB" --label nightly
 "$CLI" dashboard --db "$DB" --out "$(dirname "$DB")/dashboard"
 
