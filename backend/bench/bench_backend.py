@@ -79,19 +79,22 @@ def copies(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], l
     ], [None, None, clone / h2d >= 0.5, clone / d2h >= 0.5, None, rt_device / rt_cpu <= 3]  # None: no target
 
 
+# The eager ops measured: name, the call, and the aten op the engine runs for it (_time_stages).
+OPS: dict[str, tuple[Callable[[torch.Tensor], torch.Tensor], str]] = {
+    "add": (lambda x: x + x, "add"),
+    "mul": (lambda x: x * x, "mul"),
+    "matmul": (lambda x: x @ x, "mm"),
+    "softmax": (lambda x: torch.softmax(x, -1), "softmax"),
+}
+
+
 def eager(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], list[bool]]:
     rows, met = [], []
-    ops: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
-        "add": lambda x: x + x,
-        "mul": lambda x: x * x,
-        "matmul": lambda x: x @ x,
-        "softmax": lambda x: torch.softmax(x, -1),
-    }
     for elements in (16, 4096, 1 << 20):
         side = int(math.isqrt(elements))
         cpu = torch.randn(side, side)
         dev = cpu.to("neuron")
-        for name, fn in ops.items():
+        for name, (fn, _) in OPS.items():
             inner = inner_for(elements * (side if name == "matmul" else 1))
             t_cpu = best_time(lambda: fn(cpu), args.repeat, inner)
             t_dev = best_time(lambda: fn(dev), args.repeat, inner)
@@ -109,9 +112,7 @@ def stages(args: argparse.Namespace) -> list[str]:
         side = int(math.isqrt(elements))
         cpu = torch.randn(side, side)
         dev = cpu.to("neuron")
-        for name, fn, engine_op in (("add", lambda x: x + x, "add"), ("mul", lambda x: x * x, "mul"),
-                                    ("matmul", lambda x: x @ x, "mm"),
-                                    ("softmax", lambda x: torch.softmax(x, -1), "softmax")):
+        for name, (fn, engine_op) in OPS.items():
             inner = inner_for(elements * (side if name == "matmul" else 1))
             t_cpu = best_time(lambda: fn(cpu), args.repeat, inner)
             t_dev = best_time(lambda: fn(dev), args.repeat, inner)
