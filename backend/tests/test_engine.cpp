@@ -1,9 +1,11 @@
 // The engine's pieces in C++: plan serialisation, the compile cache, signatures, tracking.
 #include "engine/CompileCache.h"
+#include "engine/CallKey.h"
 #include "engine/Engine.h"
 #include "engine/Executable.h"
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
+#include "runtime/DeviceAllocator.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -131,4 +133,87 @@ TEST(MemoryKey, DistinguishesEverySignatureField) {
   EXPECT_NE(base, key(x.to(at::kBFloat16), 1.0));      // dtype
   EXPECT_NE(base, key(x, 2.0));                        // non-tensor argument
   EXPECT_NE(base, key(x.cpu(), 1.0));                  // device
+}
+
+namespace {
+bool allocated_by_device(const at::Tensor& t) {  // not a CPU kernel's buffer, adopted
+  return t.storage().data_ptr().get_deleter() == neuronsim::DeviceAllocator::instance().raw_deleter();
+}
+}  // namespace
+
+// The direct kernels build the memory key from typed arguments: the bytes must be the boxed
+// engine's for the same call, or the two paths would compile the same signature twice.
+TEST(DirectKernels, TypedKeyIsTheBoxedKey) {
+  namespace engine = neuronsim::engine;
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::add", "Tensor");
+  auto x = at::ones({2, 3}, at::TensorOptions().device(c10::Device("neuron:0")));
+  const at::Tensor scalar = at::scalar_tensor(2.0);  // a CPU 0-dim operand, as `x * 0.5` passes
+  for (const c10::Scalar& alpha : {c10::Scalar(1), c10::Scalar(2.5), c10::Scalar(true)}) {
+    for (const at::Tensor& other : {x, x.t().contiguous().t(), scalar}) {
+      std::string boxed, typed = "left over";
+      engine::memory_key(op, torch::jit::Stack{x, other, alpha}, boxed);
+      engine::begin_key(op, typed);
+      engine::append_key(typed, x);
+      engine::append_key(typed, other);
+      ASSERT_TRUE(engine::append_key(typed, alpha));
+      EXPECT_EQ(typed, boxed) << "alpha " << alpha;
+    }
+  }
+  std::string key;
+  EXPECT_FALSE(engine::append_key(key, c10::Scalar(c10::complex<double>(1, 2))));
+}
+
+// A first call compiles through the boxed engine; later ones run directly: one compile, every
+// call tracked as native, the result in device memory of its own and equal to the CPU's bits.
+TEST(DirectKernels, CompileOnceThenRunDirectly) {
+  namespace engine = neuronsim::engine;
+  auto& cache = CompileCache::instance();
+  const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
+  const at::Tensor a = at::randn({5, 13}), b = at::randn({13});  // shapes no other test uses
+  const at::Tensor da = a.to(opts), db = b.to(opts);
+  const std::vector<std::pair<const char*, std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>>>
+      ops{{"aten::add.Tensor", [](auto& x, auto& y) { return at::add(x, y, 2); }},
+          {"aten::sub.Tensor", [](auto& x, auto& y) { return at::sub(x, y); }},
+          {"aten::mul.Tensor", [](auto& x, auto& y) { return at::mul(x, y); }},
+          {"aten::div.Tensor", [](auto& x, auto& y) { return at::div(x, y); }},
+          {"aten::_softmax", [](auto& x, auto&) { return at::_softmax(x, 1, false); }},
+          {"aten::_log_softmax", [](auto& x, auto&) { return at::_log_softmax(x, 0, false); }}};
+  for (const auto& [name, fn] : ops) {
+    cache.reset_stats();
+    engine::clear_op_tracking();
+    const at::Tensor expected = fn(a, b);
+    for (int call = 0; call < 3; ++call) {
+      const at::Tensor got = fn(da, db);
+      EXPECT_TRUE(got.device().is_privateuseone()) << name;
+      EXPECT_TRUE(at::equal(got.cpu(), expected)) << name << " call " << call;
+      EXPECT_EQ(allocated_by_device(got), call > 0) << name << " call " << call;
+    }
+    const auto stats = cache.stats();
+    EXPECT_EQ(stats.compiles + stats.disk_hits, 1) << name;
+    EXPECT_EQ(engine::executed_ops().at(name), 3) << name;
+  }
+}
+
+// What the direct path does not cover goes to the boxed engine with the same result: int64
+// (wrapped to 32 bits), float64 (computed in float32 by default), a CPU scalar, mixed dtypes,
+// non-contiguous inputs.
+TEST(DirectKernels, UncoveredCallsGetTheEnginesAnswer) {
+  const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
+  const at::Tensor big = at::full({3}, int64_t{1} << 40, at::kLong);
+  for (int call = 0; call < 2; ++call) {
+    const at::Tensor wrapped = at::add(big.to(opts), big.to(opts)).cpu();
+    EXPECT_EQ(wrapped[0].item<int64_t>(), 0) << "2^41 wraps to 0 in 32 bits";
+    const at::Tensor third = at::full({3}, 1.0 / 3, at::kDouble);
+    const at::Tensor squared = at::mul(third.to(opts), third.to(opts)).cpu();
+    EXPECT_EQ(squared.scalar_type(), at::kDouble);
+    EXPECT_TRUE(at::equal(squared, at::mul(third.to(at::kFloat), third.to(at::kFloat)).to(at::kDouble)));
+    EXPECT_FALSE(at::equal(squared, at::mul(third, third)));
+  }
+  const at::Tensor x = at::randn({4, 6}), y = at::randn({6, 4}).to(at::kBFloat16);
+  for (int call = 0; call < 2; ++call) {
+    EXPECT_TRUE(at::equal(at::mul(x.to(at::kBFloat16).to(opts), 0.5).cpu(),
+                          at::mul(x.to(at::kBFloat16), 0.5)));
+    EXPECT_TRUE(at::equal(at::add(x.to(opts), y.to(opts).t()).cpu(), at::add(x, y.t())));
+    EXPECT_TRUE(at::equal(at::_softmax(x.to(opts).t(), 1, false).cpu(), at::_softmax(x.t(), 1, false)));
+  }
 }

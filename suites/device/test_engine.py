@@ -28,6 +28,9 @@ def test_native_ops_resolve_to_real_overloads():
                  "aten::native_dropout", "aten::cumsum", "aten::triu", "aten::tril", "aten::normal_",
                  "aten::arange.start_out", "aten::embedding_dense_backward", "aten::native_layer_norm_backward"]:
         assert core in ops, core
+    # the direct kernels are a fast path for some of the native set, never an addition to it
+    direct = ns._C._direct_kernel_ops()
+    assert direct and set(direct) <= set(ops), set(direct) - set(ops)
 
 
 def test_tracking_counts_native_and_fallback():

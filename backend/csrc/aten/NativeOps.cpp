@@ -11,6 +11,7 @@
 #include "aten/NativeOps.h"
 
 #include "aten/CpuView.h"
+#include "aten/DirectKernels.h"
 #include "engine/Engine.h"
 #include "engine/Tracking.h"
 
@@ -225,6 +226,7 @@ const std::vector<std::string>& native_ops() {
 
 TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   for (const char* name : kEngineOps) {
+    if (has_direct_kernel(name)) continue;  // registered unboxed by DirectKernels.cpp
     m.impl(name, torch::CppFunction::makeFromBoxedFunction<&engine::run_native>());
   }
   m.impl("native_dropout", native_dropout);

@@ -30,19 +30,28 @@ fs::path CompileCache::entry_path(const std::string& key) const {
          (c10::sha1(key).str() + ".neff");
 }
 
-std::shared_ptr<const Executable> CompileCache::get_or_compile(
-    const std::string& memory_key, const std::function<std::string()>& signature,
-    const std::function<Executable(const std::string&)>& compile) {
-  struct ThreadEntries {
-    std::uint64_t generation = 0;
-    std::unordered_map<std::string, std::shared_ptr<const Executable>> entries;
-  };
+CompileCache::ThreadEntries& CompileCache::thread_entries() {
   thread_local ThreadEntries mine;
   if (const auto generation = generation_.load(std::memory_order_acquire);
       mine.generation != generation) {
     mine.entries.clear();
     mine.generation = generation;
   }
+  return mine;
+}
+
+const Executable* CompileCache::find_compiled(const std::string& memory_key) {
+  auto& entries = thread_entries().entries;
+  const auto it = entries.find(memory_key);
+  if (it == entries.end()) return nullptr;
+  memory_hits_.fetch_add(1, std::memory_order_relaxed);
+  return it->second.get();
+}
+
+std::shared_ptr<const Executable> CompileCache::get_or_compile(
+    const std::string& memory_key, const std::function<std::string()>& signature,
+    const std::function<Executable(const std::string&)>& compile) {
+  ThreadEntries& mine = thread_entries();
   if (auto it = mine.entries.find(memory_key); it != mine.entries.end()) {
     memory_hits_.fetch_add(1, std::memory_order_relaxed);
     return it->second;

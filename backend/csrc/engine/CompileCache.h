@@ -37,6 +37,10 @@ class CompileCache {
   std::shared_ptr<const Executable> get_or_compile(
       const std::string& memory_key, const std::function<std::string()>& signature,
       const std::function<Executable(const std::string&)>& compile);
+  // The plan compiled for `memory_key`, if the calling thread has it (a memory hit, counted),
+  // else null: the unboxed fast path's lookup, which never compiles. The pointer is valid
+  // until the thread's next lookup.
+  const Executable* find_compiled(const std::string& memory_key);
   CacheStats stats() const;
   void reset_stats();
   // Forget the in-memory entries (the disk cache stays): the next lookups go to disk.
@@ -48,6 +52,12 @@ class CompileCache {
 
  private:
   CompileCache() = default;
+  struct ThreadEntries {
+    std::uint64_t generation = 0;
+    std::unordered_map<std::string, std::shared_ptr<const Executable>> entries;
+  };
+  // The calling thread's own map, emptied when clear_memory has run since its last use.
+  ThreadEntries& thread_entries();
   std::shared_ptr<const Executable> load(const std::string& key);
   void store(const Executable& executable);
 

@@ -2,6 +2,7 @@
 
 #include "aten/CpuView.h"
 #include "engine/Arguments.h"
+#include "engine/CallKey.h"
 #include "engine/CompileCache.h"
 #include "engine/Fallback.h"
 #include "engine/Options.h"
@@ -18,112 +19,9 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <charconv>
-#include <sstream>
 #include <unordered_set>
 
 namespace neuronsim::engine {
-namespace {
-
-void append_int(std::string& out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
-  out.append(buf, end);
-}
-
-void append_tensor(std::string& out, const at::Tensor& t) {
-  if (!t.defined()) {
-    out += "undef";
-    return;
-  }
-  out += c10::toString(t.scalar_type());
-  if (!on_device(t)) out += "@cpu";
-  out += '[';
-  for (auto s : t.sizes()) append_int(out, s), out += ',';
-  out += "]{";
-  for (auto s : t.strides()) append_int(out, s), out += ',';
-  out += '}';
-}
-
-void append_value(std::string& out, const c10::IValue& v) {
-  if (v.isDouble()) {
-    char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v.toDouble());
-    out.append(buf, end);
-  } else if (v.isTensor()) {
-    append_tensor(out, v.toTensor());
-  } else if (v.isNone()) {
-    out += '-';
-  } else if (v.isInt()) {
-    append_int(out, v.toInt());
-  } else if (v.isBool()) {
-    out += v.toBool() ? "true" : "false";
-  } else if (v.isGenerator()) {
-    out += "gen";
-  } else if (v.isTensorList() || v.isList()) {
-    out += '(';
-    for (const c10::IValue& item : v.toListRef()) append_value(out, item), out += ',';
-    out += ')';
-  } else {
-    std::ostringstream text;
-    text << v;
-    for (char c : text.str()) out += c == '\n' ? ' ' : c;
-  }
-}
-
-template <typename T>
-void append_raw(std::string& out, const T& value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
-}
-
-// The in-memory cache key: raw bytes of the operator's identity, the modes and every
-// argument. Much cheaper than the readable signature, which is built only on a miss.
-void append_raw_value(std::string& out, const c10::IValue& v) {
-  if (v.isTensor()) {
-    const at::Tensor& t = v.toTensor();
-    if (!t.defined()) {
-      out += 'u';
-      return;
-    }
-    out += on_device(t) ? 'T' : 'C';
-    out += static_cast<char>(t.scalar_type());
-    out += static_cast<char>(t.dim());
-    for (auto s : t.sizes()) append_raw(out, s);
-    for (auto s : t.strides()) append_raw(out, s);
-  } else if (v.isInt()) {
-    out += 'i';
-    append_raw(out, v.toInt());
-  } else if (v.isDouble()) {
-    out += 'd';
-    append_raw(out, v.toDouble());
-  } else if (v.isBool()) {
-    out += v.toBool() ? 'B' : 'b';
-  } else if (v.isNone()) {
-    out += 'n';
-  } else if (v.isGenerator()) {
-    out += 'g';
-  } else if (v.isTensorList() || v.isList()) {
-    out += 'L';
-    append_raw(out, v.toListRef().size());
-    for (const c10::IValue& item : v.toListRef()) append_raw_value(out, item);
-  } else {
-    out += 's';
-    append_value(out, v);
-    out += '\0';
-  }
-}
-
-}  // namespace
-
-void memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::string& key) {
-  const auto n = op.schema().arguments().size();
-  key.clear();
-  append_raw(key, &op.schema());
-  key += static_cast<char>(wide64_mode());
-  key += static_cast<char>(matmul_mode());
-  for (std::size_t i = stack.size() - n; i < stack.size(); ++i) append_raw_value(key, stack[i]);
-}
-
 namespace {
 
 bool is_matmul(const c10::OperatorName& name) {
@@ -357,35 +255,6 @@ void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
     });
   }
 }
-
-}  // namespace
-
-std::string overload_name(const c10::OperatorHandle& op) {
-  // c10::toString(OperatorName) goes through an ostringstream: too slow for every op call.
-  const auto& name = op.operator_name();
-  std::string text;
-  text.reserve(name.name.size() + name.overload_name.size() + 1);
-  text += name.name;
-  if (!name.overload_name.empty()) text += '.', text += name.overload_name;
-  return text;
-}
-
-std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
-  const auto n = op.schema().arguments().size();
-  std::string key = overload_name(op);
-  key.reserve(128);
-  key += '|';
-  key += to_string(wide64_mode());
-  key += ',';
-  key += to_string(matmul_mode());
-  for (std::size_t i = stack.size() - n; i < stack.size(); ++i) {
-    key += '|';
-    append_value(key, stack[i]);
-  }
-  return key;
-}
-
-namespace {
 
 // Times nothing: the hot path's policy (every call inlines to nothing).
 struct Untimed {

@@ -28,9 +28,6 @@ struct CpuSubstitute {
 void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitute,
                    torch::jit::Stack* stack);
 
-// "aten::add.Tensor": an op's overload name, as tracking and messages use it.
-std::string overload_name(const c10::OperatorHandle& op);
-
 // The stages of one engine call, as the backend benchmark breaks a call's cost down.
 enum class Stage { kDevice, kPlan, kBind, kKernel, kResults, kTracking, kFree };
 inline constexpr std::size_t kStageCount = 7;
@@ -40,12 +37,5 @@ const char* stage_name(Stage stage);
 // returns the mean seconds spent in each stage, freeing the results included.
 std::array<double, kStageCount> time_stages(const c10::OperatorHandle& op,
                                             const torch::jit::Stack& args, int iterations);
-
-// The in-memory cache key of a call (raw bytes; process-specific), written over `key` so that
-// a caller reusing one buffer builds it without allocating.
-void memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::string& key);
-
-// The readable signature a call compiles for, also the disk cache's key.
-std::string signature(const c10::OperatorHandle& op, const torch::jit::Stack& stack);
 
 }  // namespace neuronsim::engine

@@ -1,6 +1,6 @@
 #include "engine/Fallback.h"
 
-#include "engine/Engine.h"
+#include "engine/CallKey.h"
 #include "engine/Options.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"

@@ -1,6 +1,6 @@
 #include "engine/Tracking.h"
 
-#include "engine/Engine.h"
+#include "engine/CallKey.h"
 
 #include <c10/util/flat_hash_map.h>
 
