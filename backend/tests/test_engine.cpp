@@ -175,6 +175,7 @@ TEST(DirectKernels, CompileOnceThenRunDirectly) {
       ops{{"aten::add.Tensor", [](auto& x, auto& y) { return at::add(x, y, 2); }},
           {"aten::sub.Tensor", [](auto& x, auto& y) { return at::sub(x, y); }},
           {"aten::mul.Tensor", [](auto& x, auto& y) { return at::mul(x, y); }},
+          {"aten::mul.Tensor", [](auto& x, auto&) { return at::mul(x, x); }},  // one view for both
           {"aten::div.Tensor", [](auto& x, auto& y) { return at::div(x, y); }},
           {"aten::_softmax", [](auto& x, auto&) { return at::_softmax(x, 1, false); }},
           {"aten::_log_softmax", [](auto& x, auto&) { return at::_log_softmax(x, 0, false); }}};

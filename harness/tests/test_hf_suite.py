@@ -47,6 +47,36 @@ def test_unknown_architecture_and_bad_overrides_are_named(tmp_path, monkeypatch)
     shrink.overrides.cache_clear()
 
 
+def test_overrides_reach_into_sub_configs_and_seed_configs_that_fail_their_own_defaults():
+    # a sub-config override updates the shrunk sub-config, it does not bring back full sizes
+    attn = shrink.tiny_config("DbrxForCausalLM").attn_config
+    assert (attn.kv_n_heads, attn.clip_qkv, attn.rope_theta) == (1, 8, 10000.0)
+    # Gemma4AssistantConfig() fails its own validator: the override's fields seed it
+    with pytest.raises(Exception):
+        shrink.config_class("Gemma4AssistantForCausalLM")()
+    config = shrink.tiny_config("Gemma4AssistantForCausalLM")
+    assert config.text_config.hidden_size == 32 and config.text_config.num_hidden_layers == 2
+
+
+def test_label_layouts_are_checked_and_reshape_ids_as_the_model_reads_labels(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(REPO / "harness" / "worker"))  # the suite's own imports
+    import suite
+    bad = tmp_path / "overrides.json"
+    monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
+    bad.write_text(json.dumps({"overrides": {}, "labels": {"MusicgenForCausalLM": "codebooks_first"}}))
+    shrink.label_layouts.cache_clear()
+    with pytest.raises(ValueError, match="labels entry 'MusicgenForCausalLM': 'codebooks_first'"):
+        shrink.label_layouts()
+    monkeypatch.setattr(shrink, "OVERRIDES_FILE", REPO / "suites" / "hf" / "overrides.json")
+    shrink.label_layouts.cache_clear()
+    model = transformers.MusicgenForCausalLM(shrink.tiny_config("MusicgenForCausalLM"))
+    model.config.num_codebooks = 2  # the layout, at more than the one codebook the suite uses
+    ids = torch.arange(2 * 2 * 5).reshape(4, 5)  # (batch 2 * codebooks 2, seq 5)
+    labels = suite.labels_for(model, ids)
+    assert labels.shape == (2, 5, 2) and labels[1, :, 0].tolist() == ids[2].tolist()
+    assert suite.labels_for(transformers.LlamaForCausalLM(shrink.tiny_config("LlamaForCausalLM")), ids) is ids
+
+
 def test_the_shipped_override_and_most_used_files_are_valid():
     shrink.overrides.cache_clear()
     assert shrink.overrides()

@@ -31,7 +31,7 @@ EXPERTS, EXPERTS_PER_TOKEN = 4, 2
 # Field names of the same size across architectures (transformers is not uniform about them).
 SIZES: dict[str, int] = {
     **dict.fromkeys(["hidden_size", "n_embd", "d_model", "dim", "embed_dim", "model_dim", "n_embed",
-                     "word_embed_proj_dim", "emb_dim"], HIDDEN),
+                     "word_embed_proj_dim", "emb_dim", "hidden_size_global"], HIDDEN),
     **dict.fromkeys(["num_hidden_layers", "n_layer", "num_layers", "n_layers", "decoder_layers",
                      "num_decoder_layers"], LAYERS),
     **dict.fromkeys(["num_attention_heads", "n_head", "num_heads", "n_heads", "decoder_attention_heads"], HEADS),
@@ -76,11 +76,26 @@ def overrides() -> dict[str, dict[str, Any]]:
         if key not in archs and key not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
             raise ValueError(f"{OVERRIDES_FILE}: '{key}' is not a causal-LM architecture or model_type "
                              f"of transformers {transformers.__version__}")
-        config = (config_class(key) if key in archs else CONFIG_MAPPING[key])()
+        config = default_config(config_class(key) if key in archs else CONFIG_MAPPING[key], fields)
         unknown = [f for f in fields if f not in config.to_dict() and not hasattr(config, f)]
         if unknown:
             raise ValueError(f"{OVERRIDES_FILE}: override for '{key}' names field(s) {unknown} that "
                              f"{type(config).__name__} does not have")
+    return data
+
+
+# How labels=input_ids is laid out for a model whose loss reads labels in another shape.
+LABEL_LAYOUTS = ("codebooks_last",)  # MusicGen: ids (batch * codebooks, seq), labels (batch, seq, codebooks)
+
+
+@cache
+def label_layouts() -> dict[str, str]:
+    """overrides.json "labels", checked: every key an architecture, every value a known layout."""
+    data = json.loads(OVERRIDES_FILE.read_text()).get("labels", {}) if OVERRIDES_FILE.is_file() else {}
+    for arch, layout in data.items():
+        if arch not in causal_lm_architectures() or layout not in LABEL_LAYOUTS:
+            raise ValueError(f"{OVERRIDES_FILE}: labels entry '{arch}': '{layout}' (expected an architecture "
+                             f"class of transformers {transformers.__version__} and one of {list(LABEL_LAYOUTS)})")
     return data
 
 
@@ -110,6 +125,28 @@ def config_class(architecture: str) -> type[PretrainedConfig]:
     # The class's own config class: it differs from the model_type's for the text-only model of a
     # multimodal family.
     return getattr(transformers, architecture).config_class or CONFIG_MAPPING[causal_lm_architectures()[architecture]]
+
+
+def default_config(cls: type[PretrainedConfig], seed: dict[str, Any]) -> PretrainedConfig:
+    """The config class's defaults. A config meant to be built around another model's (an assistant
+    draft model) may fail its own validator at its defaults: then its override's fields seed it."""
+    try:
+        return cls()
+    except Exception:
+        if not seed:
+            raise
+        return cls(**seed)
+
+
+def _apply(fields: dict[str, Any], override: dict[str, Any]) -> None:
+    """An override's fields over the shrunk ones; a sub-config's (a dict) update the shrunk
+    sub-config field by field instead of replacing it with the class's full-size defaults."""
+    for key, value in override.items():
+        old = fields.get(key)
+        if isinstance(value, dict) and isinstance(old, dict) and "model_type" in old:
+            fields[key] = {**old, **value}
+        else:
+            fields[key] = value
 
 
 def _keep_every_kind(per_layer: list[Any]) -> list[Any]:
@@ -160,9 +197,10 @@ def tiny_config(architecture: str) -> PretrainedConfig:
         raise KeyError(f"'{architecture}' is not a causal-LM architecture of transformers "
                        f"{transformers.__version__}")
     cls = config_class(architecture)
-    fields = _shrunk_fields(cls().to_dict())
-    fields.update(overrides().get(cls.model_type, {}))
-    fields.update(overrides().get(architecture, {}))
+    by_type, by_class = overrides().get(cls.model_type, {}), overrides().get(architecture, {})
+    fields = _shrunk_fields(default_config(cls, {**by_type, **by_class}).to_dict())
+    _apply(fields, by_type)
+    _apply(fields, by_class)
     config = cls(**fields)
     config.use_cache = True
     return config

@@ -31,7 +31,7 @@ import compilation
 from comparison import Mismatch, to_device
 from evidence import exception_evidence
 from vocabulary import Outcome
-from shrink import causal_lm_architectures, most_used, overrides, tiny_config
+from shrink import causal_lm_architectures, label_layouts, most_used, overrides, tiny_config
 
 CHECKS = ("forward", "generate", "backward", "static_shapes", "compiled_forward")
 # The checks an architecture must pass natively to count as running on the device.
@@ -63,7 +63,7 @@ TOLERANCES = {"float32": (1.3e-4, 1e-4), "bfloat16": (3e-2, 3e-2)}
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    overrides(), most_used()  # a bad override or list stops the listing, naming the entry
+    overrides(), label_layouts(), most_used()  # a bad override or list stops the listing, naming the entry
     for arch in causal_lm_architectures():
         for dtype in DTYPES:
             for check in CHECKS:
@@ -98,6 +98,10 @@ def build(arch: str, dtype: torch.dtype, seed: int) -> tuple[torch.nn.Module, in
     generation = getattr(model, "generation_config", None)
     if generation is not None and generation.pad_token_id is None:
         generation.pad_token_id = 0
+    if generation is not None and generation.decoder_start_token_id is None:
+        # transformers falls back to bos only for encoder-decoders; a decoder whose own generate()
+        # reads it (MusicGen's delay pattern) needs the same fallback
+        generation.decoder_start_token_id = generation.bos_token_id
     return model, parameters
 
 
@@ -146,12 +150,16 @@ def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
 
 def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
-    kwargs = {"max_new_tokens": NEW_TOKENS, "min_new_tokens": NEW_TOKENS, "do_sample": False}
+    # num_return_sequences is transformers' default, spelled out for generate() overrides that
+    # skip filling in the defaults (MusicGen's)
+    kwargs = {"max_new_tokens": NEW_TOKENS, "min_new_tokens": NEW_TOKENS, "do_sample": False,
+              "num_return_sequences": 1}
     with torch.no_grad():
         expected, actual = both(lambda: cpu.generate(**batch, **kwargs),
                                 lambda: dev.generate(**to_device(batch, ctx.device), **kwargs))
-    evidence["cpu_tokens"] = expected[:, SEQ:].tolist()
-    evidence["device_tokens"] = actual[:, SEQ:].cpu().tolist()
+    # the new tokens end the last axis: (batch, seq), or (batch, codebooks, seq) for MusicGen
+    evidence["cpu_tokens"] = expected[..., -NEW_TOKENS:].tolist()
+    evidence["device_tokens"] = actual[..., -NEW_TOKENS:].cpu().tolist()
     if evidence["cpu_tokens"] != evidence["device_tokens"]:
         evidence["message"] = (f"greedy tokens differ: CPU {evidence['cpu_tokens']}, "
                                f"device {evidence['device_tokens']}")
@@ -165,11 +173,18 @@ def named_parameters_to_check(model: torch.nn.Module) -> list[str]:
     return sorted(picks)
 
 
+def labels_for(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
+    """labels=input_ids, in the layout the model's loss reads (overrides.json "labels")."""
+    if label_layouts().get(type(model).__name__) == "codebooks_last":
+        return ids.reshape(-1, model.config.num_codebooks, ids.shape[-1]).transpose(1, 2)
+    return ids
+
+
 def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
 
     def loss(model, data):
-        out = model(**data, labels=data["input_ids"])
+        out = model(**data, labels=labels_for(model, data["input_ids"]))
         out.loss.backward()
         return out.loss
 

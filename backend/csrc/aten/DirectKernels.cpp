@@ -92,12 +92,13 @@ bool append(std::string& key, const T& v) {
   return true;
 }
 
-// What the CPU kernel is given for an argument: a view of a device tensor, anything else as is.
-inline at::Tensor kernel_arg(const at::Tensor& t) {
-  return cpu_view(t);
+// What the CPU kernel is given for an argument: a view of a device tensor (`self`'s own view
+// again when it is `self`, as in x * x), anything else as is.
+inline at::Tensor kernel_arg(const at::Tensor& t, const at::Tensor& self, const at::Tensor& self_view) {
+  return t.unsafeGetTensorImpl() == self.unsafeGetTensorImpl() ? self_view : cpu_view(t);
 }
 template <typename T>
-const T& kernel_arg(const T& v) {
+const T& kernel_arg(const T& v, const at::Tensor&, const at::Tensor&) {
   return v;
 }
 
@@ -114,12 +115,13 @@ at::Tensor run_direct(const c10::OperatorHandle& op, const at::Tensor& self, con
       if (plan != nullptr && !plan->cpu_fallback && !plan->downcast_f64 && !plan->bf16_matmul) {
         const c10::DeviceGuard guard(self.device());
         OnDevice<CpuKernel> kernel;
+        const at::Tensor self_view = cpu_view(self);
         std::apply(
             [&](const auto&... kernel_args) {
               kernel.meta(kernel_args...);
               kernel.impl(kernel_args..., kernel.output_view);
             },
-            std::forward_as_tuple(kernel_arg(self), kernel_arg(args)...));
+            std::forward_as_tuple(self_view, kernel_arg(args, self, self_view)...));
         engine::record_native(op);
         return std::move(kernel.output);
       }
