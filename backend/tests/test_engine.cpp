@@ -137,7 +137,7 @@ TEST(MemoryKey, DistinguishesEverySignatureField) {
 
 namespace {
 bool allocated_by_device(const at::Tensor& t) {  // not a CPU kernel's buffer, adopted
-  return t.storage().data_ptr().get_deleter() == neuronsim::DeviceAllocator::instance().raw_deleter();
+  return neuronsim::DeviceAllocator::is_allocated_block(t.storage().data_ptr());
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 
 #include <c10/util/Exception.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -54,7 +55,9 @@ void DeviceAllocator::reserve_locked(c10::DeviceIndex device, Pool& p,
   auto& stats = p.stats;
   const std::uint64_t capacity = config().device_memory;
   auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-  if (reserved + size > capacity && !p.cached.empty()) {
+  const bool any_cached =
+      std::any_of(p.cached.begin(), p.cached.end(), [](const auto& kv) { return !kv.second.empty(); });
+  if (reserved + size > capacity && any_cached) {
     // Like the CUDA caching allocator: give back cached blocks, then retry once.
     ++stats.num_alloc_retries;
     release_cached_locked(device, p);
@@ -106,13 +109,13 @@ c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
   const std::size_t size = round_size(nbytes);
   std::unique_lock lock(p.mutex);
 
-  HostBuffer buffer;
-  if (auto it = p.cached.find(size); it != p.cached.end()) {
-    buffer = std::move(it->second);
-    p.cached.erase(it);
+  std::unique_ptr<Block> block;
+  if (auto it = p.cached.find(size); it != p.cached.end() && !it->second.empty()) {
+    block = std::move(it->second.back());
+    it->second.pop_back();
   } else {
     reserve_locked(device, p, lock, size, nbytes);
-    buffer.reset(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
+    HostBuffer buffer(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
     if (buffer == nullptr) {
       p.stats.reserved_bytes[kAll].decrease(size);
       p.stats.segment[kAll].decrease(1);
@@ -122,12 +125,12 @@ c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
                        format_bytes(nbytes));
     }
     register_range(buffer.get(), size, device);
+    block = std::make_unique<Block>(Block{std::move(buffer), size, 0, device});
   }
-
-  void* data = buffer.get();
-  p.live.emplace(data, Block{std::move(buffer), size, nbytes});
+  block->requested = nbytes;
   count_live_locked(p, size, nbytes);
-  return {data, data, &delete_block, where};
+  void* data = block->buffer.get();
+  return {data, block.release(), &delete_block, where};
 }
 
 c10::DataPtr DeviceAllocator::adopt(c10::DataPtr host, std::size_t nbytes,
@@ -159,35 +162,34 @@ void DeviceAllocator::delete_adopted(void* context) noexcept {
   ++p.stats.num_device_free;
 }
 
-void DeviceAllocator::delete_block(void* ptr) noexcept {
-  instance().release(ptr);
+void DeviceAllocator::delete_block(void* context) noexcept {
+  std::unique_ptr<Block> block(static_cast<Block*>(context));
+  if (block == nullptr) return;  // a zero-byte allocation
+  auto& self = instance();
+  Pool& p = *self.pools_[static_cast<std::size_t>(block->device)];
+  std::lock_guard lock(p.mutex);
+  self.uncount_live_locked(p, block->size, block->requested);
+  auto& free_blocks = p.cached[block->size];
+  free_blocks.push_back(std::move(block));
 }
 
 c10::DeleterFnPtr DeviceAllocator::raw_deleter() const {
-  return &delete_block;
+  return nullptr;  // a DataPtr's context is its block, not its data: no raw allocation API
 }
 
-void DeviceAllocator::release(void* ptr) noexcept {
-  if (ptr == nullptr) return;
-  const auto device = device_of(ptr);
-  if (!device) return;  // not ours; nothing to do (never throw from a deleter)
-  Pool& p = *pools_[static_cast<std::size_t>(*device)];
-  std::lock_guard lock(p.mutex);
-  auto it = p.live.find(ptr);
-  if (it == p.live.end()) return;
-  Block block = std::move(it->second);
-  p.live.erase(it);
-  uncount_live_locked(p, block.size, block.requested);
-  p.cached.emplace(block.size, std::move(block.buffer));
+bool DeviceAllocator::is_allocated_block(const c10::DataPtr& ptr) {
+  return ptr.get_deleter() == &delete_block;
 }
 
 void DeviceAllocator::release_cached_locked(c10::DeviceIndex device, Pool& p) {
   (void)device;
-  for (auto& [size, buffer] : p.cached) {
-    unregister_range(buffer.get());
-    p.stats.reserved_bytes[kAll].decrease(size);
-    p.stats.segment[kAll].decrease(1);
-    ++p.stats.num_device_free;
+  for (auto& [size, blocks] : p.cached) {
+    for (const auto& block : blocks) {
+      unregister_range(block->buffer.get());
+      p.stats.reserved_bytes[kAll].decrease(size);
+      p.stats.segment[kAll].decrease(1);
+      ++p.stats.num_device_free;
+    }
   }
   p.cached.clear();
 }

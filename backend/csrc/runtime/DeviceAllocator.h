@@ -52,16 +52,22 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   // its original allocator instead of the cache.
   c10::DataPtr adopt(c10::DataPtr host, std::size_t nbytes, c10::DeviceIndex device);
 
+  // Whether `ptr` is a block allocate() made (not a buffer adopt() took over).
+  static bool is_allocated_block(const c10::DataPtr& ptr);
+
   // The device owning the block that contains `ptr`, if it is device memory.
   std::optional<c10::DeviceIndex> device_of(const void* ptr) const;
 
   static std::size_t round_size(std::size_t nbytes);
 
  private:
+  // A block: the context of its device DataPtr, so freeing it needs no lookup; kept (with its
+  // buffer) in the pool's cache when freed, so a reused block costs no heap allocation.
   struct Block {
     HostBuffer buffer;
     std::size_t size = 0;       // rounded
     std::size_t requested = 0;  // as asked
+    c10::DeviceIndex device = 0;
   };
   // A kernel result taken over by adopt(): the context of its device DataPtr, so freeing it
   // needs no lookup.
@@ -73,8 +79,7 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   };
   struct Pool {
     std::mutex mutex;
-    std::unordered_map<void*, Block> live;
-    std::multimap<std::size_t, HostBuffer> cached;  // free blocks by size
+    std::unordered_map<std::size_t, std::vector<std::unique_ptr<Block>>> cached;  // free, by size
     ska::flat_hash_set<const Adopted*> adopted;     // for device_of only
     c10::CachingDeviceAllocator::DeviceStats stats;
   };
@@ -82,8 +87,7 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   DeviceAllocator() = default;
   Pool& pool(c10::DeviceIndex device);
 
-  void release(void* ptr) noexcept;
-  static void delete_block(void* ptr) noexcept;
+  static void delete_block(void* context) noexcept;
   static void delete_adopted(void* context) noexcept;
   // Reserves `size` bytes of capacity, releasing the cache if needed; caller holds pool.mutex.
   // Throws c10::OutOfMemoryError (after unlocking) when the device is full.
