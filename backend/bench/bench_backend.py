@@ -43,6 +43,22 @@ def best_time(fn: Callable[[], object], repeat: int, inner: int) -> float:
     return min(samples)
 
 
+def paired_best(cpu: Callable[[], object], dev: Callable[[], object], repeat: int, inner: int) -> tuple[float, float]:
+    """best_time of both, their samples taken alternately: a slow moment of a shared machine
+    then falls on both sides of the ratio rather than on one."""
+    for fn in (cpu, dev):
+        for _ in range(max(2, inner // 10)):
+            fn()
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeat):
+        for fn, out in zip((cpu, dev), samples):
+            start = time.perf_counter()
+            for _ in range(inner):
+                fn()
+            out.append((time.perf_counter() - start) / inner)
+    return min(samples[0]), min(samples[1])
+
+
 def inner_for(elements: int) -> int:
     return max(3, min(2000, 2_000_000 // max(elements, 1)))
 
@@ -101,8 +117,7 @@ def eager(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], li
         dev = cpu.to("neuron")
         for name, (fn, _) in OPS.items():
             inner = inner_for(elements * (side if name == "matmul" else 1))
-            t_cpu = best_time(lambda: fn(cpu), args.repeat, inner)
-            t_dev = best_time(lambda: fn(dev), args.repeat, inner)
+            t_cpu, t_dev = paired_best(lambda: fn(cpu), lambda: fn(dev), args.repeat, inner)
             ratio = t_dev / t_cpu
             target = 2.0 if elements == 16 else 1.2
             met.append(ratio <= target)
@@ -120,8 +135,7 @@ def stages(args: argparse.Namespace) -> list[str]:
         dev = cpu.to("neuron")
         for name, (fn, engine_op) in OPS.items():
             inner = inner_for(elements * (side if name == "matmul" else 1))
-            t_cpu = best_time(lambda: fn(cpu), args.repeat, inner)
-            t_dev = best_time(lambda: fn(dev), args.repeat, inner)
+            t_cpu, t_dev = paired_best(lambda: fn(cpu), lambda: fn(dev), args.repeat, inner)
             timed = min((torch_neuronsim._C._time_stages(engine_op, dev, inner) for _ in range(args.repeat)),
                         key=lambda s: sum(s.values()))
             parts = "; ".join(f"{stage} {seconds * 1e9:.0f}" for stage, seconds in timed.items())
@@ -137,7 +151,7 @@ def stages(args: argparse.Namespace) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mib", type=int, default=64, help="copy size in MiB (default 64)")
-    parser.add_argument("--repeat", type=int, default=7, help="timed repetitions, best is kept")
+    parser.add_argument("--repeat", type=int, default=15, help="timed repetitions, best is kept")
     args = parser.parse_args()
 
     torch.set_num_threads(1)  # the same single-threaded kernels on both sides

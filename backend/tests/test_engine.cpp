@@ -5,6 +5,7 @@
 #include "engine/Executable.h"
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
+#include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
 
 #include <ATen/ATen.h>
@@ -216,5 +217,20 @@ TEST(DirectKernels, UncoveredCallsGetTheEnginesAnswer) {
                           at::mul(x.to(at::kBFloat16), 0.5)));
     EXPECT_TRUE(at::equal(at::add(x.to(opts), y.to(opts).t()).cpu(), at::add(x, y.t())));
     EXPECT_TRUE(at::equal(at::_softmax(x.to(opts).t(), 1, false).cpu(), at::_softmax(x.t(), 1, false)));
+  }
+}
+
+// A direct call on another device than the current one allocates its result there, in that
+// device's memory statistics, and leaves the current device as it was.
+TEST(DirectKernels, ResultOnTheOperandsDevice) {
+  const auto n1 = at::TensorOptions().device(c10::Device("neuron:1"));
+  const at::Tensor x = at::randn({3, 17}).to(n1);
+  ASSERT_EQ(neuronsim::current_device(), 0);
+  for (int call = 0; call < 2; ++call) {
+    const auto before = neuronsim::DeviceAllocator::instance().getDeviceStats(1).allocation[0].current;
+    const at::Tensor y = at::mul(x, x);
+    EXPECT_EQ(y.device(), c10::Device("neuron:1")) << "call " << call;
+    EXPECT_EQ(neuronsim::DeviceAllocator::instance().getDeviceStats(1).allocation[0].current, before + 1);
+    EXPECT_EQ(neuronsim::current_device(), 0);
   }
 }

@@ -32,6 +32,8 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 
@@ -102,18 +104,29 @@ const T& kernel_arg(const T& v, const at::Tensor&, const at::Tensor&) {
   return v;
 }
 
+// An op with a direct kernel: its handle and its counter of native calls, looked up once.
+struct DirectOp {
+  DirectOp(const char* name, const char* overload)
+      : handle(c10::Dispatcher::singleton().findSchemaOrThrow(name, overload)),
+        calls(engine::native_counter(handle)) {}
+  c10::OperatorHandle handle;
+  std::atomic<std::int64_t>& calls;
+};
+
 // Runs `op` through `CpuKernel` when the compile cache has a plan for the call that runs the
 // kernel as it is; through the boxed engine otherwise.
 template <class CpuKernel, typename... Args>
-at::Tensor run_direct(const c10::OperatorHandle& op, const at::Tensor& self, const Args&... args) {
+at::Tensor run_direct(const DirectOp& op, const at::Tensor& self, const Args&... args) {
   thread_local std::string key;  // reused: no allocation per call once it has grown
   if (self.defined() && self.device().type() == kDeviceType && self.scalar_type() != at::kLong &&
       (covered(self, args) && ...)) {
-    engine::begin_key(op, key);
+    engine::begin_key(op.handle, key);
     if (append(key, self) && (append(key, args) && ...)) {
       const engine::Executable* plan = engine::CompileCache::instance().find_compiled(key);
       if (plan != nullptr && !plan->cpu_fallback && !plan->downcast_f64 && !plan->bf16_matmul) {
-        const c10::DeviceGuard guard(self.device());
+        // the output is allocated on the current device: switch only when it is another
+        std::optional<c10::DeviceGuard> guard;
+        if (self.device().index() != current_device()) guard.emplace(self.device());
         OnDevice<CpuKernel> kernel;
         const at::Tensor self_view = cpu_view(self);
         std::apply(
@@ -122,47 +135,43 @@ at::Tensor run_direct(const c10::OperatorHandle& op, const at::Tensor& self, con
               kernel.impl(kernel_args..., kernel.output_view);
             },
             std::forward_as_tuple(self_view, kernel_arg(args, self, self_view)...));
-        engine::record_native(op);
+        op.calls.fetch_add(1, std::memory_order_relaxed);  // tracked as native
         return std::move(kernel.output);
       }
     }
   }
   torch::jit::Stack stack{self, args...};
-  engine::run_native(op, &stack);
+  engine::run_native(op.handle, &stack);
   return std::move(stack.back()).toTensor();
 }
 
-c10::OperatorHandle handle(const char* name, const char* overload) {
-  return c10::Dispatcher::singleton().findSchemaOrThrow(name, overload);
-}
-
 at::Tensor add(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
-  static const auto op = handle("aten::add", "Tensor");
+  static const DirectOp op("aten::add", "Tensor");
   return run_direct<at::native::structured_ufunc_add_CPU>(op, self, other, alpha);
 }
 
 at::Tensor sub(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
-  static const auto op = handle("aten::sub", "Tensor");
+  static const DirectOp op("aten::sub", "Tensor");
   return run_direct<at::native::structured_sub_out>(op, self, other, alpha);
 }
 
 at::Tensor mul(const at::Tensor& self, const at::Tensor& other) {
-  static const auto op = handle("aten::mul", "Tensor");
+  static const DirectOp op("aten::mul", "Tensor");
   return run_direct<at::native::structured_mul_out>(op, self, other);
 }
 
 at::Tensor div(const at::Tensor& self, const at::Tensor& other) {
-  static const auto op = handle("aten::div", "Tensor");
+  static const DirectOp op("aten::div", "Tensor");
   return run_direct<at::native::structured_div_out>(op, self, other);
 }
 
 at::Tensor softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  static const auto op = handle("aten::_softmax", "");
+  static const DirectOp op("aten::_softmax", "");
   return run_direct<at::native::structured_softmax_cpu_out>(op, self, dim, half_to_float);
 }
 
 at::Tensor log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  static const auto op = handle("aten::_log_softmax", "");
+  static const DirectOp op("aten::_log_softmax", "");
   return run_direct<at::native::structured_log_softmax_cpu_out>(op, self, dim, half_to_float);
 }
 

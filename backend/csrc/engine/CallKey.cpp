@@ -103,11 +103,13 @@ void append_key(std::string& key, const at::Tensor& t) {
     key += 'u';
     return;
   }
-  key += on_device(t) ? 'T' : 'C';
-  key += static_cast<char>(t.scalar_type());
-  key += static_cast<char>(t.dim());
-  for (auto s : t.sizes()) append_raw(key, s);
-  for (auto s : t.strides()) append_raw(key, s);
+  const char head[] = {on_device(t) ? 'T' : 'C', static_cast<char>(t.scalar_type()),
+                       static_cast<char>(t.dim())};
+  key.append(head, sizeof(head));
+  // Sizes and strides in one append each: this runs for every tensor of every op call.
+  const auto sizes = t.sizes(), strides = t.strides();
+  key.append(reinterpret_cast<const char*>(sizes.data()), sizes.size() * sizeof(int64_t));
+  key.append(reinterpret_cast<const char*>(strides.data()), strides.size() * sizeof(int64_t));
 }
 
 void append_key(std::string& key, int64_t v) {

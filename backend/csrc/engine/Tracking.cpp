@@ -71,6 +71,9 @@ void reset(Registry& registry) {
 void record_native(const c10::OperatorHandle& op) {
   record<native_registry>(op);
 }
+std::atomic<std::int64_t>& native_counter(const c10::OperatorHandle& op) {
+  return counter(native_registry(), op).calls;
+}
 void record_fallback(const c10::OperatorHandle& op) {
   record<fallback_registry>(op);
 }
