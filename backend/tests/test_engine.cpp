@@ -3,6 +3,7 @@
 #include "engine/CallKey.h"
 #include "engine/Engine.h"
 #include "engine/Executable.h"
+#include "engine/Options.h"
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
 #include "runtime/Device.h"
@@ -178,6 +179,8 @@ TEST(DirectKernels, CompileOnceThenRunDirectly) {
           {"aten::mul.Tensor", [](auto& x, auto& y) { return at::mul(x, y); }},
           {"aten::mul.Tensor", [](auto& x, auto&) { return at::mul(x, x); }},  // one view for both
           {"aten::div.Tensor", [](auto& x, auto& y) { return at::div(x, y); }},
+          {"aten::mm", [](auto& x, auto&) { return at::mm(x, x.t()); }},
+          {"aten::bmm", [](auto& x, auto&) { return at::bmm(x.unsqueeze(0), x.t().unsqueeze(0)); }},
           {"aten::_softmax", [](auto& x, auto&) { return at::_softmax(x, 1, false); }},
           {"aten::_log_softmax", [](auto& x, auto&) { return at::_log_softmax(x, 0, false); }}};
   for (const auto& [name, fn] : ops) {
@@ -218,6 +221,13 @@ TEST(DirectKernels, UncoveredCallsGetTheEnginesAnswer) {
     EXPECT_TRUE(at::equal(at::add(x.to(opts), y.to(opts).t()).cpu(), at::add(x, y.t())));
     EXPECT_TRUE(at::equal(at::_softmax(x.to(opts).t(), 1, false).cpu(), at::_softmax(x.t(), 1, false)));
   }
+  // NEURONSIM_MATMUL=bf16: float32 matmul inputs rounded to bfloat16 by the plan, every call
+  neuronsim::engine::set_matmul_mode(neuronsim::MatmulMode::kBf16);
+  const at::Tensor rounded = x.to(at::kBFloat16).to(at::kFloat);
+  for (int call = 0; call < 2; ++call) {
+    EXPECT_TRUE(at::equal(at::mm(x.to(opts), x.t().to(opts)).cpu(), at::mm(rounded, rounded.t())));
+  }
+  neuronsim::engine::set_matmul_mode(neuronsim::MatmulMode::kFp32);
 }
 
 // A direct call on another device than the current one allocates its result there, in that

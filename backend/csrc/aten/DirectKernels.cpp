@@ -7,8 +7,8 @@
 // is host memory), with the output allocated in device memory by the kernel's set_output hook:
 // no stack, no dispatch, no adoption; the plan comes from the same compile cache under the same
 // key. A call the fast path does not cover goes to the boxed engine, which is the reference: a
-// first call (it compiles), a plan that converts (64-bit dtypes), a CPU tensor that is not a
-// 0-dim scalar.
+// first call (it compiles), a plan that converts (64-bit dtypes, matmul inputs rounded to
+// bfloat16 under NEURONSIM_MATMUL=bf16), a CPU tensor that is not a 0-dim scalar.
 #include "aten/DirectKernels.h"
 
 #include "aten/CpuView.h"
@@ -25,7 +25,9 @@
 #include <ATen/ops/_log_softmax_native.h>
 #include <ATen/ops/_softmax_native.h>
 #include <ATen/ops/add_native.h>
+#include <ATen/ops/bmm_native.h>
 #include <ATen/ops/div_native.h>
+#include <ATen/ops/mm_native.h>
 #include <ATen/ops/mul_native.h>
 #include <ATen/ops/sub_native.h>
 #include <c10/core/DeviceGuard.h>
@@ -165,6 +167,16 @@ at::Tensor div(const at::Tensor& self, const at::Tensor& other) {
   return run_direct<at::native::structured_div_out>(op, self, other);
 }
 
+at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2) {
+  static const DirectOp op("aten::mm", "");
+  return run_direct<at::native::structured_mm_out_cpu>(op, self, mat2);
+}
+
+at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
+  static const DirectOp op("aten::bmm", "");
+  return run_direct<at::native::structured_bmm_out_cpu>(op, self, mat2);
+}
+
 at::Tensor softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {
   static const DirectOp op("aten::_softmax", "");
   return run_direct<at::native::structured_softmax_cpu_out>(op, self, dim, half_to_float);
@@ -178,8 +190,9 @@ at::Tensor log_softmax(const at::Tensor& self, int64_t dim, bool half_to_float) 
 }  // namespace
 
 const std::vector<std::string_view>& direct_kernel_ops() {
-  static const std::vector<std::string_view> ops{"add.Tensor", "sub.Tensor", "mul.Tensor",
-                                                 "div.Tensor", "_softmax",   "_log_softmax"};
+  static const std::vector<std::string_view> ops{"add.Tensor", "sub.Tensor",   "mul.Tensor",
+                                                 "div.Tensor", "mm",           "bmm",
+                                                 "_softmax",   "_log_softmax"};
   return ops;
 }
 
@@ -193,6 +206,8 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("sub.Tensor", sub);
   m.impl("mul.Tensor", mul);
   m.impl("div.Tensor", div);
+  m.impl("mm", mm);
+  m.impl("bmm", bmm);
   m.impl("_softmax", softmax);
   m.impl("_log_softmax", log_softmax);
 }

@@ -2,6 +2,8 @@
 
 #include "engine/Executable.h"
 
+#include <c10/util/flat_hash_map.h>
+
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
@@ -54,7 +56,8 @@ class CompileCache {
   CompileCache() = default;
   struct ThreadEntries {
     std::uint64_t generation = 0;
-    std::unordered_map<std::string, std::shared_ptr<const Executable>> entries;
+    // Open addressing, power-of-two buckets: a hit costs a hash and one compare.
+    ska::flat_hash_map<std::string, std::shared_ptr<const Executable>> entries;
   };
   // The calling thread's own map, emptied when clear_memory has run since its last use.
   ThreadEntries& thread_entries();
