@@ -173,8 +173,9 @@ TEST(DirectKernels, CompileOnceThenRunDirectly) {
   const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
   const at::Tensor a = at::randn({5, 13}), b = at::randn({13});  // shapes no other test uses
   const at::Tensor da = a.to(opts), db = b.to(opts);
-  const std::vector<std::pair<const char*, std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>>>
-      ops{{"aten::add.Tensor", [](auto& x, auto& y) { return at::add(x, y, 2); }},
+  using Binary = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
+  const std::vector<std::pair<const char*, Binary>> ops{
+          {"aten::add.Tensor", [](auto& x, auto& y) { return at::add(x, y, 2); }},
           {"aten::sub.Tensor", [](auto& x, auto& y) { return at::sub(x, y); }},
           {"aten::mul.Tensor", [](auto& x, auto& y) { return at::mul(x, y); }},
           {"aten::mul.Tensor", [](auto& x, auto&) { return at::mul(x, x); }},  // one view for both
@@ -211,7 +212,8 @@ TEST(DirectKernels, UncoveredCallsGetTheEnginesAnswer) {
     const at::Tensor third = at::full({3}, 1.0 / 3, at::kDouble);
     const at::Tensor squared = at::mul(third.to(opts), third.to(opts)).cpu();
     EXPECT_EQ(squared.scalar_type(), at::kDouble);
-    EXPECT_TRUE(at::equal(squared, at::mul(third.to(at::kFloat), third.to(at::kFloat)).to(at::kDouble)));
+    const at::Tensor in_float32 = third.to(at::kFloat);
+    EXPECT_TRUE(at::equal(squared, at::mul(in_float32, in_float32).to(at::kDouble)));
     EXPECT_FALSE(at::equal(squared, at::mul(third, third)));
   }
   const at::Tensor x = at::randn({4, 6}), y = at::randn({6, 4}).to(at::kBFloat16);
@@ -219,7 +221,8 @@ TEST(DirectKernels, UncoveredCallsGetTheEnginesAnswer) {
     EXPECT_TRUE(at::equal(at::mul(x.to(at::kBFloat16).to(opts), 0.5).cpu(),
                           at::mul(x.to(at::kBFloat16), 0.5)));
     EXPECT_TRUE(at::equal(at::add(x.to(opts), y.to(opts).t()).cpu(), at::add(x, y.t())));
-    EXPECT_TRUE(at::equal(at::_softmax(x.to(opts).t(), 1, false).cpu(), at::_softmax(x.t(), 1, false)));
+    EXPECT_TRUE(
+        at::equal(at::_softmax(x.to(opts).t(), 1, false).cpu(), at::_softmax(x.t(), 1, false)));
   }
   // NEURONSIM_MATMUL=bf16: float32 matmul inputs rounded to bfloat16 by the plan, every call
   neuronsim::engine::set_matmul_mode(neuronsim::MatmulMode::kBf16);
@@ -236,11 +239,14 @@ TEST(DirectKernels, ResultOnTheOperandsDevice) {
   const auto n1 = at::TensorOptions().device(c10::Device("neuron:1"));
   const at::Tensor x = at::randn({3, 17}).to(n1);
   ASSERT_EQ(neuronsim::current_device(), 0);
+  auto allocations = [] {
+    return neuronsim::DeviceAllocator::instance().getDeviceStats(1).allocation[0].current;
+  };
   for (int call = 0; call < 2; ++call) {
-    const auto before = neuronsim::DeviceAllocator::instance().getDeviceStats(1).allocation[0].current;
+    const auto before = allocations();
     const at::Tensor y = at::mul(x, x);
     EXPECT_EQ(y.device(), c10::Device("neuron:1")) << "call " << call;
-    EXPECT_EQ(neuronsim::DeviceAllocator::instance().getDeviceStats(1).allocation[0].current, before + 1);
+    EXPECT_EQ(allocations(), before + 1);
     EXPECT_EQ(neuronsim::current_device(), 0);
   }
 }

@@ -98,7 +98,8 @@ bool append(std::string& key, const T& v) {
 
 // What the CPU kernel is given for an argument: a view of a device tensor (`self`'s own view
 // again when it is `self`, as in x * x), anything else as is.
-inline at::Tensor kernel_arg(const at::Tensor& t, const at::Tensor& self, const at::Tensor& self_view) {
+inline at::Tensor kernel_arg(const at::Tensor& t, const at::Tensor& self,
+                             const at::Tensor& self_view) {
   return t.unsafeGetTensorImpl() == self.unsafeGetTensorImpl() ? self_view : cpu_view(t);
 }
 template <typename T>

@@ -150,7 +150,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("native_ops", [] { return neuronsim::native_ops(); });
   m.def("_direct_kernel_ops", [] {  // "aten::add.Tensor", ...: the native ops run unboxed
     std::vector<std::string> names;
-    for (std::string_view op : neuronsim::direct_kernel_ops()) names.push_back("aten::" + std::string(op));
+    for (std::string_view op : neuronsim::direct_kernel_ops()) {
+      names.push_back("aten::" + std::string(op));
+    }
     return names;
   });
   m.def("get_executed_ops", &engine::executed_ops);

@@ -55,8 +55,8 @@ void DeviceAllocator::reserve_locked(c10::DeviceIndex device, Pool& p,
   auto& stats = p.stats;
   const std::uint64_t capacity = config().device_memory;
   auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-  const bool any_cached =
-      std::any_of(p.cached.begin(), p.cached.end(), [](const auto& kv) { return !kv.second.empty(); });
+  const bool any_cached = std::any_of(p.cached.begin(), p.cached.end(),
+                                      [](const auto& kv) { return !kv.second.empty(); });
   if (reserved + size > capacity && any_cached) {
     // Like the CUDA caching allocator: give back cached blocks, then retry once.
     ++stats.num_alloc_retries;
