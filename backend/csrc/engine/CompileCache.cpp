@@ -40,25 +40,26 @@ CompileCache::ThreadEntries& CompileCache::thread_entries() {
   return mine;
 }
 
-const Executable* CompileCache::find_compiled(const std::string& memory_key) {
+const std::shared_ptr<const Executable>* CompileCache::find_local(const std::string& memory_key) {
   auto& entries = thread_entries().entries;
   const auto it = entries.find(memory_key);
   if (it == entries.end()) return nullptr;
   memory_hits_.fetch_add(1, std::memory_order_relaxed);
-  return it->second.get();
+  return &it->second;
+}
+
+const Executable* CompileCache::find_compiled(const std::string& memory_key) {
+  const auto* found = find_local(memory_key);
+  return found == nullptr ? nullptr : found->get();
 }
 
 std::shared_ptr<const Executable> CompileCache::get_or_compile(
     const std::string& memory_key, const std::function<std::string()>& signature,
     const std::function<Executable(const std::string&)>& compile) {
-  ThreadEntries& mine = thread_entries();
-  if (auto it = mine.entries.find(memory_key); it != mine.entries.end()) {
-    memory_hits_.fetch_add(1, std::memory_order_relaxed);
-    return it->second;
-  }
+  if (const auto* found = find_local(memory_key)) return *found;
   const std::string key = memory_key;  // the caller's buffer may be reused while compiling
   auto found = get_or_compile_shared(key, signature, compile);
-  mine.entries.emplace(key, found);
+  thread_entries().entries.emplace(key, found);
   return found;
 }
 

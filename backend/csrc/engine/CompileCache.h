@@ -61,6 +61,8 @@ class CompileCache {
   };
   // The calling thread's own map, emptied when clear_memory has run since its last use.
   ThreadEntries& thread_entries();
+  // The entry for `memory_key` in that map (a memory hit, counted), or null.
+  const std::shared_ptr<const Executable>* find_local(const std::string& memory_key);
   std::shared_ptr<const Executable> load(const std::string& key);
   void store(const Executable& executable);
 
