@@ -12,6 +12,8 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 using neuronsim::engine::CompileCache;
 using neuronsim::engine::Executable;
 
@@ -53,6 +55,14 @@ TEST(Executable, RejectsDamage) {
   EXPECT_FALSE(Executable::parse(other_torch, why));  // checksum catches it first
 }
 
+namespace {
+neuronsim::engine::MemoryKey test_key(int64_t id) {  // no op call's key starts with an int
+  neuronsim::engine::MemoryKey key;
+  neuronsim::engine::append_key(key, id);
+  return key;
+}
+}  // namespace
+
 TEST(CompileCache, CompilesOncePerKey) {
   auto& cache = CompileCache::instance();
   cache.reset_stats();
@@ -67,8 +77,8 @@ TEST(CompileCache, CompilesOncePerKey) {
     e.key = key;
     return e;
   };
-  auto a = cache.get_or_compile("memory-key-compiles-once", signature, compile);
-  auto b = cache.get_or_compile("memory-key-compiles-once", signature, compile);
+  auto a = cache.get_or_compile(test_key(1), signature, compile);
+  auto b = cache.get_or_compile(test_key(1), signature, compile);
   EXPECT_EQ(signed_, 1);  // the readable signature is built on the miss only
   EXPECT_EQ(a.get(), b.get());
   const auto stats = cache.stats();
@@ -85,9 +95,34 @@ TEST(CompileCache, FailedCompileCachesNothing) {
     throw std::runtime_error("rejected");
   };
   auto signature = [] { return std::string("test-key-rejected"); };
-  EXPECT_THROW(cache.get_or_compile("memory-key-rejected", signature, failing), std::runtime_error);
-  EXPECT_THROW(cache.get_or_compile("memory-key-rejected", signature, failing), std::runtime_error);
+  EXPECT_THROW(cache.get_or_compile(test_key(2), signature, failing), std::runtime_error);
+  EXPECT_THROW(cache.get_or_compile(test_key(2), signature, failing), std::runtime_error);
   EXPECT_EQ(attempts, 2);
+}
+
+// Hits are counted per thread (no shared counter on the hit path): the totals must still see
+// every thread's, an exited thread's too, and a reset must start them from zero.
+TEST(CompileCache, CountsHitsOfEveryThread) {
+  auto& cache = CompileCache::instance();
+  auto signature = [] { return std::string("test-key-counted-per-thread"); };
+  auto compile = [](const std::string& key) {
+    Executable e = sample_plan();
+    e.key = key;
+    return e;
+  };
+  (void)cache.get_or_compile(test_key(3), signature, compile);
+  cache.reset_stats();
+  std::thread other([&] {
+    for (int i = 0; i < 3; ++i) (void)cache.get_or_compile(test_key(3), signature, compile);
+  });
+  other.join();  // its first call hits the shared map, the next two its own
+  (void)cache.find_compiled(test_key(3));
+  EXPECT_EQ(cache.stats().memory_hits, 4);
+  EXPECT_EQ(cache.stats().compiles + cache.stats().disk_hits, 0);
+  cache.reset_stats();
+  EXPECT_EQ(cache.stats().memory_hits, 0);
+  (void)cache.find_compiled(test_key(3));
+  EXPECT_EQ(cache.stats().memory_hits, 1);
 }
 
 TEST(CompileCache, EntryPathIsVersionedAndStable) {
@@ -124,11 +159,12 @@ TEST(MemoryKey, DistinguishesEverySignatureField) {
   auto x = at::ones({2, 3}, opts);
   auto key = [&](const at::Tensor& a, double alpha) {
     torch::jit::Stack stack{a, a, alpha};
-    std::string out = "left over from a previous call";  // overwritten, not appended to
+    neuronsim::engine::MemoryKey out;
+    neuronsim::engine::append_key(out, int64_t{7});  // left over: overwritten, not appended to
     neuronsim::engine::memory_key(op, stack, out);
     return out;
   };
-  const std::string base = key(x, 1.0);
+  const neuronsim::engine::MemoryKey base = key(x, 1.0);
   EXPECT_EQ(base, key(at::zeros({2, 3}, opts), 1.0));  // values do not matter
   EXPECT_NE(base, key(at::ones({3, 2}, opts), 1.0));   // shape
   EXPECT_NE(base, key(x.t().contiguous().t(), 1.0));   // strides
@@ -152,16 +188,17 @@ TEST(DirectKernels, TypedKeyIsTheBoxedKey) {
   const at::Tensor scalar = at::scalar_tensor(2.0);  // a CPU 0-dim operand, as `x * 0.5` passes
   for (const c10::Scalar& alpha : {c10::Scalar(1), c10::Scalar(2.5), c10::Scalar(true)}) {
     for (const at::Tensor& other : {x, x.t().contiguous().t(), scalar}) {
-      std::string boxed, typed = "left over";
+      engine::MemoryKey boxed, typed;
+      engine::append_key(typed, int64_t{7});  // left over: overwritten, not appended to
       engine::memory_key(op, torch::jit::Stack{x, other, alpha}, boxed);
       engine::begin_key(op, typed);
       engine::append_key(typed, x);
       engine::append_key(typed, other);
       ASSERT_TRUE(engine::append_key(typed, alpha));
-      EXPECT_EQ(typed, boxed) << "alpha " << alpha;
+      EXPECT_EQ(typed.words(), boxed.words()) << "alpha " << alpha;
     }
   }
-  std::string key;
+  engine::MemoryKey key;
   EXPECT_FALSE(engine::append_key(key, c10::Scalar(c10::complex<double>(1, 2))));
 }
 

@@ -4,26 +4,54 @@
 
 namespace neuronsim {
 
+namespace detail {
+// The bytes of `t`'s storage from its first element: what a view of it may address.
+inline std::size_t bytes_from_first(const at::Tensor& t) {
+  return t.storage().nbytes() - static_cast<std::size_t>(t.storage_offset()) * t.itemsize();
+}
+// Sizes, strides and the lazy conjugation and negation bits, which are properties of the
+// view, not of the memory.
+inline void take_geometry(c10::TensorImpl& view, const at::Tensor& t) {
+  view.set_sizes_and_strides(t.sizes(), t.strides());
+  view._set_conj(t.is_conj());
+  view._set_neg(t.is_neg());
+}
+}  // namespace detail
+
 // A CPU tensor aliasing the memory of a neuron tensor (same sizes, strides, offset, dtype).
 // Device memory is host memory, so ATen's CPU kernels can work on it in place.
 // Built directly (what at::from_blob does, minus its option handling): this runs twice or
 // more per op on the engine's hot path.
 inline at::Tensor cpu_view(const at::Tensor& t) {
   if (!t.defined() || t.is_cpu()) return t;
-  const auto& src = t.storage();
   // The storage covers the tensor's elements from its first one; it never owns the memory.
-  const std::size_t nbytes =
-      src.nbytes() - static_cast<std::size_t>(t.storage_offset()) * t.itemsize();
-  c10::Storage storage(c10::Storage::use_byte_size_t(), nbytes,
+  c10::Storage storage(c10::Storage::use_byte_size_t(), detail::bytes_from_first(t),
                        c10::DataPtr(t.data_ptr(), c10::Device(c10::kCPU)), nullptr, false);
   auto view = at::detail::make_tensor<c10::TensorImpl>(
       std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
-  auto* impl = view.unsafeGetTensorImpl();
-  impl->set_sizes_and_strides(t.sizes(), t.strides());
-  // Lazy conjugation and negation are properties of the view, not of the memory.
-  impl->_set_conj(t.is_conj());
-  impl->_set_neg(t.is_neg());
+  detail::take_geometry(*view.unsafeGetTensorImpl(), t);
   return view;
+}
+
+// cpu_view(t), built in `slot`: the slot's TensorImpl and StorageImpl are reused when nothing
+// else holds them and the dtype is the same. An op's fast path keeps a slot per operand per
+// thread: a view built anew costs two heap allocations and frees, a third of a small op's time
+// above its kernel. Returned by value, so a call that finds its slot taken (a nested call)
+// builds a new view and leaves the holder's alone.
+inline at::Tensor cpu_view_in(at::Tensor& slot, const at::Tensor& t) {
+  if (!t.defined() || t.is_cpu()) return t;  // the slot never holds a caller's tensor
+  c10::TensorImpl* view = slot.defined() ? slot.unsafeGetTensorImpl() : nullptr;
+  if (view == nullptr || slot.use_count() != 1 || view->storage().use_count() != 1 ||
+      slot.dtype() != t.dtype()) {
+    slot = cpu_view(t);
+    return slot;
+  }
+  c10::StorageImpl* storage = view->storage().unsafeGetStorageImpl();
+  storage->set_data_ptr_noswap(c10::DataPtr(t.data_ptr(), c10::Device(c10::kCPU)));
+  storage->set_nbytes(detail::bytes_from_first(t));
+  view->set_storage_offset(0);
+  detail::take_geometry(*view, t);
+  return slot;
 }
 
 }  // namespace neuronsim

@@ -49,6 +49,7 @@ constexpr c10::DispatchKeySet kNeuronKeys(c10::DispatchKey::PrivateUse1);
 // computes into a CPU view of it.
 template <class CpuKernel>
 struct OnDevice final : CpuKernel {
+  explicit OnDevice(at::Tensor& output_slot) : output_slot(output_slot) {}
   void set_output_strided(int64_t i, c10::IntArrayRef sizes, c10::IntArrayRef strides,
                           c10::TensorOptions options) override {
     set_output_raw_strided(i, sizes, strides, options);
@@ -61,13 +62,14 @@ struct OnDevice final : CpuKernel {
                                              dtype, options.memory_format_opt())
                  : at::detail::empty_strided_generic(sizes, strides, &DeviceAllocator::instance(),
                                                      kNeuronKeys, dtype);
-    output_view = cpu_view(output);
+    output_view = cpu_view_in(output_slot, output);
     // A TensorIterator kernel learns its output here; other structured kernels ask for it.
     if constexpr (std::is_base_of_v<at::TensorIteratorBase, CpuKernel>) {
       CpuKernel::set_output_raw_strided(i, sizes, strides, options.device(c10::kCPU));
     }
   }
   const at::Tensor& maybe_get_output(int64_t) override { return output_view; }
+  at::Tensor& output_slot;
   at::Tensor output;       // every kernel here has one output
   at::Tensor output_view;  // what the kernel writes
 };
@@ -83,27 +85,35 @@ bool covered(const at::Tensor&, const T&) {
   return true;
 }
 
-bool append(std::string& key, const at::Tensor& t) {
+bool append(engine::MemoryKey& key, const at::Tensor& t) {
   engine::append_key(key, t);
   return true;
 }
-bool append(std::string& key, const c10::Scalar& s) {
+bool append(engine::MemoryKey& key, const c10::Scalar& s) {
   return engine::append_key(key, s);
 }
 template <typename T>
-bool append(std::string& key, const T& v) {
+bool append(engine::MemoryKey& key, const T& v) {
   engine::append_key(key, v);
   return true;
 }
 
+// What one op's fast path reuses from call to call on a thread: its key's buffer and its CPU
+// views (cpu_view_in) of self, of the other tensor operand and of the output.
+struct Reused {
+  engine::MemoryKey key;
+  at::Tensor self, other, output;
+};
+
 // What the CPU kernel is given for an argument: a view of a device tensor (`self`'s own view
 // again when it is `self`, as in x * x), anything else as is.
 inline at::Tensor kernel_arg(const at::Tensor& t, const at::Tensor& self,
-                             const at::Tensor& self_view) {
-  return t.unsafeGetTensorImpl() == self.unsafeGetTensorImpl() ? self_view : cpu_view(t);
+                             const at::Tensor& self_view, Reused& reused) {
+  return t.unsafeGetTensorImpl() == self.unsafeGetTensorImpl() ? self_view
+                                                                 : cpu_view_in(reused.other, t);
 }
 template <typename T>
-const T& kernel_arg(const T& v, const at::Tensor&, const at::Tensor&) {
+const T& kernel_arg(const T& v, const at::Tensor&, const at::Tensor&, Reused&) {
   return v;
 }
 
@@ -120,7 +130,9 @@ struct DirectOp {
 // kernel as it is; through the boxed engine otherwise.
 template <class CpuKernel, typename... Args>
 at::Tensor run_direct(const DirectOp& op, const at::Tensor& self, const Args&... args) {
-  thread_local std::string key;  // reused: no allocation per call once it has grown
+  static_assert((std::is_same_v<Args, at::Tensor> + ... + 0) <= 1, "one other operand's slot");
+  thread_local Reused reused;
+  engine::MemoryKey& key = reused.key;
   if (self.defined() && self.device().type() == kDeviceType && self.scalar_type() != at::kLong &&
       (covered(self, args) && ...)) {
     engine::begin_key(op.handle, key);
@@ -130,14 +142,14 @@ at::Tensor run_direct(const DirectOp& op, const at::Tensor& self, const Args&...
         // the output is allocated on the current device: switch only when it is another
         std::optional<c10::DeviceGuard> guard;
         if (self.device().index() != current_device()) guard.emplace(self.device());
-        OnDevice<CpuKernel> kernel;
-        const at::Tensor self_view = cpu_view(self);
+        OnDevice<CpuKernel> kernel(reused.output);
+        const at::Tensor self_view = cpu_view_in(reused.self, self);
         std::apply(
             [&](const auto&... kernel_args) {
               kernel.meta(kernel_args...);
               kernel.impl(kernel_args..., kernel.output_view);
             },
-            std::forward_as_tuple(self_view, kernel_arg(args, self, self_view)...));
+            std::forward_as_tuple(self_view, kernel_arg(args, self, self_view, reused)...));
         op.calls.fetch_add(1, std::memory_order_relaxed);  // tracked as native
         return std::move(kernel.output);
       }

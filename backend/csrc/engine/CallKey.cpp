@@ -3,7 +3,11 @@
 #include "engine/Arguments.h"
 #include "engine/Options.h"
 
+#include <c10/util/bit_cast.h>
+
+#include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <sstream>
 
 namespace neuronsim::engine {
@@ -55,76 +59,80 @@ void append_value(std::string& out, const c10::IValue& v) {
   }
 }
 
-template <typename T>
-void append_raw(std::string& out, const T& value) {
-  out.append(reinterpret_cast<const char*>(&value), sizeof(T));
+// A record's tag word: the kind of value and, for a tensor, its dtype and rank.
+constexpr std::uint64_t tag(char kind, std::uint64_t detail = 0) {
+  return static_cast<unsigned char>(kind) | detail << 8;
 }
 
-void append_raw_double(std::string& out, double v) {
-  out += 'd';
-  append_raw(out, v);
+void append_double(MemoryKey& key, double v) {
+  key.push(tag('d'));
+  key.push(c10::bit_cast<std::uint64_t>(v));
 }
 
-void append_raw_value(std::string& out, const c10::IValue& v) {
+void append_raw_value(MemoryKey& key, const c10::IValue& v) {
   if (v.isTensor()) {
-    append_key(out, v.toTensor());
+    append_key(key, v.toTensor());
   } else if (v.isInt()) {
-    append_key(out, v.toInt());
+    append_key(key, v.toInt());
   } else if (v.isDouble()) {
-    append_raw_double(out, v.toDouble());
+    append_double(key, v.toDouble());
   } else if (v.isBool()) {
-    append_key(out, v.toBool());
+    append_key(key, v.toBool());
   } else if (v.isNone()) {
-    out += 'n';
+    key.push(tag('n'));
   } else if (v.isGenerator()) {
-    out += 'g';
+    key.push(tag('g'));
   } else if (v.isTensorList() || v.isList()) {
-    out += 'L';
-    append_raw(out, v.toListRef().size());
-    for (const c10::IValue& item : v.toListRef()) append_raw_value(out, item);
+    key.push(tag('L', v.toListRef().size()));
+    for (const c10::IValue& item : v.toListRef()) append_raw_value(key, item);
   } else {
-    out += 's';
-    append_value(out, v);
-    out += '\0';
+    // Anything else (strings, devices, dtypes as text): its readable form, eight bytes a word.
+    std::string text;
+    append_value(text, v);
+    key.push(tag('s', text.size()));
+    for (std::size_t i = 0; i < text.size(); i += sizeof(std::uint64_t)) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, text.data() + i, std::min(sizeof(word), text.size() - i));
+      key.push(word);
+    }
   }
 }
 
 }  // namespace
 
-void begin_key(const c10::OperatorHandle& op, std::string& key) {
+void begin_key(const c10::OperatorHandle& op, MemoryKey& key) {
   key.clear();
-  append_raw(key, &op.schema());
-  key += static_cast<char>(wide64_mode());
-  key += static_cast<char>(matmul_mode());
+  key.push(reinterpret_cast<std::uintptr_t>(&op.schema()));
+  key.push(static_cast<std::uint64_t>(wide64_mode()) |
+           static_cast<std::uint64_t>(matmul_mode()) << 8);
 }
 
-void append_key(std::string& key, const at::Tensor& t) {
+void append_key(MemoryKey& key, const at::Tensor& t) {
   if (!t.defined()) {
-    key += 'u';
+    key.push(tag('u'));
     return;
   }
-  const char head[] = {on_device(t) ? 'T' : 'C', static_cast<char>(t.scalar_type()),
-                       static_cast<char>(t.dim())};
-  key.append(head, sizeof(head));
-  // Sizes and strides in one append each: this runs for every tensor of every op call.
-  const auto sizes = t.sizes(), strides = t.strides();
-  key.append(reinterpret_cast<const char*>(sizes.data()), sizes.size() * sizeof(int64_t));
-  key.append(reinterpret_cast<const char*>(strides.data()), strides.size() * sizeof(int64_t));
+  const auto sizes = t.sizes();
+  const std::uint64_t dtype_and_rank =
+      static_cast<std::uint64_t>(t.scalar_type()) | static_cast<std::uint64_t>(sizes.size()) << 8;
+  key.push(tag(on_device(t) ? 'T' : 'C', dtype_and_rank));
+  key.push(sizes);
+  key.push(t.strides());
 }
 
-void append_key(std::string& key, int64_t v) {
-  key += 'i';
-  append_raw(key, v);
+void append_key(MemoryKey& key, int64_t v) {
+  key.push(tag('i'));
+  key.push(static_cast<std::uint64_t>(v));
 }
 
-void append_key(std::string& key, bool v) {
-  key += v ? 'B' : 'b';
+void append_key(MemoryKey& key, bool v) {
+  key.push(tag(v ? 'B' : 'b'));
 }
 
-bool append_key(std::string& key, const c10::Scalar& s) {
+bool append_key(MemoryKey& key, const c10::Scalar& s) {
   // As the dispatcher boxes a Scalar (IValue's constructor): double, bool or int.
   if (s.isFloatingPoint() && !s.isSymbolic()) {
-    append_raw_double(key, s.toDouble());
+    append_double(key, s.toDouble());
   } else if (s.isBoolean() && !s.isSymbolic()) {
     append_key(key, s.toBool());
   } else if (s.isIntegral(/*includeBool=*/false) && !s.isSymbolic()) {
@@ -135,7 +143,7 @@ bool append_key(std::string& key, const c10::Scalar& s) {
   return true;
 }
 
-void memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack, std::string& key) {
+void memory_key(const c10::OperatorHandle& op, const torch::jit::Stack& stack, MemoryKey& key) {
   const auto n = op.schema().arguments().size();
   begin_key(op, key);
   for (std::size_t i = stack.size() - n; i < stack.size(); ++i) append_raw_value(key, stack[i]);

@@ -30,46 +30,69 @@ fs::path CompileCache::entry_path(const std::string& key) const {
          (c10::sha1(key).str() + ".neff");
 }
 
-CompileCache::ThreadEntries& CompileCache::thread_entries() {
-  thread_local ThreadEntries mine;
-  if (const auto generation = generation_.load(std::memory_order_acquire);
-      mine.generation != generation) {
-    mine.entries.clear();
-    mine.generation = generation;
-  }
-  return mine;
+CompileCache::ThreadEntries::ThreadEntries(CompileCache& owner) : cache(owner) {
+  std::lock_guard lock(cache.mutex_);
+  cache.threads_.push_back(this);
 }
 
-const std::shared_ptr<const Executable>* CompileCache::find_local(const std::string& memory_key) {
-  auto& entries = thread_entries().entries;
-  const auto it = entries.find(memory_key);
-  if (it == entries.end()) return nullptr;
-  memory_hits_.fetch_add(1, std::memory_order_relaxed);
+CompileCache::ThreadEntries::~ThreadEntries() {
+  std::lock_guard lock(cache.mutex_);
+  cache.exited_thread_hits_ += hits.load(std::memory_order_relaxed);
+  std::erase(cache.threads_, this);
+}
+
+std::int64_t CompileCache::thread_hits() const {
+  std::int64_t total = exited_thread_hits_;
+  for (const ThreadEntries* thread : threads_) total += thread->hits.load(std::memory_order_relaxed);
+  return total;
+}
+
+CompileCache::ThreadEntries& CompileCache::thread_entries() {
+  // A constant-initialised pointer reads without the guard a constructed thread_local needs.
+  thread_local ThreadEntries* mine = nullptr;
+  if (mine == nullptr) {
+    thread_local ThreadEntries owned(*this);
+    mine = &owned;
+  }
+  if (const auto generation = generation_.load(std::memory_order_acquire);
+      mine->generation != generation) {
+    mine->entries.clear();
+    mine->generation = generation;
+  }
+  return *mine;
+}
+
+const std::shared_ptr<const Executable>* CompileCache::find_local(const MemoryKey& memory_key) {
+  ThreadEntries& mine = thread_entries();
+  const auto it = mine.entries.find(memory_key);
+  if (it == mine.entries.end()) return nullptr;
+  // This thread is the count's only writer: no locked read-modify-write needed.
+  mine.hits.store(mine.hits.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   return &it->second;
 }
 
-const Executable* CompileCache::find_compiled(const std::string& memory_key) {
+const Executable* CompileCache::find_compiled(const MemoryKey& memory_key) {
   const auto* found = find_local(memory_key);
   return found == nullptr ? nullptr : found->get();
 }
 
 std::shared_ptr<const Executable> CompileCache::get_or_compile(
-    const std::string& memory_key, const std::function<std::string()>& signature,
+    const MemoryKey& memory_key, const std::function<std::string()>& signature,
     const std::function<Executable(const std::string&)>& compile) {
   if (const auto* found = find_local(memory_key)) return *found;
-  const std::string key = memory_key;  // the caller's buffer may be reused while compiling
+  const MemoryKey key = memory_key;  // the caller's buffer may be reused while compiling
   auto found = get_or_compile_shared(key, signature, compile);
   thread_entries().entries.emplace(key, found);
   return found;
 }
 
 std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
-    const std::string& memory_key, const std::function<std::string()>& signature,
+    const MemoryKey& memory_key, const std::function<std::string()>& signature,
     const std::function<Executable(const std::string&)>& compile) {
   {
     std::lock_guard lock(mutex_);
     if (auto it = entries_.find(memory_key); it != entries_.end()) {
-      memory_hits_.fetch_add(1, std::memory_order_relaxed);
+      ++stats_.memory_hits;
       return it->second;
     }
   }
@@ -139,14 +162,14 @@ void CompileCache::store(const Executable& executable) {
 CacheStats CompileCache::stats() const {
   std::lock_guard lock(mutex_);
   CacheStats stats = stats_;
-  stats.memory_hits = memory_hits_.load(std::memory_order_relaxed);
+  stats.memory_hits += thread_hits() - thread_hits_at_reset_;
   return stats;
 }
 
 void CompileCache::reset_stats() {
   std::lock_guard lock(mutex_);
   stats_ = {};
-  memory_hits_.store(0, std::memory_order_relaxed);
+  thread_hits_at_reset_ = thread_hits();
 }
 
 void CompileCache::clear_memory() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/CallKey.h"
 #include "engine/Executable.h"
 
 #include <c10/util/flat_hash_map.h>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace neuronsim::engine {
 
@@ -37,12 +39,12 @@ class CompileCache {
   // `compile` builds the plan for it, only when the disk has none either. A hit is served from
   // the calling thread's own map (no lock); the shared map behind it serves other threads.
   std::shared_ptr<const Executable> get_or_compile(
-      const std::string& memory_key, const std::function<std::string()>& signature,
+      const MemoryKey& memory_key, const std::function<std::string()>& signature,
       const std::function<Executable(const std::string&)>& compile);
   // The plan compiled for `memory_key`, if the calling thread has it (a memory hit, counted),
   // else null: the unboxed fast path's lookup, which never compiles. The pointer is valid
   // until the thread's next lookup.
-  const Executable* find_compiled(const std::string& memory_key);
+  const Executable* find_compiled(const MemoryKey& memory_key);
   CacheStats stats() const;
   void reset_stats();
   // Forget the in-memory entries (the disk cache stays): the next lookups go to disk.
@@ -55,25 +57,38 @@ class CompileCache {
  private:
   CompileCache() = default;
   struct ThreadEntries {
+    explicit ThreadEntries(CompileCache& cache);
+    ~ThreadEntries();  // its hits are kept in the cache's count
+    ThreadEntries(const ThreadEntries&) = delete;
+    ThreadEntries& operator=(const ThreadEntries&) = delete;
+    CompileCache& cache;
     std::uint64_t generation = 0;
+    // Written by its own thread only, so a hit adds without a locked instruction; stats()
+    // reads it from any thread.
+    std::atomic<std::int64_t> hits{0};
     // Open addressing, power-of-two buckets: a hit costs a hash and one compare.
-    ska::flat_hash_map<std::string, std::shared_ptr<const Executable>> entries;
+    ska::flat_hash_map<MemoryKey, std::shared_ptr<const Executable>, MemoryKey::Hash> entries;
   };
   // The calling thread's own map, emptied when clear_memory has run since its last use.
   ThreadEntries& thread_entries();
   // The entry for `memory_key` in that map (a memory hit, counted), or null.
-  const std::shared_ptr<const Executable>* find_local(const std::string& memory_key);
+  const std::shared_ptr<const Executable>* find_local(const MemoryKey& memory_key);
   std::shared_ptr<const Executable> load(const std::string& key);
   void store(const Executable& executable);
 
   std::shared_ptr<const Executable> get_or_compile_shared(
-      const std::string& memory_key, const std::function<std::string()>& signature,
+      const MemoryKey& memory_key, const std::function<std::string()>& signature,
       const std::function<Executable(const std::string&)>& compile);
 
+  // Hits counted in the threads' own maps, all time (live threads and exited ones).
+  std::int64_t thread_hits() const;  // under mutex_
+
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<const Executable>> entries_;
-  CacheStats stats_;                          // all but memory_hits, under mutex_
-  std::atomic<std::int64_t> memory_hits_{0};  // counted on the lock-free path
+  std::unordered_map<MemoryKey, std::shared_ptr<const Executable>, MemoryKey::Hash> entries_;
+  CacheStats stats_;  // hits in the shared map among them; under mutex_
+  std::vector<const ThreadEntries*> threads_;  // the live threads' maps, under mutex_
+  std::int64_t exited_thread_hits_ = 0;        // under mutex_
+  std::int64_t thread_hits_at_reset_ = 0;      // thread_hits() when reset_stats ran
   // Bumped by clear_memory: threads drop their own maps when they see a new generation.
   std::atomic<std::uint64_t> generation_{0};
 };

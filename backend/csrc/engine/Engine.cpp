@@ -290,7 +290,7 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
   const c10::DeviceGuard guard(*device);
   timer.lap(Stage::kDevice);
 
-  thread_local std::string key;  // reused: no allocation per call once it has grown
+  thread_local MemoryKey key;  // reused: no allocation per call once it has grown
   memory_key(op, *stack, key);
   const auto plan = CompileCache::instance().get_or_compile(
       key, [&] { return signature(op, *stack); },

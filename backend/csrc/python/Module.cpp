@@ -76,7 +76,7 @@ py::dict time_cache_hit(int iterations) {
   torch::jit::Stack stack{x, x, alpha};
   auto& cache = engine::CompileCache::instance();
   (void)(x + x);  // compiled once
-  std::string key;
+  engine::MemoryKey key;
   auto timed = [&](auto&& build_key) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < iterations; ++i) {
