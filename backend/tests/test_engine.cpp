@@ -1,4 +1,5 @@
 // The engine's pieces in C++: plan serialisation, the compile cache, signatures, tracking.
+#include "aten/CpuView.h"
 #include "engine/CompileCache.h"
 #include "engine/CallKey.h"
 #include "engine/Engine.h"
@@ -286,4 +287,40 @@ TEST(DirectKernels, ResultOnTheOperandsDevice) {
     EXPECT_EQ(allocations(), before + 1);
     EXPECT_EQ(neuronsim::current_device(), 0);
   }
+}
+
+// The direct kernels rebuild CPU views in per-thread slots. A slot must never hand out a view
+// someone still holds (a nested call gets a new one), never keep a caller's CPU tensor, and
+// must describe exactly the tensor it was last given.
+TEST(CpuView, SlotIsReusedOnlyWhenFree) {
+  const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
+  auto a = at::arange(6, opts.dtype(at::kFloat)).reshape({2, 3});
+  auto b = at::arange(12, opts.dtype(at::kFloat)).reshape({4, 3}).t();
+  at::Tensor slot;
+  const c10::TensorImpl* first = nullptr;
+  {
+    const at::Tensor view = neuronsim::cpu_view_in(slot, a);
+    first = view.unsafeGetTensorImpl();
+    EXPECT_TRUE(view.is_cpu());
+    EXPECT_TRUE(at::equal(view, a.cpu()));
+    // held: the next view must be a new one, and this one must stay as it is
+    const at::Tensor nested = neuronsim::cpu_view_in(slot, b);
+    EXPECT_NE(nested.unsafeGetTensorImpl(), first);
+    EXPECT_TRUE(at::equal(view, a.cpu()));
+    EXPECT_TRUE(at::equal(nested, b.cpu()));
+  }
+  const c10::TensorImpl* reused = nullptr;
+  {
+    const at::Tensor again = neuronsim::cpu_view_in(slot, a.narrow(1, 1, 2));
+    EXPECT_EQ(again.sizes(), c10::IntArrayRef({2, 2}));
+    EXPECT_TRUE(at::equal(again, a.narrow(1, 1, 2).cpu()));
+    reused = again.unsafeGetTensorImpl();
+  }
+  EXPECT_EQ(neuronsim::cpu_view_in(slot, b).unsafeGetTensorImpl(), reused);  // free again: reused
+  EXPECT_TRUE(at::equal(slot, b.cpu()));  // strides of the transposed tensor taken over
+  EXPECT_NE(neuronsim::cpu_view_in(slot, a.to(at::kDouble)).unsafeGetTensorImpl(), reused);
+
+  const at::Tensor host = at::ones({2});
+  EXPECT_TRUE(neuronsim::cpu_view_in(slot, host).is_same(host));
+  EXPECT_FALSE(slot.is_same(host));  // a caller's CPU tensor is never kept
 }
