@@ -42,7 +42,9 @@ class MemoryKey {
   };
 
  private:
-  void mix(std::uint64_t word) { hash_ = ((hash_ << 5 | hash_ >> 59) ^ word) * 0x517cc1b727220a95; }
+  void mix(std::uint64_t word) {
+    hash_ = ((hash_ << 5 | hash_ >> 59) ^ word) * 0x517cc1b727220a95;
+  }
   Words words_;
   std::uint64_t hash_ = 0;
 };

@@ -30,28 +30,29 @@ fs::path CompileCache::entry_path(const std::string& key) const {
          (c10::sha1(key).str() + ".neff");
 }
 
-CompileCache::ThreadEntries::ThreadEntries(CompileCache& owner) : cache(owner) {
-  std::lock_guard lock(cache.mutex_);
-  cache.threads_.push_back(this);
+CompileCache::ThreadEntries::ThreadEntries(std::shared_ptr<HitCounts> shared)
+    : counts(std::move(shared)) {
+  std::lock_guard lock(counts->mutex);
+  counts->live.push_back(this);
 }
 
 CompileCache::ThreadEntries::~ThreadEntries() {
-  std::lock_guard lock(cache.mutex_);
-  cache.exited_thread_hits_ += hits.load(std::memory_order_relaxed);
-  std::erase(cache.threads_, this);
+  std::lock_guard lock(counts->mutex);
+  counts->exited += hits.load(std::memory_order_relaxed);
+  std::erase(counts->live, this);
 }
 
-std::int64_t CompileCache::thread_hits() const {
-  std::int64_t total = exited_thread_hits_;
-  for (const ThreadEntries* thread : threads_) total += thread->hits.load(std::memory_order_relaxed);
-  return total;
+std::int64_t CompileCache::HitCounts::total() const {
+  std::int64_t sum = exited;
+  for (const ThreadEntries* thread : live) sum += thread->hits.load(std::memory_order_relaxed);
+  return sum;
 }
 
 CompileCache::ThreadEntries& CompileCache::thread_entries() {
   // A constant-initialised pointer reads without the guard a constructed thread_local needs.
   thread_local ThreadEntries* mine = nullptr;
   if (mine == nullptr) {
-    thread_local ThreadEntries owned(*this);
+    thread_local ThreadEntries owned(thread_hits_);
     mine = &owned;
   }
   if (const auto generation = generation_.load(std::memory_order_acquire);
@@ -160,16 +161,16 @@ void CompileCache::store(const Executable& executable) {
 }
 
 CacheStats CompileCache::stats() const {
-  std::lock_guard lock(mutex_);
+  std::scoped_lock lock(mutex_, thread_hits_->mutex);
   CacheStats stats = stats_;
-  stats.memory_hits += thread_hits() - thread_hits_at_reset_;
+  stats.memory_hits += thread_hits_->total() - thread_hits_at_reset_;
   return stats;
 }
 
 void CompileCache::reset_stats() {
-  std::lock_guard lock(mutex_);
+  std::scoped_lock lock(mutex_, thread_hits_->mutex);
   stats_ = {};
-  thread_hits_at_reset_ = thread_hits();
+  thread_hits_at_reset_ = thread_hits_->total();
 }
 
 void CompileCache::clear_memory() {

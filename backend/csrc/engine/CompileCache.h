@@ -56,12 +56,22 @@ class CompileCache {
 
  private:
   CompileCache() = default;
+  struct ThreadEntries;
+  // Every thread's hit count: the live threads' maps, and what exited threads counted. Shared
+  // with the threads' maps, so a thread that exits after the cache is destroyed (at process
+  // exit) still finds it.
+  struct HitCounts {
+    std::int64_t total() const;  // under mutex
+    std::mutex mutex;
+    std::vector<const ThreadEntries*> live;
+    std::int64_t exited = 0;
+  };
   struct ThreadEntries {
-    explicit ThreadEntries(CompileCache& cache);
-    ~ThreadEntries();  // its hits are kept in the cache's count
+    explicit ThreadEntries(std::shared_ptr<HitCounts> counts);
+    ~ThreadEntries();  // its hits move to the exited threads' count
     ThreadEntries(const ThreadEntries&) = delete;
     ThreadEntries& operator=(const ThreadEntries&) = delete;
-    CompileCache& cache;
+    const std::shared_ptr<HitCounts> counts;
     std::uint64_t generation = 0;
     // Written by its own thread only, so a hit adds without a locked instruction; stats()
     // reads it from any thread.
@@ -80,15 +90,11 @@ class CompileCache {
       const MemoryKey& memory_key, const std::function<std::string()>& signature,
       const std::function<Executable(const std::string&)>& compile);
 
-  // Hits counted in the threads' own maps, all time (live threads and exited ones).
-  std::int64_t thread_hits() const;  // under mutex_
-
   mutable std::mutex mutex_;
   std::unordered_map<MemoryKey, std::shared_ptr<const Executable>, MemoryKey::Hash> entries_;
   CacheStats stats_;  // hits in the shared map among them; under mutex_
-  std::vector<const ThreadEntries*> threads_;  // the live threads' maps, under mutex_
-  std::int64_t exited_thread_hits_ = 0;        // under mutex_
-  std::int64_t thread_hits_at_reset_ = 0;      // thread_hits() when reset_stats ran
+  const std::shared_ptr<HitCounts> thread_hits_ = std::make_shared<HitCounts>();
+  std::int64_t thread_hits_at_reset_ = 0;  // thread_hits_->total() when reset_stats ran
   // Bumped by clear_memory: threads drop their own maps when they see a new generation.
   std::atomic<std::uint64_t> generation_{0};
 };
