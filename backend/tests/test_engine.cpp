@@ -201,6 +201,8 @@ TEST(DirectKernels, TypedKeyIsTheBoxedKey) {
   }
   engine::MemoryKey key;
   EXPECT_FALSE(engine::append_key(key, c10::Scalar(c10::complex<double>(1, 2))));
+  // alpha=2**63 from Python: an unsigned Scalar no int64 holds goes boxed, not to an exception
+  EXPECT_FALSE(engine::append_key(key, c10::Scalar(std::uint64_t{1} << 63)));
 }
 
 // A first call compiles through the boxed engine; later ones run directly: one compile, every
@@ -319,6 +321,13 @@ TEST(CpuView, SlotIsReusedOnlyWhenFree) {
   EXPECT_EQ(neuronsim::cpu_view_in(slot, b).unsafeGetTensorImpl(), reused);  // free again: reused
   EXPECT_TRUE(at::equal(slot, b.cpu()));  // strides of the transposed tensor taken over
   EXPECT_NE(neuronsim::cpu_view_in(slot, a.to(at::kDouble)).unsafeGetTensorImpl(), reused);
+
+  {
+    // Built under InferenceMode, a view is an inference tensor: never handed out after it.
+    c10::InferenceMode guard;
+    EXPECT_TRUE(neuronsim::cpu_view_in(slot, a).is_inference());
+  }
+  EXPECT_FALSE(neuronsim::cpu_view_in(slot, a).is_inference());
 
   const at::Tensor host = at::ones({2});
   EXPECT_TRUE(neuronsim::cpu_view_in(slot, host).is_same(host));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
 
 namespace neuronsim {
 
@@ -41,8 +42,10 @@ inline at::Tensor cpu_view(const at::Tensor& t) {
 inline at::Tensor cpu_view_in(at::Tensor& slot, const at::Tensor& t) {
   if (!t.defined() || t.is_cpu()) return t;  // the slot never holds a caller's tensor
   c10::TensorImpl* view = slot.defined() ? slot.unsafeGetTensorImpl() : nullptr;
+  // A view built under InferenceMode is an inference tensor for good (no version counter, no
+  // autograd keys): reused only in the mode it was built in.
   if (view == nullptr || slot.use_count() != 1 || view->storage().use_count() != 1 ||
-      slot.dtype() != t.dtype()) {
+      slot.dtype() != t.dtype() || view->is_inference() != c10::InferenceMode::is_enabled()) {
     slot = cpu_view(t);
     return slot;
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace neuronsim::engine {
@@ -135,10 +136,11 @@ bool append_key(MemoryKey& key, const c10::Scalar& s) {
     append_double(key, s.toDouble());
   } else if (s.isBoolean() && !s.isSymbolic()) {
     append_key(key, s.toBool());
-  } else if (s.isIntegral(/*includeBool=*/false) && !s.isSymbolic()) {
+  } else if (s.isIntegral(/*includeBool=*/false) && !s.isSymbolic() &&
+             !(s.isUnsigned() && s.toUInt64() > std::numeric_limits<int64_t>::max())) {
     append_key(key, s.toLong());
   } else {
-    return false;  // complex or symbolic
+    return false;  // complex, symbolic, or an unsigned value an int64 cannot hold
   }
   return true;
 }
