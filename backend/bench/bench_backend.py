@@ -6,11 +6,11 @@ Prints, as ratios to the CPU baseline:
   * latency of empty + copy + .cpu() on a 16-element tensor vs the same on CPU
     (target: at most 3x);
   * eager latency of add, mul, matmul and softmax at 16, 4 Ki and 1 Mi elements on neuron
-    (compile cache warm) vs the same on CPU (targets: at most 2x at 16 elements, at most
-    1.2x from 4 Ki up);
+    (compile cache warm) vs the same on CPU, the median of per-round ratios, each round timing
+    both sides back to back (targets: at most 2x at 16 elements, at most 1.2x from 4 Ki up);
   * the cost of one compile-cache hit (memory key + lookup; target: under 100 ns), as the direct
     kernels pay it (typed arguments) and as the boxed engine does (an argument stack);
-  * where an eager call's time goes. add, mul and softmax run through direct kernels (ATen's
+  * where an eager call's time goes. add, mul, matmul (mm) and softmax run through direct kernels (ATen's
     structured CPU kernel over views of device memory, unboxed); every other op, and any call
     a direct kernel does not cover, through the boxed engine, whose stages (device and guard,
     plan lookup, binding inputs, the CPU kernel, results to the device, op tracking, freeing
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import statistics
 import time
 from typing import Callable
 
@@ -43,20 +44,25 @@ def best_time(fn: Callable[[], object], repeat: int, inner: int) -> float:
     return min(samples)
 
 
-def paired_best(cpu: Callable[[], object], dev: Callable[[], object], repeat: int, inner: int) -> tuple[float, float]:
-    """best_time of both, their samples taken alternately: a slow moment of a shared machine
-    then falls on both sides of the ratio rather than on one."""
+def paired(cpu: Callable[[], object], dev: Callable[[], object], repeat: int, inner: int) -> tuple[float, float, float]:
+    """The best time of each side and the median of their per-round ratios. A round times both
+    back to back (which goes first alternates), so a slow moment of a shared machine falls on
+    both sides of its ratio; the median then ignores the few rounds a change of speed splits,
+    which the ratio of the two sides' best times does not."""
     for fn in (cpu, dev):
         for _ in range(max(2, inner // 10)):
             fn()
-    samples: tuple[list[float], list[float]] = ([], [])
-    for _ in range(repeat):
-        for fn, out in zip((cpu, dev), samples):
+    cpu_times: list[float] = []
+    dev_times: list[float] = []
+    for round_ in range(repeat):
+        sides = [(cpu, cpu_times), (dev, dev_times)]
+        for fn, out in sides if round_ % 2 == 0 else reversed(sides):
             start = time.perf_counter()
             for _ in range(inner):
                 fn()
             out.append((time.perf_counter() - start) / inner)
-    return min(samples[0]), min(samples[1])
+    ratio = statistics.median(d / c for c, d in zip(cpu_times, dev_times, strict=True))
+    return min(cpu_times), min(dev_times), ratio
 
 
 def inner_for(elements: int) -> int:
@@ -117,8 +123,7 @@ def eager(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], li
         dev = cpu.to("neuron")
         for name, (fn, _) in OPS.items():
             inner = inner_for(elements * (side if name == "matmul" else 1))
-            t_cpu, t_dev = paired_best(lambda: fn(cpu), lambda: fn(dev), args.repeat, inner)
-            ratio = t_dev / t_cpu
+            _, t_dev, ratio = paired(lambda: fn(cpu), lambda: fn(dev), args.repeat, inner)
             target = 2.0 if elements == 16 else 1.2
             met.append(ratio <= target)
             rows.append((f"{name} {elements} el", f"{t_dev * 1e6:8.1f} us", f"{ratio:.2f}x", f"<= {target:g}x"))
@@ -135,7 +140,7 @@ def stages(args: argparse.Namespace) -> list[str]:
         dev = cpu.to("neuron")
         for name, (fn, engine_op) in OPS.items():
             inner = inner_for(elements * (side if name == "matmul" else 1))
-            t_cpu, t_dev = paired_best(lambda: fn(cpu), lambda: fn(dev), args.repeat, inner)
+            t_cpu, t_dev, _ = paired(lambda: fn(cpu), lambda: fn(dev), args.repeat, inner)
             timed = min((torch_neuronsim._C._time_stages(engine_op, dev, inner) for _ in range(args.repeat)),
                         key=lambda s: sum(s.values()))
             parts = "; ".join(f"{stage} {seconds * 1e9:.0f}" for stage, seconds in timed.items())
@@ -161,7 +166,8 @@ def main() -> None:
     hits = min((torch_neuronsim._C._time_cache_hit(20000) for _ in range(args.repeat)), key=lambda h: h["direct"])
     stats = torch_neuronsim.compile_cache_stats()
 
-    print(f"torch {torch.__version__}, 1 thread, best of {args.repeat}; ratios are neuron / cpu")
+    print(f"torch {torch.__version__}, 1 thread; times are the best of {args.repeat} rounds, eager ratios "
+          f"(neuron / cpu) the median of {args.repeat} rounds timing both sides back to back")
     print(f"{'measure':<24}{'neuron':>16}{'ratio':>10}{'target':>10}")
     for name, value, ratio, target in copy_rows + eager_rows:
         print(f"{name:<24}{value:>16}{ratio:>10}{target:>10}")
