@@ -10,12 +10,12 @@ Prints, as ratios to the CPU baseline:
     both sides back to back (targets: at most 2x at 16 elements, at most 1.2x from 4 Ki up);
   * the cost of one compile-cache hit (memory key + lookup; target: under 100 ns), as the direct
     kernels pay it (typed arguments) and as the boxed engine does (an argument stack);
-  * where an eager call's time goes. add, mul, matmul (mm) and softmax run through direct kernels (ATen's
-    structured CPU kernel over views of device memory, unboxed); every other op, and any call
-    a direct kernel does not cover, through the boxed engine, whose stages (device and guard,
-    plan lookup, binding inputs, the CPU kernel, results to the device, op tracking, freeing
-    the results) are timed inside the engine for each op, with the rest of a boxed call
-    (Python, the dispatcher, boxing) as the difference from the measured call.
+  * where an eager call's time goes. add, mul, matmul (mm) and softmax run through direct
+    kernels (ATen's structured CPU kernel over views of device memory, unboxed); every other
+    op, and any call a direct kernel does not cover, through the boxed engine, whose stages
+    (device and guard, plan lookup, binding inputs, the CPU kernel, results to the device, op
+    tracking, freeing the results) are timed inside the engine for each op, with the rest of a
+    boxed call (Python, the dispatcher, boxing) as the difference from the measured call.
 Exit status 0 even when a target is missed: this is a measurement, not a test.
 """
 

@@ -19,9 +19,10 @@ using neuronsim::engine::CompileCache;
 using neuronsim::engine::Executable;
 
 namespace {
-Executable sample_plan() {
+Executable sample_plan(
+    std::string key = "aten::add.Tensor|downcast,fp32|Double[2,]{1,}|Double[2,]{1,}|1") {
   Executable e;
-  e.key = "aten::add.Tensor|downcast,fp32|Double[2,]{1,}|Double[2,]{1,}|1";
+  e.key = std::move(key);
   e.op = "aten::add.Tensor";
   e.downcast_f64 = true;
   e.wrap_i64 = true;
@@ -74,9 +75,7 @@ TEST(CompileCache, CompilesOncePerKey) {
   };
   auto compile = [&](const std::string& key) {
     ++compiled;
-    Executable e = sample_plan();
-    e.key = key;
-    return e;
+    return sample_plan(key);
   };
   auto a = cache.get_or_compile(test_key(1), signature, compile);
   auto b = cache.get_or_compile(test_key(1), signature, compile);
@@ -106,11 +105,7 @@ TEST(CompileCache, FailedCompileCachesNothing) {
 TEST(CompileCache, CountsHitsOfEveryThread) {
   auto& cache = CompileCache::instance();
   auto signature = [] { return std::string("test-key-counted-per-thread"); };
-  auto compile = [](const std::string& key) {
-    Executable e = sample_plan();
-    e.key = key;
-    return e;
-  };
+  auto compile = [](const std::string& key) { return sample_plan(key); };
   (void)cache.get_or_compile(test_key(3), signature, compile);
   cache.reset_stats();
   std::thread other([&] {

@@ -85,10 +85,6 @@ bool covered(const at::Tensor&, const T&) {
   return true;
 }
 
-bool append(engine::MemoryKey& key, const at::Tensor& t) {
-  engine::append_key(key, t);
-  return true;
-}
 bool append(engine::MemoryKey& key, const c10::Scalar& s) {
   return engine::append_key(key, s);
 }
