@@ -36,10 +36,12 @@ suites/ops/tolerances.json. The tolerance used and its source are part of the ev
 from __future__ import annotations
 
 import contextlib
+import importlib
 import json
 import math
 import random
 import re
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -59,7 +61,17 @@ import info_decorators
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
 
-CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal")
+# Checks that live in modules of their own beside this file (ops_<check>.py), each with
+# DESCRIPTION (a sentence for describe_suite), applies(op, dtype) -> bool (whether the check has
+# a case for the OpInfo at the dtype) and run(case, suite) (raises Verdict or returns; `suite`
+# is this module, passed in because it is loaded under different names: by the worker, by the
+# compile suite and by tests).
+if str(Path(__file__).parent) not in sys.path:  # the compile suite loads this file by its path
+    sys.path.append(str(Path(__file__).parent))
+CHECK_MODULES: dict[str, Any] = {name: importlib.import_module(f"ops_{name}") for name in (
+)}
+
+CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal", *CHECK_MODULES)
 
 
 def describe_suite() -> dict[str, Any]:
@@ -78,6 +90,7 @@ def describe_suite() -> dict[str, Any]:
             "forward_ad": "forward-mode jvp",
             "extremal": "NaN, +inf, -inf and -0.0 (and large magnitudes for elementwise ops) planted in the inputs; "
                         "NaN positions and infinities' signs must match the CPU's",
+            **{name: module.DESCRIPTION for name, module in CHECK_MODULES.items()},
         },
         "native_phrase": "run natively at every dtype and check",
     }
@@ -106,6 +119,7 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
             checks.append("forward_ad")
     if dtype.is_floating_point:
         checks.append("extremal")
+    checks += [name for name, module in CHECK_MODULES.items() if module.applies(op, dtype)]
     return checks
 
 
@@ -680,8 +694,10 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
             _check_extremal(case, _samples(op, dtype, reference=False))
         elif check == "out":
             _check_out(case, _samples(op, dtype, reference=False))
-        else:
+        elif check == "inplace":
             _check_inplace(case, _samples(op, dtype, reference=False))
+        else:
+            CHECK_MODULES[check].run(case, sys.modules[__name__])
     except Verdict as verdict:
         return case.failed(verdict)
     return case.conclude()
