@@ -6,7 +6,10 @@ a worker only imports the backend, then PyTorch's test machinery, and runs what 
 
 Modes:
   --list            print the suite's declaration ({"description": describe_suite()}), then every
-                    case of the suite as a JSON line, then {"done": N}
+                    case of the suite as a JSON line, then {"done": N}; its hello line also carries
+                    "cpu_overloads" (overloads.py), which the run stores for the ledger
+  --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...]}: the installed
+                    torch's aten overloads with a CPU kernel (the ledger's rows); no suite is loaded
   --serve           read {"case": ID} lines on stdin, answer one result line each
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
   --zygote          after the imports, fork serving workers on request ({"spawn": {"stdin",
@@ -36,6 +39,7 @@ from typing import Any, TextIO
 
 import zygote
 from evidence import exception_evidence
+from overloads import cpu_overloads
 from vocabulary import Outcome
 
 REPO = Path(__file__).resolve().parents[2]
@@ -77,6 +81,7 @@ def load_suite(name: str) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"neuron_conform_suite_{name}", path)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # as an import would: the suite's code can find itself
     spec.loader.exec_module(module)
     return module
 
@@ -178,6 +183,7 @@ def main() -> None:
     mode.add_argument("--serve", action="store_true")
     mode.add_argument("--repro", metavar="CASE_ID")
     mode.add_argument("--zygote", action="store_true")
+    mode.add_argument("--overloads", action="store_true")
     args = parser.parse_args()
 
     out = protocol_stream()
@@ -193,6 +199,10 @@ def main() -> None:
                                        + (f" (caused by {type(exc.__cause__).__name__}: {exc.__cause__})"
                                           if exc.__cause__ else "")})
         sys.exit(3)
+    if args.overloads:  # needs no suite: only what the dispatcher has registered
+        emit(out, {"ready": True, "pid": os.getpid(), "torch": torch.__version__})
+        emit(out, {"overloads": cpu_overloads()})
+        return
 
     suite = load_suite(args.suite)
     try:
@@ -211,6 +221,8 @@ def main() -> None:
         "tracking": ctx.tracking,
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }
+    if args.list:
+        hello["cpu_overloads"] = cpu_overloads()
     emit(out, hello)
 
     if args.list:
