@@ -9,6 +9,14 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
   wrong_dtype      aten::sigmoid                      returns float64 whatever the input  forward (dtype)
   flaky            (none yet)                         a kernel that fails one time in     (reruns; to come)
                                                       three
+  drops_memory_format aten::clone                     returns a contiguous copy of a      layout (strides)
+                                                      channels_last tensor
+  copies_view      aten::diagonal                     returns a copy, not a view          layout (view)
+  empty_reduction  aten::prod, aten::prod.dim_int     NaN for an empty input, not 1       forward (zero_size)
+  accepts_scalar   aten::convolution                  takes a 0-dim bias (a tensor        forward (zero_dim)
+                                                      scalar) the CPU refuses
+  accepts_mismatched aten::mm, aten::cat,             computes on truncated operands, a   errors (shape_off_by_one,
+                   aten::index_select                 negative index wrapped around       index_out_of_range)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -66,6 +74,46 @@ def _wrong_dtype(self):
     return torch.sigmoid(self.cpu()).to(torch.float64).to(self.device)
 
 
+def _drops_memory_format(self, *, memory_format=None):
+    return self.cpu().clone(memory_format=torch.contiguous_format).to(self.device)
+
+
+def _copies_view(self, offset=0, dim1=0, dim2=1):
+    return torch.diagonal(self.cpu(), offset, dim1, dim2).clone().to(self.device)
+
+
+def _empty_reduction_nan(self, *args, **kwargs):
+    result = torch.prod(self.cpu(), *args, **kwargs)
+    return (result.fill_(float("nan")) if self.numel() == 0 else result).to(self.device)
+
+
+def _accepts_scalar_bias(input, weight, bias, *args):
+    if bias is not None and bias.dim() == 0:
+        bias = bias.reshape(1).expand(weight.shape[0])  # broadcast, where the CPU refuses
+    result = torch.ops.aten.convolution(input.cpu(), weight.cpu(), _cpu(bias), *args)
+    return result.to(input.device)
+
+
+def _truncated_mm(self, mat2):
+    k = min(self.shape[1], mat2.shape[0])
+    return torch.mm(self.cpu()[:, :k], mat2.cpu()[:k]).to(self.device)
+
+
+def _truncated_cat(tensors, dim=0):
+    cpu = [t.cpu() for t in tensors if t.dim()]
+    if not cpu:
+        return torch.cat([t.cpu() for t in tensors], dim).to(tensors[0].device)
+    dim = dim % cpu[0].dim()
+    sizes = [min(t.shape[d] for t in cpu) for d in range(cpu[0].dim())]
+    cut = [t[tuple(slice(0, s) if d != dim else slice(None) for d, s in enumerate(sizes))] for t in cpu]
+    return torch.cat(cut, dim).to(tensors[0].device)
+
+
+def _wrapping_index_select(self, dim, index):
+    wrapped = index.cpu() % max(self.shape[dim] if self.dim() else 1, 1)
+    return torch.index_select(self.cpu(), dim, wrapped).to(self.device)
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
@@ -75,6 +123,11 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "wrong_dtype": {"sigmoid": _wrong_dtype},
     # A kernel that fails one time in three (for reruns and the flaky outcome): to be planted.
     "flaky": {},
+    "drops_memory_format": {"clone": _drops_memory_format},
+    "copies_view": {"diagonal": _copies_view},
+    "empty_reduction": {"prod": _empty_reduction_nan, "prod.dim_int": _empty_reduction_nan},
+    "accepts_scalar": {"convolution": _accepts_scalar_bias},
+    "accepts_mismatched": {"mm": _truncated_mm, "cat": _truncated_cat, "index_select": _wrapping_index_select},
 }
 
 _lib = torch.library.Library("aten", "IMPL")

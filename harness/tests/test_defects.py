@@ -7,8 +7,9 @@ from conform_cli import cli, evidences, outcomes
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
-SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add)$", "--dtypes", "float32",
-         "--checks", "forward,extremal,out,inplace", "--no-skiplists", "--timeout", "300", "-j", "2"]
+SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod|mm|cat|index_select|nn.functional.conv2d)$",
+         "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors", "--no-skiplists",
+         "--reruns", "0", "--timeout", "300", "-j", "2"]
 
 CAUGHT = {
     # case: (outcome, variant, property or None)
@@ -19,6 +20,15 @@ CAUGHT = {
     "ops/mul/float32/inplace": ("fail", "inplace", "writes into self"),  # computes into a copy
     "ops/sigmoid/float32/forward": ("fail", "sample", None),  # returns float64
     "ops/sigmoid/float32/extremal": ("fail", "nan", None),  # whatever the input holds
+    "ops/sigmoid/float32/layout": ("fail", "sample", "dtype and shape"),
+    "ops/clone/float32/layout": ("fail", "channels_last", "strides"),  # a contiguous copy
+    "ops/diagonal/float32/layout": ("fail", "sample", "view"),  # a copy, not a view
+    "ops/prod/float32/forward": ("fail", "zero_size", None),  # NaN for an empty input
+    "ops/nn.functional.conv2d/float32/forward": ("fail", "zero_dim", "raises"),  # takes a 0-dim bias
+    "ops/mm/float32/forward": ("fail", "zero_size_last", "raises"),  # a truncated contraction
+    "ops/mm/float32/errors": ("fail", "shape_off_by_one", "raises"),
+    "ops/cat/float32/errors": ("fail", "error_input", "raises"),  # upstream's mismatched sizes
+    "ops/index_select/float32/errors": ("fail", "index_out_of_range", "raises"),  # wraps around
 }
 
 
@@ -36,6 +46,14 @@ def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
     assert "dtype" in evidence["ops/sigmoid/float32/forward"]["message"]
     assert "self is unchanged" in evidence["ops/mul/float32/inplace"]["message"]
     assert "shape" in evidence["ops/exp/float32/out"]["message"]
+    clone = evidence["ops/clone/float32/layout"]  # both layouts recorded
+    assert clone["cpu_strides"] != clone["device_strides"] and clone["output"] == "output"
+    assert evidence["ops/diagonal/float32/layout"]["cpu_aliases"] == [0]
+    assert evidence["ops/diagonal/float32/layout"]["device_aliases"] == []
+    assert "Expected 1.0 but got nan" in evidence["ops/prod/float32/forward"]["message"]
+    assert "mat1 and mat2 shapes cannot be multiplied" in evidence["ops/mm/float32/errors"]["message"]
+    assert evidence["ops/mm/float32/errors"]["change"].endswith("+ 1")
+    assert evidence["ops/index_select/float32/errors"]["change"].startswith("index ")
     # Everything not planted still matches: the checks flag the defects, not the ops
     others = {case: outcome for case, outcome in got.items() if case not in CAUGHT}
     assert others and set(others.values()) <= {"pass", "fallback"}, {
@@ -55,3 +73,9 @@ def test_the_same_slice_passes_on_the_real_backend(db):
     assert evidence["ops/sum/float32/extremal"]["samples_planted"] > 0
     assert evidence["ops/exp/float32/out"]["variants_compared"] >= 4 * evidence["ops/exp/float32/out"]["samples_compared"]
     assert evidence["ops/mul/float32/inplace"]["variants_compared"] == 2 * evidence["ops/mul/float32/inplace"]["samples_compared"]
+    # the edge, layout and error variants ran too
+    assert evidence["ops/prod/float32/forward"]["edge_variants"] > 0
+    assert evidence["ops/clone/float32/layout"]["variants_compared"] > evidence["ops/clone/float32/layout"]["samples_compared"]
+    assert evidence["ops/mm/float32/errors"]["invalid_variants_refused"]["shape_off_by_one"] > 0
+    assert evidence["ops/index_select/float32/errors"]["invalid_variants_refused"]["index_out_of_range"] > 0
+    assert evidence["ops/cat/float32/errors"]["errors_matched"] >= evidence["ops/cat/float32/errors"]["error_inputs"] > 0

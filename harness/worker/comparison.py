@@ -12,6 +12,7 @@ finite stay floats: the worker sends them as the strings "inf"/"nan".
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Any
 
 import torch
@@ -32,20 +33,29 @@ class Mismatch(Exception):
 def to_device(inputs: Any, device: str) -> Any:
     """`inputs` (a pytree of tensors, or an OpInfo SampleInput: anything with .transform) with
     every tensor moved to `device` as a leaf that keeps its requires_grad. A tensor that is not
-    plain contiguous (a partial view, a transposed, expanded or otherwise strided one) arrives
-    with its sizes, strides and storage offset over a copy of its whole storage, and with its
-    lazy conjugation or negation, so the device sees the layout the CPU saw."""
+    plain contiguous (a partial view, a transposed, expanded or otherwise strided one), or that
+    shares its storage with another of the inputs, arrives with its sizes, strides and storage
+    offset over a copy of its whole storage (one copy per storage, so tensors that share memory on
+    the CPU share it on the device: out= overlapping an input stays overlapping), and with its lazy
+    conjugation or negation, so the device sees the layout the CPU saw."""
+    is_sample = not isinstance(inputs, torch.Tensor) and callable(getattr(inputs, "transform", None))
+    leaves = pytree.tree_leaves([inputs.input, inputs.args, inputs.kwargs] if is_sample else inputs)
+    users = Counter(_storage_key(t) for t in leaves if isinstance(t, torch.Tensor) and t.layout == torch.strided)
+    moved_storages: dict[int, torch.Tensor] = {}
 
     def move(t: Any) -> Any:
-        if not isinstance(t, torch.Tensor):
+        if not isinstance(t, torch.Tensor) or t.device.type == "meta":  # meta tensors hold no data to move
             return t
-        if t.layout == torch.strided and _not_plain(t):
+        if t.layout == torch.strided and (_not_plain(t) or users[_storage_key(t)] > 1):
             # Move the whole storage, so the device kernel sees the strides the CPU kernel saw and
             # ops that see the storage (as_strided, set_) find the same elements.
-            storage = t.untyped_storage()
-            base = torch.empty(0, dtype=t.dtype, device=t.device).set_(
-                storage, 0, (storage.nbytes() // t.element_size(),))
-            moved = base.to(device).as_strided(t.shape, t.stride(), t.storage_offset())
+            key = _storage_key(t)
+            if (base := moved_storages.get(key)) is None:
+                storage = t.untyped_storage()
+                base = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (storage.nbytes(),))
+                base = moved_storages[key] = base.to(device)
+            moved = torch.empty(0, dtype=t.dtype, device=base.device).set_(
+                base.untyped_storage(), t.storage_offset(), t.shape, t.stride())
             if t.is_conj():
                 moved = moved.conj()
             if t.is_neg():
@@ -55,9 +65,15 @@ def to_device(inputs: Any, device: str) -> Any:
             moved = t.detach().to(device)
         return moved.requires_grad_(t.requires_grad)
 
-    if not isinstance(inputs, torch.Tensor) and callable(getattr(inputs, "transform", None)):
+    if is_sample:
         return inputs.transform(move)
     return pytree.tree_map(move, inputs)
+
+
+def _storage_key(t: torch.Tensor) -> int:
+    """Tells storages apart (None-like 0 for those of no bytes, which share nothing)."""
+    storage = t.untyped_storage()
+    return storage.data_ptr() if storage.nbytes() else -id(t)
 
 
 def _not_plain(t: torch.Tensor) -> bool:

@@ -114,6 +114,8 @@ constexpr const char* kEngineOps[] = {
     "flip.out", "roll", "roll.out", "sort", "sort.values", "sort.stable", "sort.values_stable",
     "topk", "topk.values", "isin.Tensor_Tensor", "isin.Tensor_Tensor_out", "isin.Tensor_Scalar",
     "isin.Tensor_Scalar_out", "isin.Scalar_Tensor", "isin.Scalar_Tensor_out", "histc.out",
+    "pixel_shuffle", "pixel_shuffle.out", "pixel_unshuffle", "pixel_unshuffle.out", "narrow_copy",
+    "narrow_copy.out",
     // padding (convolutions' reflect and replicate padding modes)
     "reflection_pad1d", "reflection_pad1d.out", "reflection_pad1d_backward",
     "reflection_pad1d_backward.grad_input", "reflection_pad2d", "reflection_pad2d.out",

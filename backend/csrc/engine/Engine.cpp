@@ -160,21 +160,55 @@ void map_tensors(c10::IValue& value, Fn&& fn) {
   }
 }
 
-bool is_generator_argument(const c10::Argument& arg) {
-  const auto& type = arg.real_type();
-  return type->kind() == c10::TypeKind::GeneratorType ||
-         (type->kind() == c10::TypeKind::OptionalType &&
-          type->containedType(0)->kind() == c10::TypeKind::GeneratorType);
-}
-
 // Rewrites the op's arguments on the stack for the CPU kernel: views of device memory (or
 // converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
 // plan downcasts, and the device generator's CPU engine for a generator argument.
+// The device storages an out= argument shares with another tensor argument (cat(x, out=x),
+// an out= viewing an input), each with one CPU view of the whole storage: the CPU kernel sees
+// the tensors over it alias as they do on the device, so it refuses an overlap where the CPU
+// refuses it and computes through one where the CPU allows it. Empty for almost every call.
+using SharedStorages = c10::SmallVector<std::pair<const c10::StorageImpl*, c10::Storage>, 1>;
+
+SharedStorages storages_shared_with_out(const c10::FunctionSchema& schema,
+                                        const torch::jit::Stack& stack, std::size_t first) {
+  SharedStorages shared;
+  const auto& args = schema.arguments();
+  if (std::none_of(args.begin(), args.end(), [](const c10::Argument& a) { return a.is_out(); })) {
+    return shared;
+  }
+  c10::SmallVector<const c10::StorageImpl*, 4> outs, others;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    for_each_tensor(stack[first + i], [&](const at::Tensor& t) {
+      if (!on_device(t) || !t.has_storage()) return;
+      (args[i].is_out() ? outs : others).push_back(t.storage().unsafeGetStorageImpl());
+    });
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    for_each_tensor(stack[first + i], [&](const at::Tensor& t) {
+      if (!on_device(t) || !t.has_storage()) return;
+      const c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
+      const bool in_both = std::find(outs.begin(), outs.end(), impl) != outs.end() &&
+                           std::find(others.begin(), others.end(), impl) != others.end();
+      const bool known = std::any_of(shared.begin(), shared.end(),
+                                     [&](const auto& entry) { return entry.first == impl; });
+      if (in_both && !known) shared.emplace_back(impl, cpu_storage_of(t));
+    });
+  }
+  return shared;
+}
+
 Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& plan,
                         c10::Device device, torch::jit::Stack& stack) {
   Bindings bindings;
   const auto num_args = schema.arguments().size();
   const auto first = stack.size() - num_args;
+  const SharedStorages shared = storages_shared_with_out(schema, stack, first);
+  auto shared_storage = [&](const at::Tensor& t) -> const c10::Storage* {
+    for (const auto& [impl, storage] : shared) {
+      if (impl == t.storage().unsafeGetStorageImpl()) return &storage;
+    }
+    return nullptr;
+  };
   for (std::size_t i = 0; i < num_args; ++i) {
     const c10::Argument& arg = schema.arguments()[i];
     c10::IValue& value = stack[first + i];
@@ -182,7 +216,12 @@ Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& pla
     map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
       if (!on_device(t)) return t;
       Binding b{t, {}, false, mutable_arg};
-      if (arg.is_out()) {
+      const c10::Storage* storage = shared.empty() ? nullptr : shared_storage(t);
+      const bool convertible = (plan.downcast_f64 && t.scalar_type() == at::kDouble) ||
+                               (plan.wrap_i64 && t.scalar_type() == at::kLong);
+      if (storage != nullptr && !convertible) {
+        b.cpu = cpu_view_over(*storage, t);  // aliasing an out= argument: no staging, no copy
+      } else if (arg.is_out()) {
         // out= kernels may resize their output, which a view of device memory cannot do: give
         // them a CPU tensor of the same geometry and copy the result back. It starts with the
         // device's values: a kernel may leave elements unwritten (batch norm's saved statistics

@@ -1,0 +1,170 @@
+"""The `layout` check: what a result is, beyond its values. For every sample input (and, for the
+ops whose output layout follows the input's, the sample with its 4-d and 5-d tensors in
+channels_last memory format) each output tensor of the device must have the CPU output's
+
+- dtype, shape and device type (the device's, where the CPU's is the CPU),
+- strides, where PyTorch defines them: ops with a `memory_format` argument (clone, contiguous,
+  to, the *_like factories) and the families that keep an input's memory format (pointwise ops,
+  convolution, pooling, normalization, upsampling, padding, pixel shuffles); compared on the
+  dimensions that matter (longer than 1, as torch._prims_common.check_significant_strides does),
+- view-ness: an output that shares storage with an input on the CPU (a view, or self) must share
+  storage with the same input on the device, and one that the CPU computes into new memory must
+  not alias any input.
+
+Runs at one dtype per OpInfo (ops_inputs.representative_dtype): layouts do not depend on it. Evidence
+names the output (its pytree path), both stride tuples, or the aliasing found.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+import torch
+import torch.utils._pytree as pytree
+from torch._prims_common import check_significant_strides
+from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
+
+import ops_inputs
+
+DESCRIPTION = ("output metadata: dtype, shape, device, strides where PyTorch defines them (memory_format ops; "
+               "pointwise, convolution, pooling, normalization ops also on channels_last inputs) and view-ness "
+               "(a view on the CPU is a view on the device, a copy never aliases)")
+
+# OpInfos outside the pointwise ops whose output keeps a channels_last input's memory format on
+# the CPU (their kernels have channels_last paths), reviewed from torch 2.13's op_db.
+KEEPS_MEMORY_FORMAT = frozenset({
+    "nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.conv_transpose2d",
+    "nn.functional.conv_transpose3d",
+    "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_avg_pool3d", "nn.functional.adaptive_max_pool2d",
+    "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool2d", "nn.functional.avg_pool3d",
+    "nn.functional.max_pool2d", "nn.functional.max_pool3d", "nn.functional.fractional_max_pool2d",
+    "nn.functional.fractional_max_pool3d", "nn.functional.max_unpool2d", "nn.functional.max_unpool3d",
+    "nn.functional.batch_norm", "native_batch_norm", "_native_batch_norm_legit", "_batch_norm_with_update",
+    "nn.functional.instance_norm", "nn.functional.group_norm", "native_group_norm", "nn.functional.layer_norm",
+    "native_layer_norm", "nn.functional.rms_norm", "nn.functional.local_response_norm",
+    "nn.functional.interpolate", "nn.functional.upsample_bilinear", "nn.functional.upsample_nearest",
+    "_upsample_bilinear2d_aa", "nn.functional.grid_sample", "nn.functional.pixel_shuffle",
+    "nn.functional.pixel_unshuffle", "nn.functional.pad", "constant_pad_nd",
+})
+
+
+def applies(op, dtype: torch.dtype) -> bool:
+    return dtype == ops_inputs.representative_dtype(op)
+
+
+def _is_pointwise(op) -> bool:
+    if isinstance(op, (UnaryUfuncInfo, BinaryUfuncInfo)):
+        return True
+    packet = getattr(torch.ops.aten, op.aten_name, None) if "." not in op.aten_name else None
+    overload = getattr(packet, "default", None) if packet is not None else None
+    return overload is not None and torch.Tag.pointwise in overload.tags
+
+
+def _takes_memory_format(op) -> bool:
+    return any("memory_format" in names for names in ops_inputs.schema_arguments(op))
+
+
+def _layout_variants(op) -> Callable[[Any], Iterable[tuple[str, Any]]] | None:
+    """How to make the variants whose output strides PyTorch defines, for ops where it defines
+    them (see the module's docstring), else None."""
+    if _takes_memory_format(op):
+        return ops_inputs.memory_formats
+    if op.name in KEEPS_MEMORY_FORMAT or _is_pointwise(op):
+        return lambda sample: [("channels_last", v)] if (v := ops_inputs.channels_last(sample)) else []
+    return None
+
+
+def _tensors(sample) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
+            if isinstance(t, torch.Tensor) and t.layout == torch.strided]
+
+
+def _storage(t: torch.Tensor) -> int | None:
+    """The address of `t`'s storage, or None where it has no memory to share (zero bytes)."""
+    if t.layout != torch.strided or t.untyped_storage().nbytes() == 0:
+        return None
+    return t.untyped_storage().data_ptr()
+
+
+def _aliased(output: torch.Tensor, inputs: list[torch.Tensor]) -> set[int]:
+    """The positions of the inputs whose storage `output` shares (comparison.to_device keeps the
+    CPU's sharing between inputs, so positions mean the same on both sides)."""
+    mine = _storage(output)
+    if mine is None:
+        return set()
+    return {i for i, t in enumerate(inputs) if _storage(t) == mine}
+
+
+def _describe_alias(positions: set[int]) -> str:
+    return ", ".join(f"input {i}" for i in sorted(positions)) if positions else "no input"
+
+
+def _names_cpu(value: Any) -> bool:
+    """Whether an argument names the CPU device (`to("cpu")`: a CPU result is asked for)."""
+    return (isinstance(value, str) and value == "cpu") or (isinstance(value, torch.device) and value.type == "cpu")
+
+
+def _compare_layout(case, suite, index: int, name: str, sample, compare_strides: bool) -> bool:
+    """One sample (variant `name`): the device's outputs against the CPU's. Returns False when the
+    CPU cannot run it (no reference)."""
+    op = case.op
+    run = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731 (the raw outputs: layouts are the op's)
+    cpu_inputs = _tensors(sample)
+    try:
+        expected = case.cpu(run, sample)
+    except suite.NoReference:
+        return False
+    where = {"variant": name, "sample_index": index, "sample": sample}
+    dev_sample = suite.on_device(sample, case.ctx.device)
+    dev_inputs = _tensors(dev_sample)
+    actual = case.device(run, dev_sample, where=where)
+    a_leaves, a_spec = pytree.tree_flatten_with_path(actual)
+    e_leaves, e_spec = pytree.tree_flatten_with_path(expected)
+    if a_spec != e_spec:
+        raise case.fail(f"output structure differs: {a_spec} on the device, {e_spec} on the CPU",
+                        {**where, "property": "structure"})
+    device_type = torch.device(case.ctx.device).type
+    asks_for_cpu = any(_names_cpu(v) for v in pytree.tree_leaves([dev_sample.args, dev_sample.kwargs]))
+    for (path, a), (_, e) in zip(a_leaves, e_leaves):
+        if not isinstance(e, torch.Tensor) or not isinstance(a, torch.Tensor) or e.layout != torch.strided:
+            continue
+        output = "output" + pytree.keystr(path)
+        found = {**where, "output": output}
+        if a.dtype != e.dtype or a.shape != e.shape:
+            raise case.fail(f"{output} is {a.dtype}{list(a.shape)} on the device, {e.dtype}{list(e.shape)} on "
+                            f"the CPU", {**found, "property": "dtype and shape"})
+        if e.device.type == "cpu" and a.device.type != device_type and not asks_for_cpu:
+            raise case.fail(f"{output} is on {a.device}, not on the device", {**found, "property": "device"})
+        if compare_strides and a.layout == torch.strided:
+            same, dim = check_significant_strides(a, e, only_cuda=False)
+            if not same:
+                raise case.fail(f"{output} has strides {tuple(a.stride())} on the device, {tuple(e.stride())} on "
+                                f"the CPU (dimension {dim} differs; shape {list(e.shape)})",
+                                {**found, "property": "strides", "device_strides": list(a.stride()),
+                                 "cpu_strides": list(e.stride())})
+        cpu_alias, dev_alias = _aliased(e, cpu_inputs), _aliased(a, dev_inputs)
+        if cpu_alias != dev_alias and _storage(a) is not None:
+            kind = "a view of" if cpu_alias else "new memory, not aliasing"
+            raise case.fail(f"{output} shares storage with {_describe_alias(dev_alias)} on the device; on the CPU it "
+                            f"is {kind} {_describe_alias(cpu_alias) if cpu_alias else 'any input'}",
+                            {**found, "property": "view" if cpu_alias else "copy",
+                             "cpu_aliases": sorted(cpu_alias), "device_aliases": sorted(dev_alias)})
+        case.outputs_checked += 1
+    case.variants_compared += 1
+    return True
+
+
+def run(case, suite) -> None:
+    op = case.op
+    variants = _layout_variants(op)
+    case.outputs_checked = 0
+    case.evidence["strides_compared"] = variants is not None
+    for index, sample in enumerate(suite._samples(op, case.dtype, reference=False)):
+        if not _compare_layout(case, suite, index, "sample", sample, variants is not None):
+            case.without_reference += 1
+            continue
+        for name, variant in variants(sample) if variants else ():
+            if not _compare_layout(case, suite, index, name, variant, True):
+                case.variants_without_reference += 1
+        case.compared += 1
+    case.evidence["outputs_checked"] = case.outputs_checked
