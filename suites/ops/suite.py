@@ -56,8 +56,9 @@ from torch.testing._internal.common_utils import noncontiguous_like
 from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, UnaryUfuncInfo
 
 from comparison import Mismatch, compare, to_device
-from evidence import dtype_name
+from evidence import dtype_name, exception_evidence
 import info_decorators
+import ops_inputs
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
 
@@ -69,6 +70,7 @@ from vocabulary import Outcome
 if str(Path(__file__).parent) not in sys.path:  # the compile suite loads this file by its path
     sys.path.append(str(Path(__file__).parent))
 CHECK_MODULES: dict[str, Any] = {name: importlib.import_module(f"ops_{name}") for name in (
+    "layout", "errors",
 )}
 
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal", *CHECK_MODULES)
@@ -333,6 +335,8 @@ class Case(Sides):
         self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
         self.not_comparable = values_not_comparable(op, dtype)
         self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
+        self.errors_matched = self.errors_not_raised_on_cpu = 0  # alike(): inputs the CPU refuses
+        self.edge_variants = 0
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
 
     def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True) -> None:
@@ -396,12 +400,64 @@ class Case(Sides):
                 continue
             self.variants_compared += 1
 
+    def alike(self, run: Callable[[Any], Any], index: int, name: str, variant, *,
+              error_type: type | None = None, error_regex: str | None = None, change: str | None = None,
+              compare_accepted: bool = True) -> bool:
+        """An input whose validity the CPU decides (an edge or invalid variant, an error input).
+        Where the CPU raises, the device must raise an error of the CPU's type (and, given
+        `error_regex`, with a message it matches); where the CPU returns, the device must return
+        the same. `error_type` is what upstream says the input raises: when the CPU raises
+        something else, or nothing, the input is not an error here. Without `compare_accepted` an
+        input the CPU accepts only has to run on the device (a generated invalid input the CPU
+        does not validate, such as an index past the end of a segment, reads arbitrary memory).
+        Returns whether the CPU raised (and the device with it). `change` says how the variant
+        was made."""
+        where = {"variant": name, "sample_index": index, "sample": variant, **({"change": change} if change else {})}
+        try:
+            expected = self._seeded(run, (variant,))
+            cpu_error = None
+        except Exception as exc:
+            expected, cpu_error = None, exc
+        if cpu_error is not None and error_type is not None and not (
+                isinstance(cpu_error, error_type) and re.search(error_regex or "", str(cpu_error))):
+            self.errors_not_raised_on_cpu += 1  # upstream's expectation does not hold on this CPU
+            return False
+        if cpu_error is None:
+            if error_type is not None:
+                self.errors_not_raised_on_cpu += 1
+            actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where=where)
+            if compare_accepted:
+                self.compare(actual, expected, where)
+                self.variants_compared += 1
+            return False
+        cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
+        try:
+            self._seeded(lambda s: run(on_device(s, self.ctx.device)), (variant,))
+        except Exception as exc:
+            if isinstance(exc, NotImplementedError) and not isinstance(cpu_error, NotImplementedError):
+                raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc
+            if not isinstance(exc, type(cpu_error)):
+                raise self.fail(f"the device raised {type(exc).__name__} ({str(exc)[:300]}) where the CPU raises "
+                                f"{cpu_says}", {**where, "property": "error type"}) from None
+            if error_regex and not re.search(error_regex, str(exc)):
+                raise self.fail(f"the device's error message {str(exc)[:300]!r} does not match upstream's "
+                                f"{error_regex!r} (the CPU raises {cpu_says})",
+                                {**where, "property": "error message"}) from None
+            self.errors_matched += 1
+            return True
+        raise self.fail(f"the device returned a result where the CPU raises {cpu_says}",
+                        {**where, "property": "raises"})
+
     def conclude(self) -> tuple[str, dict[str, Any]]:
         self.evidence.update({"samples_compared": self.compared, "samples_without_reference": self.without_reference,
                               "variants_compared": self.variants_compared,
                               "max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
         if self.variants_without_reference:
             self.evidence["variants_without_reference"] = self.variants_without_reference
+        if self.errors_matched:
+            self.evidence["errors_matched"] = self.errors_matched
+        if self.edge_variants:
+            self.evidence["edge_variants"] = self.edge_variants
         if self.vacuous:
             self.evidence["not_applicable"] = self.vacuous
             return Outcome.PASS, self.evidence
@@ -468,9 +524,11 @@ def _twins_marked(twins: set[int]):
         SampleInput.noncontiguous = original
 
 
-def _check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool) -> None:
+def _check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool,
+                  edges: bool = False) -> None:
     """forward, backward, forward_ad: each sample (and its non-contiguous variant) against the
-    CPU's result for the sample."""
+    CPU's result for the sample; with `edges`, also its edge variants (a zero-size dimension,
+    0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike."""
     for index, sample in enumerate(samples):
         try:
             expected = case.cpu(run, sample)
@@ -481,6 +539,10 @@ def _check_values(case: Case, run: Callable[[Any], Any], samples: list, with_var
         if with_variants and (nc := noncontiguous(sample)) is not None:
             variants.append(("noncontiguous", nc))
         case.judge(run, index, variants, sample, expected)
+        if edges:
+            for name, variant in [*ops_inputs.zero_size(sample), *ops_inputs.zero_dim(sample)]:
+                case.alike(run, index, name, variant)
+                case.edge_variants += 1
         case.compared += 1
 
 
@@ -673,7 +735,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     try:
         if check == "forward":
             _check_values(case, lambda s: _forward(op, s),
-                          _samples(op, dtype, reference=True), with_variants=True)
+                          _samples(op, dtype, reference=True), with_variants=True, edges=True)
         elif check == "backward":
             # Reference inputs are generated under no_grad: a view made there (a transposed or
             # expanded input) requires grad without being a leaf the graph reaches. Make every such
