@@ -277,6 +277,43 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   check_cmd->add_option("--device", check.device, "Device string")->capture_default_str();
 
+  conform::LedgerOptions ledger;
+  auto* ledger_cmd = app.add_subcommand(
+      "ledger",
+      "Every aten overload of torch with a CPU kernel: reached at the device by the runs (native "
+      "or fallback, with a case that did), disposed of by skiplists/ledger/dispositions.json "
+      "(not_applicable, unreached, with a reason), served by a composite kernel on the device "
+      "(the backend has none of its own; found in the dispatcher), or unreached with no "
+      "disposition. Coverage = reached / (all - not_applicable - composite). Exit 0, 1 below "
+      "--fail-under, 2 bad input (docs/ledger.md)");
+  ledger_cmd->add_option("--db", ledger.db, "Results database")->capture_default_str();
+  ledger_cmd
+      ->add_option("--runs", ledger.runs,
+                   "Comma-separated runs (id, latest, previous) whose op events count; default: "
+                   "the latest run of each suite in the DB")
+      ->delimiter(',');
+  ledger_cmd
+      ->add_option("--fail-under", ledger.fail_under,
+                   "Exit 1 when the coverage is below this percentage (for CI)")
+      ->check(CLI::Range(0.0, 100.0));
+  ledger_cmd
+      ->add_option("--format", ledger.format,
+                   "text (a line per overload, then the summary) or json (counts and rows)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  ledger_cmd->add_flag("--summary", ledger.summary_only,
+                       "text: only the summary (numbers, unreached kinds and families)");
+  ledger_cmd->add_option("--dispositions", ledger.dispositions,
+                         "Dispositions file (default: skiplists/ledger/dispositions.json)");
+  ledger_cmd->add_flag("--lint", ledger.lint,
+                       "Only check the dispositions file against the installed torch (unknown "
+                       "overloads, missing reasons, duplicates); exit 1 on any problem");
+  ledger_cmd
+      ->add_option("--backend-module", ledger.backend_module,
+                   "Backend the worker imports when the overloads are listed from the installed "
+                   "torch (--lint, runs recorded before the ledger)")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -295,6 +332,7 @@ int main(int argc, char** argv) {
     if (*gate_cmd) return conform::gate_command(gate);
     if (*dashboard_cmd) return conform::dashboard_command(dashboard);
     if (*check_cmd) return conform::check_model_command(check);
+    if (*ledger_cmd) return conform::ledger_command(ledger);
   } catch (const std::exception& e) {
     fmt::print(stderr, "neuron-conform: error: {}\n", e.what());
     // gate's and check-model's 2 are verdicts ("only unacknowledged improvements", "blocked")

@@ -20,3 +20,23 @@ def cpu_overloads(namespace: str = "aten") -> list[str]:
         for name in torch._C._dispatch_get_all_op_names()
         if name.startswith(prefix) and torch._C._dispatch_has_kernel_for_dispatch_key(name, "CPU")
     )
+
+
+# The dispatcher's composite keys that serve a backend without a kernel of its own.
+COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd")
+
+
+def device_composites(overloads: list[str], device_key: str = "PrivateUse1") -> list[str]:
+    """The overloads the device never sees itself: the backend registers no kernel for them, and
+    a composite kernel of PyTorch (aten::acos -> aten::acos.out, aten::hypot_ -> aten::hypot.out)
+    serves its dispatch key, so a call runs that decomposition on the device's kernels and the op
+    events name only what it decomposed into. The ledger counts them apart (not_applicable to this
+    backend, with that reason): no case could reach them."""
+    import torch
+
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    return [
+        name
+        for name in overloads
+        if not has(name, device_key) and any(has(name, key) for key in COMPOSITE_KEYS)
+    ]

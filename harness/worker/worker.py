@@ -7,9 +7,11 @@ a worker only imports the backend, then PyTorch's test machinery, and runs what 
 Modes:
   --list            print the suite's declaration ({"description": describe_suite()}), then every
                     case of the suite as a JSON line, then {"done": N}; its hello line also carries
-                    "cpu_overloads" (overloads.py), which the run stores for the ledger
-  --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...]}: the installed
-                    torch's aten overloads with a CPU kernel (the ledger's rows); no suite is loaded
+                    "cpu_overloads" and "device_composite" (overloads.py), which the run stores
+                    for the ledger
+  --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...], "device_composite":
+                    [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
+                    rows), and those a composite kernel serves on the device; no suite is loaded
   --serve           read {"case": ID} lines on stdin, answer one result line each
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
   --zygote          after the imports, fork serving workers on request ({"spawn": {"stdin",
@@ -39,7 +41,7 @@ from typing import Any, TextIO
 
 import zygote
 from evidence import exception_evidence
-from overloads import cpu_overloads
+from overloads import cpu_overloads, device_composites
 from vocabulary import Outcome
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,7 +203,8 @@ def main() -> None:
         sys.exit(3)
     if args.overloads:  # needs no suite: only what the dispatcher has registered
         emit(out, {"ready": True, "pid": os.getpid(), "torch": torch.__version__})
-        emit(out, {"overloads": cpu_overloads()})
+        names = cpu_overloads()
+        emit(out, {"overloads": names, "device_composite": device_composites(names)})
         return
 
     suite = load_suite(args.suite)
@@ -223,6 +226,7 @@ def main() -> None:
     }
     if args.list:
         hello["cpu_overloads"] = cpu_overloads()
+        hello["device_composite"] = device_composites(hello["cpu_overloads"])
     emit(out, hello)
 
     if args.list:

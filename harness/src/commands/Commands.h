@@ -104,6 +104,17 @@ struct CheckModelOptions {
   std::string device = "neuron";
 };
 
+struct LedgerOptions {
+  std::string db = "out/results.db";
+  std::vector<std::string> runs;  // run references; empty: the latest run of each suite
+  std::optional<double> fail_under;
+  std::string format = "text";  // text | json
+  std::optional<std::string> dispositions;  // default: skiplists/ledger/dispositions.json
+  bool summary_only = false;
+  bool lint = false;  // only check the dispositions file against the installed torch
+  std::string backend_module = "torch_neuronsim";  // the worker that lists overloads, if needed
+};
+
 // Each returns the process exit code; a problem with the input throws std::exception whose
 // message is the one line printed to stderr.
 int run_command(const RunOptions& options);
@@ -115,5 +126,6 @@ int diff_command(const DiffOptions& options);
 int gate_command(const GateOptions& options);
 int dashboard_command(const DashboardOptions& options);
 int check_model_command(const CheckModelOptions& options);
+int ledger_command(const LedgerOptions& options);
 
 }  // namespace conform

@@ -83,6 +83,9 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.command = o.command_line;
   run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
                       {"tracking", listing.hello.value("tracking", false)}};
+  // The rows of the ledger (common/Ledger.h), so a report of the run can count them.
+  for (const char* key : {"cpu_overloads", "device_composite"})
+    if (listing.hello.contains(key)) run.backend_info[key] = listing.hello[key];
   run.suite_info = listing.description_json;
   run.suite_options = o.suite_options;
   store.create_run(run);

@@ -6,28 +6,38 @@
 
 namespace conform {
 
+namespace {
+
+// The next protocol line of a listing worker as a JSON object; throws with the worker's own
+// reason (a "fatal" line, its stderr when it ended early).
+nlohmann::json next_line(Worker& worker) {
+  std::string line;
+  const auto read = worker.read_line(std::chrono::minutes(10), line);
+  if (read == Worker::Read::kTimeout) {
+    worker.kill();
+    throw std::runtime_error("the listing worker produced nothing for 10 minutes");
+  }
+  if (read == Worker::Read::kEof) {
+    const auto status = worker.wait();
+    throw std::runtime_error(
+        fmt::format("the listing worker {} before finishing; its stderr ends with:\n{}",
+                    status.describe(), worker.stderr_tail(1500)));
+  }
+  auto json = nlohmann::json::parse(line, nullptr, false);
+  if (!json.is_object())
+    throw std::runtime_error("the listing worker wrote a line that is not JSON: " + line);
+  if (json.contains("fatal")) throw std::runtime_error(json["fatal"].get<std::string>());
+  return json;
+}
+
+}  // namespace
+
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path) {
   Worker worker(command, "--list", log_path);
   Listing listing;
-  std::string line;
-  const auto timeout = std::chrono::minutes(10);
   while (true) {
-    const auto read = worker.read_line(timeout, line);
-    if (read == Worker::Read::kTimeout) {
-      worker.kill();
-      throw std::runtime_error("the listing worker produced nothing for 10 minutes");
-    }
-    if (read == Worker::Read::kEof) {
-      const auto status = worker.wait();
-      throw std::runtime_error(
-          fmt::format("the listing worker {} before finishing; its stderr ends with:\n{}",
-                      status.describe(), worker.stderr_tail(1500)));
-    }
-    const auto json = nlohmann::json::parse(line, nullptr, false);
-    if (!json.is_object())
-      throw std::runtime_error("the listing worker wrote a line that is not JSON: " + line);
-    if (json.contains("fatal")) throw std::runtime_error(json["fatal"].get<std::string>());
+    const nlohmann::json json = next_line(worker);
     if (json.contains("ready")) {
       listing.hello = json;
     } else if (json.contains("description")) {
@@ -48,6 +58,23 @@ Listing list_suite(const std::string& suite, const WorkerCommand& command,
     }
   }
   return listing;
+}
+
+Overloads list_overloads(const WorkerCommand& command, const std::string& log_path) {
+  Worker worker(command, "--overloads", log_path);
+  Overloads out;
+  while (true) {
+    const nlohmann::json json = next_line(worker);
+    if (json.contains("ready")) out.torch_version = json.value("torch", "unknown");
+    if (json.contains("overloads")) {
+      out.names = json["overloads"].get<std::vector<std::string>>();
+      out.composite = json.value("device_composite", std::vector<std::string>());
+      break;
+    }
+  }
+  worker.close_input();
+  worker.wait();
+  return out;
 }
 
 }  // namespace conform

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <vector>
 
 namespace conform {
@@ -25,5 +26,15 @@ struct Listing {
 // declaration is malformed or a case names a check the suite does not declare.
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path);
+
+// The installed torch's aten overloads with a CPU kernel (harness/worker/overloads.py), as a
+// worker started with --overloads reports them, and its torch version. Throws
+// std::runtime_error as list_suite does.
+struct Overloads {
+  std::string torch_version;
+  std::vector<std::string> names;
+  std::vector<std::string> composite;  // served by a composite kernel on the device
+};
+Overloads list_overloads(const WorkerCommand& command, const std::string& log_path);
 
 }  // namespace conform

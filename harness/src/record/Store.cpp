@@ -449,6 +449,26 @@ std::int64_t Store::recorded_count(const std::string& run_id) {
   return st.integer(0);
 }
 
+std::map<std::string, Reached> Store::reached_ops(const std::vector<std::string>& run_ids) {
+  std::map<std::string, Reached> out;
+  auto st = db_.prepare(
+      "SELECT op, route, MIN(case_id), COUNT(DISTINCT case_id) FROM op_events WHERE run_id = ?1 "
+      "GROUP BY op, route");
+  for (const auto& id : run_ids) {
+    st.bind(1, id);
+    while (st.step()) {
+      Reached& r = out[st.text(0)];
+      const bool native = st.text(1) == name(Route::kNative);
+      auto& first = native ? r.native_case : r.fallback_case;
+      const std::string case_id = st.text(2);
+      if (!first || case_id < *first) first = case_id;
+      (native ? r.native_cases : r.fallback_cases) += st.integer(3);
+    }
+    st.reset();
+  }
+  return out;
+}
+
 std::int64_t Store::planned_count(const std::string& run_id) {
   auto st = db_.prepare("SELECT COUNT(*) FROM planned WHERE run_id = ?1");
   st.bind(1, run_id);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/CaseId.h"
+#include "common/Ledger.h"
 #include "common/Result.h"
 #include "record/Sqlite.h"
 
@@ -96,6 +97,8 @@ class Store {
   std::vector<std::pair<std::string, nlohmann::json>> worst_failures(const std::string& run_id,
                                                                      int n);
   std::int64_t recorded_count(const std::string& run_id);
+  // Every aten op the runs' cases reached, per route: one case (the first by id) and how many.
+  std::map<std::string, Reached> reached_ops(const std::vector<std::string>& run_ids);
   std::int64_t planned_count(const std::string& run_id);
 
  private:

@@ -1,0 +1,144 @@
+// `neuron-conform ledger`: which aten overloads with a CPU kernel the runs reached at the device,
+// and why the others were not (docs/ledger.md).
+#include "commands/Commands.h"
+#include "common/Ledger.h"
+#include "execute/Worker.h"
+#include "plan/Listing.h"
+#include "record/Store.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+
+namespace conform {
+namespace {
+
+std::string scratch_log() {
+  return (std::filesystem::temp_directory_path() /
+          fmt::format("neuron-conform-ledger-{}.log", getpid()))
+      .string();
+}
+
+// The latest run of each suite of the DB, oldest suite first.
+std::vector<std::string> latest_of_each_suite(Store& store) {
+  std::map<std::string, std::string> latest;  // suite -> run id (ids sort by start time)
+  for (const auto& id : store.run_ids()) latest[store.run(id)->suite] = id;
+  std::vector<std::string> out;
+  for (const auto& [_, id] : latest) out.push_back(id);
+  return out;
+}
+
+struct Source {
+  Overloads overloads;
+  std::string from;  // where the list came from, for the summary
+};
+
+// The overloads of the newest given run that stored them (the torch it ran), else the installed
+// torch's, from a worker.
+Source overloads_of(Store* store, const std::vector<std::string>& runs,
+                    const std::string& backend_module) {
+  if (store) {
+    for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+      const auto run = store->run(*it);
+      const auto& info = run->backend_info;
+      if (info.contains("cpu_overloads") && info["cpu_overloads"].is_array())
+        return {{run->torch_version, info["cpu_overloads"].get<std::vector<std::string>>(),
+                 info.value("device_composite", std::vector<std::string>())},
+                fmt::format("run {}", *it)};
+    }
+  }
+  const std::string log = scratch_log();
+  Source s{list_overloads(worker_command("ops", backend_module, "neuron", 0), log),
+           "the installed torch"};
+  std::filesystem::remove(log);
+  return s;
+}
+
+void print_problems(const Dispositions& d) {
+  for (const auto& p : d.problems) fmt::print(stderr, "{}\n", p.str());
+}
+
+}  // namespace
+
+int ledger_command(const LedgerOptions& o) {
+  const std::string path = o.dispositions.value_or(default_dispositions_path());
+  if (o.lint) {
+    const Source source = overloads_of(nullptr, {}, o.backend_module);
+    const std::set<std::string> known(source.overloads.names.begin(),
+                                      source.overloads.names.end());
+    const Dispositions d = load_dispositions(path, &known);
+    print_problems(d);
+    if (!d.problems.empty()) {
+      fmt::print(stderr, "neuron-conform: ledger lint: {} problem(s) in {}\n", d.problems.size(),
+                 path);
+      return 1;
+    }
+    std::size_t names = 0;
+    for (const auto& e : d.entries) names += e.overloads.size();
+    fmt::print("{} clean: {} entries, {} overloads of torch {}\n", path, d.entries.size(), names,
+               source.overloads.torch_version);
+    return 0;
+  }
+  if (o.format != "text" && o.format != "json")
+    throw std::invalid_argument(fmt::format("unknown --format '{}' (text or json)", o.format));
+  if (o.fail_under && (*o.fail_under < 0 || *o.fail_under > 100))
+    throw std::invalid_argument(
+        fmt::format("--fail-under {} is not a percentage (0 to 100)", *o.fail_under));
+
+  Store store(o.db, /*create=*/false);
+  std::vector<std::string> runs;
+  for (const auto& ref : o.runs) runs.push_back(store.resolve_run(ref));
+  if (runs.empty()) runs = latest_of_each_suite(store);
+  if (runs.empty()) throw std::invalid_argument(fmt::format("{} holds no run", o.db));
+
+  const Source source = overloads_of(&store, runs, o.backend_module);
+  const std::set<std::string> known(source.overloads.names.begin(), source.overloads.names.end());
+  const Dispositions dispositions = load_dispositions(path, &known);
+  if (!dispositions.problems.empty()) {
+    print_problems(dispositions);
+    throw std::invalid_argument(fmt::format("{} problem(s) in the dispositions file {}",
+                                            dispositions.problems.size(), path));
+  }
+  const Ledger ledger =
+      build_ledger(source.overloads.names, store.reached_ops(runs), dispositions,
+                   {source.overloads.composite.begin(), source.overloads.composite.end()});
+
+  std::vector<std::string> described;
+  for (const auto& id : runs) described.push_back(fmt::format("{} ({})", id, store.run(id)->suite));
+  if (o.format == "json") {
+    nlohmann::json out = ledger_json(ledger, 10, /*with_rows=*/true);
+    out["runs"] = runs;
+    out["torch"] = source.overloads.torch_version;
+    out["overloads_from"] = source.from;
+    out["dispositions"] = path;
+    if (o.fail_under) out["fail_under"] = *o.fail_under;
+    fmt::print("{}\n", out.dump(1));
+  } else {
+    if (!o.summary_only) {
+      for (const auto& r : ledger.rows) {
+        fmt::print("{:<58} {:<9} {}\n", r.overload,
+                   r.status == LedgerStatus::kUnreached ? "unreached" : name(r.status),
+                   r.status == LedgerStatus::kUnreached ? "no disposition"
+                   : r.case_id.empty()                  ? r.reason
+                                                        : r.case_id);
+      }
+      fmt::print("\n");
+    }
+    fmt::print("runs: {}; overloads of torch {} from {}; dispositions {}\n",
+               fmt::join(described, ", "), source.overloads.torch_version, source.from, path);
+    fmt::print("{}", ledger_summary(ledger));
+  }
+  if (o.fail_under && ledger.coverage_percent() < *o.fail_under) {
+    fmt::print(stderr, "neuron-conform: ledger coverage {:.1f}% is below --fail-under {}%\n",
+               ledger.coverage_percent(), *o.fail_under);
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace conform

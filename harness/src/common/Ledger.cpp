@@ -1,0 +1,322 @@
+#include "common/Ledger.h"
+
+#include "common/Environment.h"
+#include "common/Vocabulary.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace conform {
+
+using nlohmann::json;
+
+const char* name(Disposition d) {
+  return d == Disposition::kNotApplicable ? "not_applicable" : "unreached";
+}
+
+std::string_view name(LedgerStatus s) {
+  switch (s) {
+    // Reached: by the route the op events name.
+    case LedgerStatus::kNative: return name(Route::kNative);
+    case LedgerStatus::kFallback: return name(Route::kFallback);
+    case LedgerStatus::kNotApplicable: return "not_applicable";
+    case LedgerStatus::kComposite: return "composite";
+    case LedgerStatus::kUnreachedKnown: return "unreached";
+    case LedgerStatus::kUnreached: return "unreached, no disposition";
+  }
+  return "?";
+}
+
+std::string DispositionEntry::where() const { return fmt::format("{}: entry {}", file, index); }
+
+std::map<std::string, const DispositionEntry*> Dispositions::by_overload() const {
+  std::map<std::string, const DispositionEntry*> out;
+  for (const auto& e : entries)
+    for (const auto& o : e.overloads) out.emplace(o, &e);
+  return out;
+}
+
+namespace {
+
+// The line of the `nth` (0-based) occurrence of "name" (quoted) in the text, 0 if absent: a
+// problem with one name points at the line to edit.
+int line_of(const std::string& text, const std::string& name, int nth) {
+  const std::string quoted = "\"" + name + "\"";
+  std::size_t at = text.find(quoted);
+  for (int i = 0; i < nth && at != std::string::npos; ++i) at = text.find(quoted, at + 1);
+  if (at == std::string::npos) return 0;
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
+}
+
+}  // namespace
+
+Dispositions parse_dispositions(const std::string& text, const std::string& file,
+                                const std::set<std::string>* known) {
+  Dispositions out;
+  auto problem = [&](std::string where, std::string message) {
+    out.problems.push_back({std::move(where), std::move(message)});
+  };
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    problem(file, fmt::format("not valid JSON: {}", e.what()));
+    return out;
+  }
+  if (!doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array()) {
+    problem(file, "the file must be a JSON object with \"entries\", a list");
+    return out;
+  }
+  for (const auto& [key, _] : doc.items()) {
+    if (key != "description" && key != "entries" && key != "$schema")
+      problem(file, fmt::format("unknown top-level field '{}'", key));
+  }
+  std::map<std::string, int> seen;  // name -> times listed so far
+  std::map<std::string, std::string> first_where;
+  int index = 0;
+  for (const auto& item : doc["entries"]) {
+    DispositionEntry e;
+    e.file = file;
+    e.index = ++index;
+    const std::string where = e.where();
+    if (!item.is_object()) {
+      problem(where, "an entry must be an object");
+      continue;
+    }
+    bool ok = true;
+    for (const auto& [key, _] : item.items()) {
+      if (key != "disposition" && key != "reason" && key != "overloads")
+        problem(where, fmt::format("unknown field '{}' (disposition, reason, overloads)", key)),
+            ok = false;
+    }
+    const std::string disposition = item.value("disposition", json()).is_string()
+                                        ? item["disposition"].get<std::string>()
+                                        : std::string();
+    if (disposition == "not_applicable") {
+      e.disposition = Disposition::kNotApplicable;
+    } else if (disposition == "unreached") {
+      e.disposition = Disposition::kUnreached;
+    } else {
+      problem(where, disposition.empty()
+                         ? "missing \"disposition\" (not_applicable or unreached)"
+                         : fmt::format("unknown disposition '{}' (not_applicable or unreached)",
+                                       disposition));
+      ok = false;
+    }
+    if (item.contains("reason") && item["reason"].is_string()) e.reason = item["reason"];
+    if (e.reason.find_first_not_of(" \t\n") == std::string::npos) {
+      problem(where, "missing \"reason\": every entry says why its overloads are disposed of");
+      ok = false;
+    }
+    if (!item.contains("overloads") || !item["overloads"].is_array() || item["overloads"].empty()) {
+      problem(where, "missing \"overloads\": a non-empty list of exact overload names");
+      continue;
+    }
+    for (const auto& o : item["overloads"]) {
+      if (!o.is_string()) {
+        problem(where, fmt::format("overload {} is not a string", o.dump()));
+        ok = false;
+        continue;
+      }
+      const std::string overload = o;
+      const int nth = seen[overload]++;
+      const std::string at = fmt::format("{} ({}:{})", where, file, line_of(text, overload, nth));
+      if (nth > 0) {
+        problem(at, fmt::format("'{}' is listed twice (first in {})", overload,
+                                first_where[overload]));
+        ok = false;
+        continue;
+      }
+      first_where[overload] = where;
+      if (known && !known->contains(overload)) {
+        problem(at, fmt::format("'{}' is no overload with a CPU kernel of the installed torch",
+                                overload));
+        ok = false;
+      }
+      e.overloads.push_back(overload);
+    }
+    // An entry with a problem disposes of nothing: a wrong file must not move the numbers.
+    if (ok) out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+Dispositions load_dispositions(const std::string& path, const std::set<std::string>* known) {
+  std::ifstream in(path);
+  if (!in) {
+    Dispositions out;
+    out.problems.push_back({path, "cannot read the dispositions file"});
+    return out;
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_dispositions(text.str(), path, known);
+}
+
+std::string default_dispositions_path() { return source_dir() + "/skiplists/ledger/dispositions.json"; }
+
+double Ledger::coverage_percent() const {
+  return applicable() > 0 ? 100.0 * static_cast<double>(reached()) / applicable() : 100.0;
+}
+
+Ledger build_ledger(const std::vector<std::string>& overloads,
+                    const std::map<std::string, Reached>& reached,
+                    const Dispositions& dispositions, const std::set<std::string>& composite) {
+  const auto disposed = dispositions.by_overload();
+  Ledger out;
+  std::vector<std::string> names = overloads;
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  for (const auto& overload : names) {
+    LedgerRow row;
+    row.overload = overload;
+    const auto d = disposed.find(overload);
+    const auto r = reached.find(overload);
+    if (r != reached.end() && (r->second.native_case || r->second.fallback_case)) {
+      row.status = r->second.native_case ? LedgerStatus::kNative : LedgerStatus::kFallback;
+      row.case_id = r->second.native_case ? *r->second.native_case : *r->second.fallback_case;
+      ++(row.status == LedgerStatus::kNative ? out.native : out.fallback);
+      if (d != disposed.end() && d->second->disposition == Disposition::kNotApplicable)
+        out.reached_but_not_applicable.push_back(overload);
+    } else if (composite.contains(overload)) {
+      row.status = LedgerStatus::kComposite;
+      row.reason =
+          "no device kernel: PyTorch's composite kernel decomposes it into overloads the device "
+          "runs";
+      ++out.composite;
+    } else if (d != disposed.end()) {
+      row.reason = d->second->reason;
+      const bool na = d->second->disposition == Disposition::kNotApplicable;
+      row.status = na ? LedgerStatus::kNotApplicable : LedgerStatus::kUnreachedKnown;
+      ++(na ? out.not_applicable : out.unreached_known);
+    } else {
+      ++out.unreached;
+    }
+    out.rows.push_back(std::move(row));
+  }
+  out.total = static_cast<std::int64_t>(out.rows.size());
+  return out;
+}
+
+std::string family(const std::string& overload) {
+  std::string base = overload.substr(overload.find("::") == std::string::npos
+                                         ? 0
+                                         : overload.find("::") + 2);
+  base = base.substr(0, base.find('.'));
+  for (const char* suffix : {"_backward_data", "_backward_input", "_backward_weight",
+                             "_double_backward", "_backward"}) {
+    const std::string s = suffix;
+    if (base.size() > s.size() && base.ends_with(s)) {
+      base.resize(base.size() - s.size());
+      break;
+    }
+  }
+  while (base.size() > 1 && base.back() == '_') base.pop_back();  // in-place, dunder
+  while (base.size() > 1 && base.front() == '_') base.erase(0, 1);  // private, dunder
+  return base;
+}
+
+std::string variant_kind(const std::string& overload) {
+  const auto colon = overload.find("::");
+  const std::string rest = overload.substr(colon == std::string::npos ? 0 : colon + 2);
+  const auto dot = rest.find('.');
+  const std::string base = rest.substr(0, dot);
+  const std::string over = dot == std::string::npos ? "" : rest.substr(dot + 1);
+  if (base.find("backward") != std::string::npos) return "backward";
+  if (base.ends_with("_") && !base.ends_with("__")) return "in-place";
+  if (over == "out" || over.ends_with("_out") || over.starts_with("out")) return "out";
+  if (over.find("Scalar") != std::string::npos) return "Scalar";
+  if (base.starts_with("_")) return "private";
+  return "functional";
+}
+
+namespace {
+
+// (name, count) largest first, then by name; at most `top`.
+std::vector<std::pair<std::string, std::int64_t>> largest(
+    const std::map<std::string, std::int64_t>& counts, int top) {
+  std::vector<std::pair<std::string, std::int64_t>> v(counts.begin(), counts.end());
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (top >= 0 && v.size() > static_cast<std::size_t>(top)) v.resize(top);
+  return v;
+}
+
+struct Groups {
+  std::map<std::string, std::int64_t> kinds, families;
+};
+
+Groups unreached_groups(const Ledger& ledger) {
+  Groups g;
+  for (const auto& row : ledger.rows) {
+    if (row.status != LedgerStatus::kUnreached) continue;
+    ++g.kinds[variant_kind(row.overload)];
+    ++g.families[family(row.overload)];
+  }
+  return g;
+}
+
+}  // namespace
+
+json ledger_json(const Ledger& ledger, int top, bool with_rows) {
+  const Groups g = unreached_groups(ledger);
+  json kinds = json::array(), families = json::array();
+  for (const auto& [k, n] : largest(g.kinds, -1)) kinds.push_back({{"kind", k}, {"count", n}});
+  for (const auto& [f, n] : largest(g.families, top))
+    families.push_back({{"family", f}, {"count", n}});
+  json out{{"overloads", ledger.total},
+           {"reached", ledger.reached()},
+           {"native", ledger.native},
+           {"fallback", ledger.fallback},
+           {"not_applicable", ledger.not_applicable},
+           {"composite", ledger.composite},
+           {"applicable", ledger.applicable()},
+           {"unreached_disposed", ledger.unreached_known},
+           {"unreached_undisposed", ledger.unreached},
+           {"coverage_percent", ledger.coverage_percent()},
+           {"reached_but_not_applicable", ledger.reached_but_not_applicable},
+           {"unreached_by_kind", kinds},
+           {"unreached_top_families", families}};
+  if (with_rows) {
+    json rows = json::array();
+    for (const auto& r : ledger.rows) {
+      json row{{"overload", r.overload}, {"status", name(r.status)}};
+      if (!r.case_id.empty()) row["case"] = r.case_id;
+      if (!r.reason.empty()) row["reason"] = r.reason;
+      rows.push_back(std::move(row));
+    }
+    out["rows"] = std::move(rows);
+  }
+  return out;
+}
+
+std::string ledger_summary(const Ledger& ledger, int top) {
+  std::string text = fmt::format(
+      "ledger: {} of {} applicable overloads reached ({:.1f}%): {} native, {} fallback; of {} "
+      "with a CPU kernel, {} not_applicable and {} served by a composite kernel on the device; "
+      "unreached {} ({} with a disposition, {} without)\n",
+      ledger.reached(), ledger.applicable(), ledger.coverage_percent(), ledger.native,
+      ledger.fallback, ledger.total, ledger.not_applicable, ledger.composite,
+      ledger.unreached + ledger.unreached_known, ledger.unreached_known, ledger.unreached);
+  const Groups g = unreached_groups(ledger);
+  if (!g.kinds.empty()) {
+    text += "unreached without a disposition, by kind:";
+    for (const auto& [k, n] : largest(g.kinds, -1)) text += fmt::format(" {} {},", k, n);
+    text.back() = '\n';
+    text += "largest unreached families:";
+    for (const auto& [f, n] : largest(g.families, top)) text += fmt::format(" {} {},", f, n);
+    text.back() = '\n';
+  }
+  if (!ledger.reached_but_not_applicable.empty()) {
+    text += fmt::format("{} overload(s) marked not_applicable were reached (fix their entries):",
+                        ledger.reached_but_not_applicable.size());
+    for (const auto& o : ledger.reached_but_not_applicable) text += " " + o;
+    text += "\n";
+  }
+  return text;
+}
+
+}  // namespace conform

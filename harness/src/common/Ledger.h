@@ -1,0 +1,119 @@
+#pragma once
+
+// The aten-overload ledger (docs/ledger.md): every overload of the installed torch with a CPU
+// kernel, and for each whether some case of the given runs reached it at the device (natively
+// or through the CPU fallback), or why not (a reviewed disposition). Pure arithmetic over data
+// the store and the worker provide, so the `ledger` command and the reports count alike.
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace conform {
+
+enum class Disposition { kNotApplicable, kUnreached };
+const char* name(Disposition d);
+
+// One entry of a dispositions file: the overloads it lists (exact names) and why.
+struct DispositionEntry {
+  std::string file;
+  int index = 0;  // 1-based position in "entries"
+  Disposition disposition = Disposition::kNotApplicable;
+  std::string reason;
+  std::vector<std::string> overloads;
+  std::string where() const;  // "file: entry N"
+};
+
+struct LedgerProblem {
+  std::string where;  // "file: entry N" or "file:LINE" or the file
+  std::string message;
+  std::string str() const { return where + ": " + message; }
+};
+
+// A dispositions file (skiplists/ledger/dispositions.json): {"description": ..., "entries": [{"disposition":
+// "not_applicable" | "unreached", "reason": ..., "overloads": [...]}]}.
+struct Dispositions {
+  std::vector<DispositionEntry> entries;
+  std::vector<LedgerProblem> problems;
+  // overload -> the entry disposing of it (the first, when a name is listed twice).
+  std::map<std::string, const DispositionEntry*> by_overload() const;
+};
+
+// Parses `text` as the dispositions file `file`, recording every problem (not JSON, unknown
+// fields, a missing or empty reason, an unknown disposition, a name listed twice) instead of
+// stopping at the first. With `known`, a name that is no overload of it is a problem too.
+Dispositions parse_dispositions(const std::string& text, const std::string& file,
+                                const std::set<std::string>* known = nullptr);
+// The same for a file on disk; a file that cannot be read is a problem.
+Dispositions load_dispositions(const std::string& path,
+                               const std::set<std::string>* known = nullptr);
+// skiplists/ledger/dispositions.json of the source tree (a folder of its own: `run` reads every
+// *.json of skiplists/ itself as a skip list).
+std::string default_dispositions_path();
+
+// Where the runs reached one overload: a case of each route, and how many cases in all.
+struct Reached {
+  std::optional<std::string> native_case, fallback_case;
+  std::int64_t native_cases = 0, fallback_cases = 0;
+};
+
+// kComposite: not applicable to this backend, found by the dispatcher rather than a reviewed
+// entry: it registers no kernel for the overload, and PyTorch's composite kernel serves the
+// device key, decomposing each call into overloads the device runs (harness/worker/overloads.py).
+enum class LedgerStatus {
+  kNative,
+  kFallback,
+  kNotApplicable,
+  kComposite,
+  kUnreachedKnown,
+  kUnreached
+};
+std::string_view name(LedgerStatus s);
+
+struct LedgerRow {
+  std::string overload;
+  LedgerStatus status = LedgerStatus::kUnreached;
+  std::string case_id;  // reached: one case that did (a native one when there is one)
+  std::string reason;   // disposed: the entry's reason
+};
+
+struct Ledger {
+  std::vector<LedgerRow> rows;  // one per overload, in name order
+  std::int64_t total = 0, native = 0, fallback = 0, not_applicable = 0, composite = 0,
+               unreached_known = 0, unreached = 0;
+  std::int64_t reached() const { return native + fallback; }
+  // Not applicable: by a disposition, or served by a composite kernel on the device.
+  std::int64_t applicable() const { return total - not_applicable - composite; }
+  // reached / applicable, in percent; 100 when nothing is applicable.
+  double coverage_percent() const;
+  // Overloads a run reached that have a not_applicable disposition: the entry is wrong.
+  std::vector<std::string> reached_but_not_applicable;
+};
+
+// An overload reached counts as reached whatever its disposition (a not_applicable one is
+// reported in reached_but_not_applicable); op events of overloads outside `overloads` (other
+// namespaces, composite ops without a CPU kernel) are not counted.
+// `composite`: the overloads a composite kernel serves on the device (a disposition of theirs
+// is overridden: the dispatcher says so for the backend the run used).
+Ledger build_ledger(const std::vector<std::string>& overloads,
+                    const std::map<std::string, Reached>& reached, const Dispositions& dispositions,
+                    const std::set<std::string>& composite = {});
+
+// How an unreached overload is grouped in the summary: its variant kind ("backward",
+// "in-place", "out", "Scalar", "private", "functional") and its family (the op's base name:
+// "aten::hypot_.out" -> "hypot").
+std::string variant_kind(const std::string& overload);
+std::string family(const std::string& overload);
+
+// The counts, and the unreached overloads without a disposition by kind and by family (the
+// `top` largest families).
+nlohmann::json ledger_json(const Ledger& ledger, int top = 10, bool with_rows = false);
+// The ten-second summary: one line of numbers, then the largest kinds and families unreached.
+std::string ledger_summary(const Ledger& ledger, int top = 10);
+
+}  // namespace conform

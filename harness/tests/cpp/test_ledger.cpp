@@ -1,0 +1,134 @@
+// The ledger's arithmetic and the validation of its dispositions file (common/Ledger.h).
+#include "common/Ledger.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace conform {
+namespace {
+
+bool has_problem(const Dispositions& d, const std::string& where, const std::string& text) {
+  return std::any_of(d.problems.begin(), d.problems.end(), [&](const LedgerProblem& p) {
+    return p.where.find(where) != std::string::npos && p.message.find(text) != std::string::npos;
+  });
+}
+
+const std::set<std::string> kKnown = {"aten::add.Tensor", "aten::add_.Tensor", "aten::add.out",
+                                      "aten::silu_backward", "aten::q_scale", "aten::mkldnn_x",
+                                      "aten::hypot_"};
+
+TEST(Ledger, CountsReachedOverApplicable) {
+  const Dispositions d = parse_dispositions(R"({"entries": [
+    {"disposition": "not_applicable", "reason": "quantized", "overloads": ["aten::q_scale"]},
+    {"disposition": "not_applicable", "reason": "mkldnn", "overloads": ["aten::mkldnn_x"]},
+    {"disposition": "unreached", "reason": "no sample", "overloads": ["aten::hypot_"]}]})",
+                                            "d.json", &kKnown);
+  ASSERT_TRUE(d.problems.empty()) << d.problems.front().str();
+  std::map<std::string, Reached> reached;
+  reached["aten::add.Tensor"].native_case = "ops/add/float32/forward";
+  reached["aten::add.Tensor"].fallback_case = "ops/add/float32/backward";
+  reached["aten::add_.Tensor"].fallback_case = "ops/add/float32/inplace";
+  reached["neuron::custom"].native_case = "ops/x/float32/forward";  // not a row: not counted
+  const Ledger l =
+      build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d);
+  EXPECT_EQ(l.total, 7);
+  EXPECT_EQ(l.native, 1);
+  EXPECT_EQ(l.fallback, 1);
+  EXPECT_EQ(l.not_applicable, 2);
+  EXPECT_EQ(l.unreached_known, 1);
+  EXPECT_EQ(l.unreached, 2);  // add.out, silu_backward
+  EXPECT_EQ(l.applicable(), 5);
+  EXPECT_DOUBLE_EQ(l.coverage_percent(), 40.0);
+  const auto row = std::find_if(l.rows.begin(), l.rows.end(),
+                                [](const LedgerRow& r) { return r.overload == "aten::add.Tensor"; });
+  EXPECT_EQ(row->status, LedgerStatus::kNative);  // a native case wins over a fallback one
+  EXPECT_EQ(row->case_id, "ops/add/float32/forward");
+  const nlohmann::json j = ledger_json(l);
+  EXPECT_EQ(j["reached"], 2);
+  EXPECT_EQ(j["unreached_undisposed"], 2);
+}
+
+TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
+  const Dispositions d = parse_dispositions(
+      R"({"entries": [{"disposition": "not_applicable", "reason": "x", "overloads": ["aten::q_scale"]}]})",
+      "d.json");
+  std::map<std::string, Reached> reached;
+  reached["aten::q_scale"].fallback_case = "ops/q/float32/forward";
+  const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d);
+  EXPECT_EQ(l.not_applicable, 0);
+  EXPECT_EQ(l.reached(), 1);
+  EXPECT_DOUBLE_EQ(l.coverage_percent(), 50.0);  // never above 100
+  EXPECT_EQ(l.reached_but_not_applicable, std::vector<std::string>{"aten::q_scale"});
+}
+
+TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
+  const Dispositions d = parse_dispositions(
+      R"({"entries": [{"disposition": "unreached", "reason": "x", "overloads": ["aten::hypot_"]}]})",
+      "d.json");
+  std::map<std::string, Reached> reached;
+  reached["aten::hypot.out"].native_case = "ops/hypot/float32/forward";
+  const Ledger l =
+      build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, reached, d, {"aten::hypot_"});
+  EXPECT_EQ(l.composite, 1);
+  EXPECT_EQ(l.unreached_known, 0);
+  EXPECT_EQ(l.applicable(), 2);
+  EXPECT_DOUBLE_EQ(l.coverage_percent(), 50.0);
+  EXPECT_EQ(l.rows[1].overload, "aten::hypot_");
+  EXPECT_EQ(l.rows[1].status, LedgerStatus::kComposite);
+}
+
+TEST(Ledger, NothingApplicableIsFullCoverage) {
+  EXPECT_DOUBLE_EQ(build_ledger({}, {}, Dispositions{}).coverage_percent(), 100.0);
+}
+
+TEST(Ledger, ValidationNamesFileEntryAndLine) {
+  const std::string text = R"({"entries": [
+    {"disposition": "not_applicable", "overloads": ["aten::q_scale"]},
+    {"disposition": "maybe", "reason": "r", "overloads": ["aten::mkldnn_x"]},
+    {"disposition": "unreached", "reason": "r", "overloads": ["aten::no_such", "aten::hypot_"]},
+    {"disposition": "unreached", "reason": "r", "overloads": ["aten::hypot_"]},
+    {"disposition": "unreached", "reason": "r", "overloads": []},
+    {"disposition": "unreached", "reason": "r", "overloads": ["aten::add.out"], "extra": 1}],
+   "other": 2})";
+  const Dispositions d = parse_dispositions(text, "ledger.json", &kKnown);
+  EXPECT_TRUE(has_problem(d, "ledger.json: entry 1", "missing \"reason\"")) << d.problems.size();
+  EXPECT_TRUE(has_problem(d, "ledger.json: entry 2", "unknown disposition 'maybe'"));
+  EXPECT_TRUE(has_problem(d, "ledger.json: entry 3 (ledger.json:4)", "'aten::no_such' is no overload"));
+  EXPECT_TRUE(has_problem(d, "ledger.json: entry 4 (ledger.json:5)",
+                          "'aten::hypot_' is listed twice (first in ledger.json: entry 3)"));
+  EXPECT_TRUE(has_problem(d, "ledger.json: entry 5", "non-empty list"));
+  EXPECT_TRUE(has_problem(d, "ledger.json: entry 6", "unknown field 'extra'"));
+  EXPECT_TRUE(has_problem(d, "ledger.json", "unknown top-level field 'other'"));
+  // An entry with a problem disposes of nothing.
+  EXPECT_TRUE(d.entries.empty());
+}
+
+TEST(Ledger, ValidationReportsJsonErrorsAndMissingFiles) {
+  EXPECT_TRUE(has_problem(parse_dispositions("{", "f.json"), "f.json", "not valid JSON"));
+  EXPECT_TRUE(has_problem(parse_dispositions("[]", "f.json"), "f.json", "\"entries\""));
+  EXPECT_TRUE(has_problem(load_dispositions("/nonexistent/ledger.json"), "/nonexistent/ledger.json",
+                          "cannot read"));
+}
+
+TEST(Ledger, GroupsUnreachedByKindAndFamily) {
+  EXPECT_EQ(variant_kind("aten::silu_backward.grad_input"), "backward");
+  EXPECT_EQ(variant_kind("aten::hypot_"), "in-place");
+  EXPECT_EQ(variant_kind("aten::eq_.Scalar"), "in-place");
+  EXPECT_EQ(variant_kind("aten::hypot.out"), "out");
+  EXPECT_EQ(variant_kind("aten::add.Scalar"), "Scalar");
+  EXPECT_EQ(variant_kind("aten::_foo"), "private");
+  EXPECT_EQ(variant_kind("aten::__ilshift__.Scalar"), "Scalar");
+  EXPECT_EQ(variant_kind("aten::mm"), "functional");
+  EXPECT_EQ(family("aten::hypot_.out"), "hypot");
+  EXPECT_EQ(family("aten::silu_backward.grad_input"), "silu");
+  EXPECT_EQ(family("aten::_log_softmax_backward_data"), "log_softmax");
+  EXPECT_EQ(family("aten::__ilshift__.Scalar"), "ilshift");
+  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, Dispositions{});
+  const std::string s = ledger_summary(l);
+  EXPECT_NE(s.find("0 of 3 applicable overloads reached (0.0%)"), std::string::npos) << s;
+  EXPECT_NE(s.find("hypot 2"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace conform
