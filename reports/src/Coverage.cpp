@@ -2,6 +2,7 @@
 
 #include "Subjects.h"
 #include "common/CaseId.h"
+#include "common/Ledger.h"
 #include "common/Result.h"
 #include "common/SuiteDescription.h"
 #include "common/Text.h"
@@ -211,6 +212,26 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
   return headline;
 }
 
+// The run's aten-overload ledger (common/Ledger.h, docs/ledger.md), when the run stored the
+// overloads with a CPU kernel (runs since the ledger); null otherwise. Dispositions come from
+// skiplists/ledger/dispositions.json as it is now; entries with a problem dispose of nothing.
+json ledger_of(Store& store, const RunInfo& run) {
+  const json& info = run.backend_info;
+  if (!info.contains("cpu_overloads") || !info["cpu_overloads"].is_array()) return json();
+  const auto overloads = info["cpu_overloads"].get<std::vector<std::string>>();
+  const auto composite = info.value("device_composite", std::vector<std::string>());
+  // Names this run's torch lacks dispose of nothing here (`ledger --lint` reports them).
+  const Dispositions dispositions = load_dispositions(default_dispositions_path());
+  const Ledger ledger = build_ledger(overloads, store.reached_ops({run.id}), dispositions,
+                                     {composite.begin(), composite.end()});
+  json out = ledger_json(ledger, 5);
+  out["dispositions_problems"] = dispositions.problems.size();
+  out["text"] = fmt::format("{} of {} applicable aten overloads reached ({:.1f}%), {} unreached",
+                            ledger.reached(), ledger.applicable(), ledger.coverage_percent(),
+                            ledger.unreached + ledger.unreached_known);
+  return out;
+}
+
 }  // namespace
 
 json build_coverage(Store& store, const std::string& run_id, const std::string& db_path) {
@@ -240,6 +261,9 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
   suite_json["name"] = run->suite;
   json headline =
       headline_of(tally, view["headline"], aten_rows, declared, store.planned_count(run_id));
+  json ledger = ledger_of(store, *run);
+  if (!ledger.is_null())
+    headline["text"] = headline["text"].get<std::string>() + "; ledger: " + ledger["text"].get<std::string>();
   return {{"schema", "neuron-conform/coverage"},
           {"schema_version", kCoverageSchemaVersion},
           {"vocabulary", vocabulary_json()},
@@ -252,6 +276,7 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
           {"subjects", std::move(view["subjects"])},
           {"op_impact", std::move(view["op_impact"])},
           {"aten", std::move(aten_rows)},
+          {"ledger", std::move(ledger)},
           {"cases", std::move(tally.cases)},
           {"slowest", slowest},
           {"worst", worst}};

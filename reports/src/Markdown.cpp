@@ -121,6 +121,14 @@ std::string render_markdown(const json& cov) {
                       h["declared_native_ops_exercised"].get<std::int64_t>(),
                       h["declared_native_ops"].get<std::int64_t>());
   }
+  if (cov.contains("ledger") && cov["ledger"].is_object()) {
+    const json& l = cov["ledger"];
+    md += fmt::format(
+        " Ledger (`neuron-conform ledger`): {}; {} not_applicable, {} served by a composite "
+        "kernel on the device.",
+        l["text"].get<std::string>(), l["not_applicable"].get<std::int64_t>(),
+        l["composite"].get<std::int64_t>());
+  }
   md += "\n";
   std::vector<json> fallback;
   for (const auto& a : cov["aten"]) {

@@ -270,7 +270,7 @@ json ledger_json(const Ledger& ledger, int top, bool with_rows) {
   json out{{"overloads", ledger.total},
            {"reached", ledger.reached()},
            {"native", ledger.native},
-           {"fallback", ledger.fallback},
+           {std::string(name(Route::kFallback)), ledger.fallback},
            {"not_applicable", ledger.not_applicable},
            {"composite", ledger.composite},
            {"applicable", ledger.applicable()},

@@ -18,7 +18,7 @@ CREATE TABLE runs (
   shard TEXT,
   command TEXT NOT NULL
 , backend_info TEXT NOT NULL DEFAULT '{}');
-INSERT INTO runs VALUES('20260101-000000-gold','ops','complete','2026-01-01T00:00:00.000Z','2026-01-01T00:00:09.500Z','golden',0,'golden-host','2.13.0+cpu','planted_backend','0.1.0+planted','0.1.0','neuron',NULL,'neuron-conform run --label golden','{"native_ops": ["aten::abs", "aten::add.Tensor", "aten::add.out", "aten::neg", "aten::neg.out", "aten::tan", "aten::mul.Tensor"], "tracking": true}');
+INSERT INTO runs VALUES('20260101-000000-gold','ops','complete','2026-01-01T00:00:00.000Z','2026-01-01T00:00:09.500Z','golden',0,'golden-host','2.13.0+cpu','planted_backend','0.1.0+planted','0.1.0','neuron',NULL,'neuron-conform run --label golden','{"native_ops": ["aten::abs", "aten::add.Tensor", "aten::add.out", "aten::neg", "aten::neg.out", "aten::tan", "aten::mul.Tensor"], "tracking": true, "cpu_overloads": ["aten::abs", "aten::abs.out", "aten::add.Tensor", "aten::add.out", "aten::erfinv", "aten::erfinv.out", "aten::hypot_", "aten::mm", "aten::neg", "aten::quantize_per_tensor", "aten::view"], "device_composite": ["aten::erfinv", "aten::hypot_"]}');
 CREATE TABLE cases (
   id TEXT PRIMARY KEY,
   suite TEXT NOT NULL,
