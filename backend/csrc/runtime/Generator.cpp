@@ -81,4 +81,24 @@ at::Generator engine_of(const std::optional<at::Generator>& gen, c10::DeviceInde
   return impl->engine();
 }
 
+bool is_generator_argument(const c10::Argument& arg) {
+  const auto& type = arg.real_type();
+  return type->kind() == c10::TypeKind::GeneratorType ||
+         (type->kind() == c10::TypeKind::OptionalType &&
+          type->containedType(0)->kind() == c10::TypeKind::GeneratorType);
+}
+
+void bind_generators(const c10::OperatorHandle& op, torch::jit::Stack& stack,
+                     c10::DeviceIndex device) {
+  const auto& arguments = op.schema().arguments();
+  const std::size_t first = stack.size() - arguments.size();
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    c10::IValue& value = stack[first + i];
+    if (!is_generator_argument(arguments[i]) || !(value.isGenerator() || value.isNone())) continue;
+    std::optional<at::Generator> gen;
+    if (value.isGenerator()) gen = value.toGenerator();
+    value = engine_of(gen, device);
+  }
+}
+
 }  // namespace neuronsim

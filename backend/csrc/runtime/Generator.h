@@ -1,6 +1,8 @@
 #pragma once
 
 #include <ATen/core/Generator.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <c10/core/GeneratorImpl.h>
 
 #include <optional>
@@ -40,5 +42,14 @@ at::Generator make_generator(c10::DeviceIndex device_index = -1);
 // The CPU engine that kernels draw from: that of `gen` (a neuron generator), or of the default
 // generator of `device` when `gen` is empty.
 at::Generator engine_of(const std::optional<at::Generator>& gen, c10::DeviceIndex device);
+
+// Whether a schema argument is a generator (`Generator` or `Generator?`).
+bool is_generator_argument(const c10::Argument& arg);
+
+// Replaces every generator argument of `op` on `stack` (None or a neuron generator) by the CPU
+// engine that kernels draw from (engine_of), so that a CPU kernel run for a device op draws
+// from the device's generator, not from torch's CPU generator. `device` is the op's device.
+void bind_generators(const c10::OperatorHandle& op, torch::jit::Stack& stack,
+                     c10::DeviceIndex device);
 
 }  // namespace neuronsim

@@ -1,0 +1,74 @@
+"""A test-only backend: torch_neuronsim with one planted defect per class of bug the ops suite's
+semantic checks (random, ...) must catch, for harness/tests/test_semantics_checks.py.
+
+  class             what is replaced                  the defect                            caught by
+  frozen_generator  aten::uniform_                    draws from a generator seeded 0 on     random (successive,
+                                                      every call: never advances, ignores    reseeded)
+                                                      the device seed
+  wrong_fraction    aten::native_dropout              keeps 1 - 0.8p of the elements          random (distribution)
+                                                      (scaled by 1/(1-p) as it should)
+  wrong_variance    aten::normal_                     draws with 1.1 times the standard       random (distribution)
+                                                      deviation asked
+  restore_ignored   torch.neuron.set_rng_state        restarts the generator from its seed    random (rng_state)
+                                                      instead of restoring the saved state
+
+DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; PATCHES to
+the device module's functions it replaces. Kernels draw from the device generator (through ops
+that are not replaced) unless the defect is about the generator, so that each class fails only
+its own sub-check. Everything else is torch_neuronsim, including its op tracking API.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+import torch_neuronsim
+from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops  # noqa: F401
+
+__version__ = torch_neuronsim.__version__ + "+semantics"
+
+
+def _frozen_uniform(self, from_=0.0, to=1.0, *, generator=None):
+    fixed = torch.Generator().manual_seed(0)  # a fresh generator per call: the same numbers every time
+    values = torch.empty(self.shape, dtype=self.dtype).uniform_(from_, to, generator=fixed)
+    return self.copy_(values.to(self.device))
+
+
+def _wrong_fraction(input, p, train):
+    if not train or input.numel() == 0:
+        return input.clone(), torch.ones_like(input, dtype=torch.bool)
+    keep = 1.0 - 0.8 * p  # drops too few ...
+    mask = torch.empty_like(input, dtype=torch.bool).bernoulli_(keep)
+    return input * mask / (1.0 - p), mask  # ... and scales as if it dropped p
+
+
+def _wrong_variance(self, mean=0.0, std=1.0, *, generator=None):
+    draw = torch.normal(torch.full_like(self, mean), torch.full_like(self, std * 1.1), generator=generator)
+    return self.copy_(draw)
+
+
+def _restore_ignored(new_state, device="neuron"):
+    generator = torch_neuronsim._C._default_generator(torch.neuron._device_index(device))
+    generator.manual_seed(generator.initial_seed())  # back to the start, not to the saved position
+
+
+# class -> {aten op (overload): kernel}
+DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
+    "frozen_generator": {"uniform_": _frozen_uniform},
+    "wrong_fraction": {"native_dropout": _wrong_fraction},
+    "wrong_variance": {"normal_": _wrong_variance},
+}
+
+# class -> {name in torch.neuron: replacement}
+PATCHES: dict[str, dict[str, Callable[..., Any]]] = {
+    "restore_ignored": {"set_rng_state": _restore_ignored},
+}
+
+_lib = torch.library.Library("aten", "IMPL")
+for _kernels in DEFECTS.values():
+    for _op, _kernel in _kernels.items():
+        _lib.impl(_op, _kernel, "PrivateUse1")
+for _functions in PATCHES.values():
+    for _name, _function in _functions.items():
+        setattr(torch.neuron, _name, _function)

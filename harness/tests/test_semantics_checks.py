@@ -1,0 +1,144 @@
+"""The ops suite's semantic checks (random, ...) catch each class of defect
+harness/tests/planted_semantics_backend.py plants, name the sub-check that caught it with its
+numbers, and pass the real backend on the same slice. One CLI run per backend serves every test
+(each run starts a worker importing torch)."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from conform_cli import REPO, cli, evidences, outcomes
+
+RANDOM_OPS = ["uniform", "rand_like", "bernoulli", "nn.functional.dropout", "normal.in_place", "randn",
+              "exponential", "multinomial"]
+OPS = RANDOM_OPS
+SLICE = ["--ops", "^(" + "|".join(o.replace(".", r"\.") for o in OPS) + ")$", "--dtypes", "float32",
+         "--checks", "random", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
+
+# case: (outcome, first failing sub-check, every failing sub-check)
+RANDOM_CAUGHT = {
+    # frozen_generator: uniform_ draws the same numbers whatever the seed
+    "ops/uniform/float32/random": ("fail", "successive", {"successive", "reseeded"}),
+    "ops/rand_like/float32/random": ("fail", "successive", {"successive", "reseeded"}),
+    # wrong_fraction (dropout keeps too many) and restore_ignored (every generator-driven draw)
+    "ops/nn.functional.dropout/float32/random": ("fail", "rng_state", {"rng_state", "distribution"}),
+    # wrong_variance (normal_ 1.1 times the standard deviation) and restore_ignored
+    "ops/normal.in_place/float32/random": ("fail", "rng_state", {"rng_state", "distribution"}),
+    "ops/randn/float32/random": ("fail", "rng_state", {"rng_state", "distribution"}),
+    # restore_ignored alone
+    "ops/bernoulli/float32/random": ("fail", "rng_state", {"rng_state"}),
+    "ops/exponential/float32/random": ("fail", "rng_state", {"rng_state"}),
+    "ops/multinomial/float32/random": ("fail", "rng_state", {"rng_state"}),
+}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory) -> tuple[dict, dict]:
+    db = tmp_path_factory.mktemp("planted") / "results.db"
+    cli("run", *SLICE, "--backend-module", "planted_semantics_backend", "--db", str(db))
+    return outcomes(db), evidences(db)
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory) -> tuple[dict, dict]:
+    db = tmp_path_factory.mktemp("real") / "results.db"
+    cli("run", *SLICE, "--db", str(db))
+    return outcomes(db), evidences(db)
+
+
+def test_random_defects_are_caught_by_their_sub_check(planted):
+    got, evidence = planted
+    for case, (outcome, first, failing) in RANDOM_CAUGHT.items():
+        found = evidence[case]
+        assert got[case] == outcome, (case, got[case], found.get("message"))
+        assert found["variant"] == first and found["property"], (case, found)
+        assert set(found["failed_sub_checks"]) == failing, (case, found["failed_sub_checks"], found["message"])
+        assert first in found["message"]
+    stats = {case: evidence[case]["statistics"] for case in RANDOM_CAUGHT}
+    # dropout keeping 1 - 0.8p: its mean (the kept fraction, scaled) is many standard errors off
+    dropout = stats["ops/nn.functional.dropout/float32/random"]
+    assert dropout["mean_z"] > 5 and dropout["device_mean"] > dropout["cpu_mean"] and dropout["ks_pvalue"] < 1e-4
+    # normal with 1.1 times the standard deviation: the variance, not the mean, is off
+    normal = stats["ops/normal.in_place/float32/random"]
+    assert normal["variance_z"] > 5 and normal["mean_z"] < 5
+    assert math.isclose(normal["device_variance"] / normal["cpu_variance"], 1.21, rel_tol=0.05)
+    # the frozen generator still draws from the right distribution: only the generator sub-checks fail
+    assert stats["ops/uniform/float32/random"]["ks_pvalue"] >= 1e-4
+    assert evidence["ops/uniform/float32/random"]["sub_checks"]["distribution"] == "pass"
+    assert "differ" in evidence["ops/bernoulli/float32/random"]["message"]
+
+
+def test_the_random_slice_passes_on_the_real_backend(real):
+    got, evidence = real
+    assert set(RANDOM_CAUGHT) <= set(got)
+    failing = {case: (outcome, evidence[case].get("message", "")[:300]) for case, outcome in got.items()
+               if outcome not in ("pass", "fallback")}
+    assert not failing
+    for case in RANDOM_CAUGHT:
+        found = evidence[case]
+        assert set(found["sub_checks"]) == {"seeded", "successive", "reseeded", "rng_state", "generator",
+                                            "distribution"}, found
+        assert all(v == "pass" or v.startswith("not applicable") for v in found["sub_checks"].values()), found
+        stats = found["statistics"]
+        assert stats["draws"] == [10_000, 10_000] and stats["ks_pvalue"] >= 1e-4
+        assert stats["mean_z"] <= 5 and stats["variance_z"] <= 5
+        assert not stats["identical_to_cpu_draw"]  # the CPU draws with another seed: a real two-sample test
+    # multinomial runs through the CPU fallback, which now draws from the device generator
+    assert evidence["ops/multinomial/float32/random"]["sub_checks"]["seeded"] == "pass"
+
+
+@functools.cache
+def _ops_suite():
+    """suites/ops/suite.py, loaded as the worker loads it."""
+    sys.path[:0] = [str(REPO / "harness" / "worker"), str(REPO / "suites" / "ops")]
+    spec = importlib.util.spec_from_file_location("neuron_conform_suite_ops", REPO / "suites" / "ops" / "suite.py")
+    suite = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = suite
+    spec.loader.exec_module(suite)
+    return suite
+
+
+def test_statistics_against_known_values():
+    import numpy
+
+    stats = _ops_suite().CHECK_MODULES["random"].statistics
+    # scipy's two-sample KS: disjoint samples have D = 1; identical ones D = 0, p = 1
+    a, b = numpy.arange(100.0), numpy.arange(100.0) + 1000
+    assert stats(a, b, moments=False)["ks_statistic"] == 1.0
+    same = stats(a, a.copy(), moments=True)
+    assert same["ks_statistic"] == 0.0 and same["ks_pvalue"] == 1.0 and same["mean_z"] == 0.0
+    # the sample shifted by three standard errors of the difference of means: z = 3, the
+    # variances equal (z = 0); scaled by 1.1, the variance's z is its difference over its
+    # standard error sqrt((m4 - var^2)/n + ...)
+    rng = numpy.random.default_rng(0)
+    x = rng.standard_normal(10_000)
+    se = math.sqrt(2 * x.var() / 10_000)
+    found = stats(x + 3 * se, x, moments=True)
+    assert math.isclose(found["mean_z"], 3.0, rel_tol=1e-6) and found["variance_z"] < 1e-6
+    y = 1.1 * x
+    m4 = lambda v: float(((v - v.mean()) ** 4).mean())  # noqa: E731
+    se_var = math.sqrt((m4(y) - y.var() ** 2) / 10_000 + (m4(x) - x.var() ** 2) / 10_000)
+    assert math.isclose(stats(y, x, moments=True)["variance_z"], (y.var() - x.var()) / se_var, rel_tol=1e-9)
+    # constant samples: no standard error; equal constants are 0 apart, different ones infinitely far
+    c = numpy.ones(10)
+    assert stats(c, c, moments=True)["variance_z"] == 0.0
+    assert stats(c, 2 * c, moments=True)["mean_z"] == math.inf
+
+
+def test_every_random_op_of_the_rule_has_a_reviewed_draw():
+    """The rule selects OpInfos by name and by upstream's "non-deterministic"; each needs a draw
+    or a reason it has none, so a new torch's random op is reviewed, not silently skipped."""
+    suite = _ops_suite()
+    random_check = suite.CHECK_MODULES["random"]
+    selected = {suite.subject_of(op) for op in suite.OPS.values() if random_check._selected(op, suite)}
+    assert selected - set(random_check.NOT_RANDOM) == set(random_check.DRAWS)
+    assert {"nn.functional.dropout", "bernoulli", "multinomial", "uniform", "nn.functional.rrelu",
+            "nn.functional.scaled_dot_product_attention"} <= set(random_check.DRAWS)
+    assert not any(random_check.applies(suite.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in suite.OPS)

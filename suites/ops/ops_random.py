@@ -1,0 +1,353 @@
+"""The ops suite's `random` check: the random ops' generator contract and distribution.
+
+Which OpInfos (a rule plus a reviewed list): those named like one of torch's random ops
+(RANDOM_NAMES: the "Random sampling" functions of torch's documentation, the in-place samplers,
+the dropout family and rrelu) or whose values upstream does not compare because they are
+"non-deterministic" (values_not_comparable: fractional max pooling, SDPA with dropout, ...),
+minus NOT_RANDOM (reviewed: uninitialized memory, estimators of deterministic results). Each
+selected OpInfo needs a draw in DRAWS (reviewed: the op called with fixed arguments, without
+upstream's wrapper_set_seed, shaped to give DRAW_COUNT independent draws); a selected OpInfo
+without one is an `error` of the harness, so a new torch's random op gets reviewed.
+
+Cases at every floating dtype the op supports on the CPU: a case costs a dozen draws of 10^4
+values (milliseconds on each side), and half-precision samplers are separate kernels.
+
+Sub-checks (each failing one is named in the evidence as `variant`, with a `property`):
+  seeded       the device generator seeded alike gives the same draw twice, whatever torch's
+               CPU generator holds in between (a device op drawing from the CPU's fails here)
+  reseeded     another seed gives another draw
+  successive   two successive draws without reseeding differ: the generator advances
+  rng_state    torch.<device>.set_rng_state(get_rng_state()) replays the draw made after it
+               ("unavailable" when the device module has no such functions)
+  generator    a torch.Generator(device) passed as generator= replays its draw when reseeded,
+               and leaves the default generator's state alone (ops that accept generator=;
+               "unavailable" when the device has no Generator)
+  distribution the device's draw has the CPU's dtype and shape, and matches the CPU's draw
+               (another fixed seed) statistically: means and variances within 5 standard errors
+               (not for distributions without them: cauchy), and a two-sample
+               Kolmogorov-Smirnov test at p >= 1e-4. Seeds are fixed, so the check is
+               deterministic; the statistics are recorded in the evidence.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy
+import torch
+import torch.nn.functional as F
+
+from evidence import exception_evidence
+from sides import Verdict
+from vocabulary import Outcome
+
+DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
+               "replays it through get/set_rng_state and torch.Generator, and the draws match the CPU's "
+               "distribution (means, variances, two-sample Kolmogorov-Smirnov)")
+
+DRAW_COUNT = 10_000
+Z_LIMIT = 5.0  # standard errors
+P_LIMIT = 1e-4  # KS p-value
+CPU_SEED_OFFSET = 7919  # the CPU draws with another seed: a real two-sample test, not a replay
+
+# torch's random ops by name (OpInfo names, "nn.functional." removed).
+RANDOM_NAMES = frozenset({
+    "bernoulli", "multinomial", "normal", "poisson", "rand", "rand_like", "randint", "randint_like", "randn",
+    "randn_like", "randperm", "uniform", "exponential", "geometric", "log_normal", "cauchy", "random",
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "rrelu",
+})
+
+# Selected by the rule, but nothing to draw (reviewed).
+NOT_RANDOM = {
+    **{name: "uninitialized memory, not a random draw" for name in (
+        "empty", "empty_like", "empty_permuted", "empty_strided", "new_empty", "new_empty_strided")},
+    "svd_lowrank": "random projections estimating a deterministic factorization; the draw is torch.randn's",
+    "pca_lowrank": "random projections estimating a deterministic factorization; the draw is torch.randn's",
+    "nn.functional.multi_head_attention_forward": "random only through its dropout, which is F.dropout's",
+    "nn.functional.feature_alpha_dropout.without_train": "training=False: the identity, nothing is drawn",
+}
+
+
+@dataclass(frozen=True)
+class Draw:
+    """How to draw DRAW_COUNT independent values of a random op: call(device, dtype, **gen)
+    returns them (any shape); gen is {"generator": g} when `generator` says the op takes one."""
+    call: Callable[..., torch.Tensor]
+    generator: bool = True
+    moments: bool = True  # whether the distribution has a mean and a variance
+
+
+N = DRAW_COUNT
+
+
+def _empty(device, dtype):
+    return torch.empty(N, device=device, dtype=dtype)
+
+
+def _ones(device, dtype, *shape):
+    return torch.ones(*(shape or (N,)), device=device, dtype=dtype)
+
+
+def _feature(dropout, dims: int):
+    """A feature dropout over N channels of 2**dims elements, each draw a channel's mean: a
+    channel is kept or dropped whole, so an elementwise mask gives other values."""
+    return Draw(lambda device, dtype: dropout(_ones(device, dtype, 100, 100, *([2] * dims)), 0.4, True)
+                .mean(tuple(range(2, 2 + dims))), generator=False)
+
+
+def _fractional(pool, dims: int):
+    """A fractional max pooling of N channels of arange (so the pooled value is the window's
+    position), each draw one output element of a channel (channels draw their offsets apart)."""
+    size, kernel, out = (9, 3, 5) if dims == 2 else (5, 2, 3)
+
+    def call(device, dtype):
+        grid = torch.arange(size ** dims, device=device, dtype=dtype).reshape([1, 1] + [size] * dims)
+        result = pool(grid.expand([100, 100] + [size] * dims).contiguous(), kernel, output_size=out)
+        return result[(slice(None), slice(None)) + (1,) * dims]
+    return Draw(call, generator=False)
+
+
+def _attention(device, dtype):
+    """Uniform attention over 100 keys whose values are one-hot: each output element is one
+    key's dropout decision, scaled."""
+    q = torch.zeros(1, 1, 100, 8, device=device, dtype=dtype)
+    v = torch.eye(100, device=device, dtype=dtype)[None, None]
+    return F.scaled_dot_product_attention(q, q, v, dropout_p=0.4)
+
+
+DRAWS: dict[str, Draw] = {
+    "bernoulli": Draw(lambda device, dtype, **g: torch.bernoulli(
+        torch.full((N,), 0.3, device=device, dtype=dtype), **g)),
+    "multinomial": Draw(lambda device, dtype, **g: torch.multinomial(
+        torch.tensor([0.1, 0.2, 0.3, 0.4], device=device, dtype=dtype), N, replacement=True, **g)),
+    "normal": Draw(lambda device, dtype, **g: torch.normal(
+        torch.full((N,), 1.5, device=device, dtype=dtype), torch.full((N,), 2.0, device=device, dtype=dtype), **g)),
+    "normal.number_mean": Draw(lambda device, dtype, **g: torch.normal(
+        0.3, 1.6, (N,), device=device, dtype=dtype, **g)),
+    "normal.in_place": Draw(lambda device, dtype, **g: _empty(device, dtype).normal_(-2.0, 0.5, **g)),
+    "uniform": Draw(lambda device, dtype, **g: _empty(device, dtype).uniform_(-3.0, 5.0, **g)),
+    "cauchy": Draw(lambda device, dtype, **g: _empty(device, dtype).cauchy_(0.0, 1.0, **g), moments=False),
+    "exponential": Draw(lambda device, dtype, **g: _empty(device, dtype).exponential_(1.5, **g)),
+    "geometric": Draw(lambda device, dtype, **g: _empty(device, dtype).geometric_(0.3, **g)),
+    "log_normal": Draw(lambda device, dtype, **g: _empty(device, dtype).log_normal_(0.5, 0.5, **g)),
+    "randn": Draw(lambda device, dtype, **g: torch.randn(N, device=device, dtype=dtype, **g)),
+    "randn_like": Draw(lambda device, dtype, **g: torch.randn_like(_empty(device, dtype), **g)),
+    "rand_like": Draw(lambda device, dtype, **g: torch.rand_like(_empty(device, dtype), **g)),
+    "randint": Draw(lambda device, dtype, **g: torch.randint(3, 10, (N,), device=device, dtype=dtype, **g)),
+    "randint_like": Draw(lambda device, dtype, **g: torch.randint_like(_empty(device, dtype), 3, 10, **g)),
+    "nn.functional.dropout": Draw(lambda device, dtype: F.dropout(_ones(device, dtype), 0.4, True), generator=False),
+    "nn.functional.alpha_dropout": Draw(lambda device, dtype: F.alpha_dropout(_ones(device, dtype), 0.4, True),
+                                        generator=False),
+    "nn.functional.dropout2d": _feature(F.dropout2d, 2),
+    "nn.functional.dropout3d": _feature(F.dropout3d, 3),
+    "nn.functional.feature_alpha_dropout.with_train": _feature(F.feature_alpha_dropout, 2),
+    "nn.functional.rrelu": Draw(lambda device, dtype: F.rrelu(-_ones(device, dtype), 0.1, 0.3, True),
+                                generator=False),
+    "nn.functional.fractional_max_pool2d": _fractional(F.fractional_max_pool2d, 2),
+    "nn.functional.fractional_max_pool3d": _fractional(F.fractional_max_pool3d, 3),
+    "nn.functional.scaled_dot_product_attention": Draw(_attention, generator=False),
+}
+
+
+def _selected(op, suite) -> bool:
+    name = op.name.removeprefix("nn.functional.")
+    if name in RANDOM_NAMES:
+        return True
+    floating = [d for d in op.supported_dtypes("cpu") if d.is_floating_point]
+    reason = suite.values_not_comparable(op, floating[0]) if floating else None
+    return reason is not None and "non-deterministic" in reason
+
+
+@functools.cache
+def _suite():
+    """The ops suite module that registered this check, under whichever name it was loaded
+    (applies() is not given it; see CHECK_MODULES)."""
+    for module in list(sys.modules.values()):
+        if (vars(module).get("CHECK_MODULES") or {}).get("random") is sys.modules[__name__]:
+            return module
+    raise LookupError("ops_random is used by no ops suite module")
+
+
+def applies(op, dtype: torch.dtype) -> bool:
+    suite = _suite()
+    return dtype.is_floating_point and suite.subject_of(op) not in NOT_RANDOM and _selected(op, suite)
+
+
+# --- statistics ---------------------------------------------------------------------------
+
+def _moments(x: numpy.ndarray) -> tuple[float, float, float]:
+    """(mean, variance, fourth central moment) of a sample."""
+    mean = float(x.mean())
+    centred = x - mean
+    return mean, float((centred ** 2).mean()), float((centred ** 4).mean())
+
+
+def _z(difference: float, se: float) -> float:
+    if se == 0.0:
+        return 0.0 if difference == 0.0 else math.inf
+    return abs(difference) / se
+
+
+def statistics(device: numpy.ndarray, cpu: numpy.ndarray, moments: bool) -> dict[str, Any]:
+    """Two samples compared: means and variances (their difference in standard errors: for the
+    mean sqrt(var/n + var'/n'), for the variance sqrt((m4 - var^2)/n + ...), the sample
+    variance's large-sample standard error) and scipy's two-sample KS test. The asymptotic
+    p-value: at n = 10^4 per side it is accurate, and the exact method gives up on tied values
+    (the discrete distributions) with a warning."""
+    from scipy.stats import ks_2samp  # only this check needs scipy: not at the suite's import
+
+    ks = ks_2samp(device, cpu, method="asymp")
+    found: dict[str, Any] = {"draws": [len(device), len(cpu)], "ks_statistic": float(ks.statistic),
+                             "ks_pvalue": float(ks.pvalue)}
+    if moments:
+        (m_d, v_d, f_d), (m_c, v_c, f_c) = _moments(device), _moments(cpu)
+        n_d, n_c = len(device), len(cpu)
+        found.update({
+            "device_mean": m_d, "cpu_mean": m_c, "device_variance": v_d, "cpu_variance": v_c,
+            "mean_z": _z(m_d - m_c, math.sqrt(v_d / n_d + v_c / n_c)),
+            "variance_z": _z(v_d - v_c, math.sqrt(max(f_d - v_d ** 2, 0.0) / n_d + max(f_c - v_c ** 2, 0.0) / n_c)),
+        })
+    else:
+        found["moments"] = "not compared: the distribution has no mean or variance"
+    return found
+
+
+# --- the check ----------------------------------------------------------------------------
+
+class _Run:
+    """One case's draws on the device, each seeded or not as the sub-check says."""
+
+    def __init__(self, case, draw: Draw) -> None:
+        self.case, self.draw = case, draw
+        self.device = case.ctx.device
+        self.module = getattr(torch, torch.device(self.device).type, None)  # torch.<device>
+        self.seed = int(case.ctx.seed)
+
+    def on_device(self, variant: str, **gen) -> torch.Tensor:
+        try:
+            return self.draw.call(self.device, self.case.dtype, **gen).cpu()
+        except Exception as exc:
+            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "variant": variant}) from exc
+
+    def seeded(self, variant: str, seed: int, cpu_seed: int | None = None, **gen) -> torch.Tensor:
+        """A draw with the device's generators (torch.manual_seed seeds them) seeded `seed` and
+        torch's CPU generator `cpu_seed`."""
+        torch.random._seed_custom_device(seed)
+        torch.default_generator.manual_seed(self.seed if cpu_seed is None else cpu_seed)
+        return self.on_device(variant, **gen)
+
+    def state(self, name: str):
+        function = getattr(self.module, name, None)
+        return function if callable(function) else None
+
+
+def _same(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and bool(((a == b) | (a.isnan() & b.isnan())).all())
+
+
+def _differing(a: torch.Tensor, b: torch.Tensor) -> str:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return f"{a.dtype}{list(a.shape)} vs {b.dtype}{list(b.shape)}"
+    return f"{int((a != b).sum())} of {a.numel()} values differ"
+
+
+def run(case, suite) -> None:
+    subject = suite.subject_of(case.op)
+    draw = DRAWS.get(subject)
+    if draw is None:
+        raise Verdict(Outcome.ERROR, {
+            "exception_type": "LookupError", "where": "harness",
+            "message": f"{subject} is a random op (suites/ops/ops_random.py's rule) with no reviewed draw: "
+                       f"add it to DRAWS, or to NOT_RANDOM with the reason"})
+    r = _Run(case, draw)
+    results: dict[str, str] = {}
+    failures: list[tuple[str, str, str]] = []  # (variant, property, what was found)
+
+    def judge(variant: str, prop: str, ok: bool, found: str) -> None:
+        results[variant] = "pass" if ok else f"fail: {found}"
+        if not ok:
+            failures.append((variant, prop, found))
+
+    s = r.seed
+    first = r.seeded("seeded", s, cpu_seed=s)
+    again = r.seeded("seeded", s, cpu_seed=s + 1)
+    judge("seeded", "the same device seed gives the same draw, whatever torch's CPU generator holds",
+          _same(first, again), _differing(first, again))
+    following = r.on_device("successive")
+    judge("successive", "successive draws differ (the generator advances)", not _same(again, following),
+          "the draw after it is identical")
+    other = r.seeded("reseeded", s + 1, cpu_seed=s)
+    judge("reseeded", "another seed gives another draw", not _same(first, other), "identical draws")
+
+    get_state, set_state = r.state("get_rng_state"), r.state("set_rng_state")
+    if get_state is None or set_state is None:
+        results["rng_state"] = f"unavailable: torch.{torch.device(r.device).type} has no get_rng_state/set_rng_state"
+    else:
+        r.seeded("rng_state", s)
+        r.on_device("rng_state")  # not the first draw after seeding: a restore must keep the position
+        saved = get_state()
+        expected = r.on_device("rng_state")
+        r.on_device("rng_state")
+        set_state(saved)
+        replayed = r.on_device("rng_state")
+        judge("rng_state", "set_rng_state(get_rng_state()) replays the draw made after it",
+              _same(expected, replayed), _differing(expected, replayed))
+
+    if not draw.generator:
+        results["generator"] = "not applicable: the op takes no generator="
+    else:
+        try:
+            generator = torch.Generator(r.device)
+        except Exception as exc:
+            generator = None
+            results["generator"] = f"unavailable: torch.Generator({r.device!r}) raised {type(exc).__name__}: {exc}"[:300]
+        if generator is not None:
+            r.seeded("generator", s + 2)
+            before = get_state() if get_state is not None else None
+            generator.manual_seed(s)
+            mine = r.on_device("generator", generator=generator)
+            untouched = before is None or torch.equal(before, get_state())
+            r.on_device("generator")  # the default generator advances; `generator` must not care
+            generator.manual_seed(s)
+            replay = r.on_device("generator", generator=generator)
+            ok = _same(mine, replay) and untouched
+            judge("generator", "a seeded torch.Generator(device) passed as generator= replays its draw and "
+                  "leaves the default generator alone", ok,
+                  _differing(mine, replay) if not _same(mine, replay) else "the default generator's state changed")
+
+    device_draw = r.seeded("distribution", s)
+    try:
+        torch.default_generator.manual_seed(s + CPU_SEED_OFFSET)
+        cpu_draw = draw.call("cpu", case.dtype)
+    except Exception as exc:
+        raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "where": "harness", "variant": "distribution",
+                                      "message": f"the CPU cannot draw: {exc}"[:2000]}) from exc
+    found: dict[str, Any] = {}
+    if device_draw.dtype != cpu_draw.dtype or device_draw.shape != cpu_draw.shape:
+        judge("distribution", "the draw has the CPU's dtype and shape", False,
+              f"{device_draw.dtype}{list(device_draw.shape)} on the device, {cpu_draw.dtype}{list(cpu_draw.shape)} "
+              f"on the CPU")
+    else:
+        d = device_draw.reshape(-1).to(torch.float64).numpy()
+        c = cpu_draw.reshape(-1).to(torch.float64).numpy()
+        found = statistics(d, c, draw.moments)
+        found["identical_to_cpu_draw"] = bool(numpy.array_equal(d, c))
+        bad = [f"{name} {found[name]:.3g} > {Z_LIMIT:g}" for name in ("mean_z", "variance_z")
+               if name in found and not found[name] <= Z_LIMIT]
+        if not found["ks_pvalue"] >= P_LIMIT:
+            bad.append(f"KS statistic {found['ks_statistic']:.4g}, p {found['ks_pvalue']:.3g} < {P_LIMIT:g}")
+        judge("distribution", "the draws match the CPU's distribution (means and variances within 5 standard "
+              "errors, two-sample KS p >= 1e-4)", not bad, "; ".join(bad))
+
+    case.evidence.update({"statistics": found, "sub_checks": results, "draws": DRAW_COUNT, "seed": s,
+                          "cpu_seed": s + CPU_SEED_OFFSET})
+    case.compared = 1
+    if failures:
+        variant, prop, what = failures[0]
+        message = "; ".join(f"{v}: {p}: {w}" for v, p, w in failures)
+        raise Verdict(Outcome.FAIL, {**case.evidence, "variant": variant, "property": prop,
+                                     "failed_sub_checks": [v for v, _, _ in failures], "message": message[:2000]})
