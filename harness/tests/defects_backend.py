@@ -17,6 +17,12 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
                                                       scalar) the CPU refuses
   accepts_mismatched aten::mm, aten::cat,             computes on truncated operands, a   errors (shape_off_by_one,
                    aten::index_select                 negative index wrapped around       index_out_of_range)
+  ignores_argument aten::leaky_relu_backward          a gradient that ignores              backward (argument
+                                                      negative_slope (always 0.01)        negative_slope=0.2)
+  flat_backward    aten::tanh (AutogradPrivateUse1)   a backward formula that is not      gradgrad
+                                                      differentiable itself (a device
+                                                      autograd kernel without a
+                                                      derivative of its own)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -114,6 +120,30 @@ def _wrapping_index_select(self, dim, index):
     return torch.index_select(self.cpu(), dim, wrapped).to(self.device)
 
 
+def _ignores_negative_slope(grad_output, self, negative_slope, self_is_result):
+    return torch.ops.aten.leaky_relu_backward(grad_output.cpu(), self.cpu(), 0.01, self_is_result).to(self.device)
+
+
+class _FlatTanh(torch.autograd.Function):
+    """tanh whose backward is right to first order only: it uses the result detached."""
+
+    @staticmethod
+    def forward(ctx, x):
+        with torch._C._AutoDispatchBelowAutograd():
+            y = torch.tanh(x)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        (y,) = ctx.saved_tensors
+        return grad * (1 - y.detach() ** 2)
+
+
+def _flat_backward_tanh(x):
+    return _FlatTanh.apply(x)
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
@@ -128,9 +158,19 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "empty_reduction": {"prod": _empty_reduction_nan, "prod.dim_int": _empty_reduction_nan},
     "accepts_scalar": {"convolution": _accepts_scalar_bias},
     "accepts_mismatched": {"mm": _truncated_mm, "cat": _truncated_cat, "index_select": _wrapping_index_select},
+    "ignores_argument": {"leaky_relu_backward": _ignores_negative_slope},
+}
+
+# Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with
+# fused backward kernels does: class -> {aten op: kernel}.
+AUTOGRAD_DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
+    "flat_backward": {"tanh": _flat_backward_tanh},
 }
 
 _lib = torch.library.Library("aten", "IMPL")
 for _kernels in DEFECTS.values():
     for _op, _kernel in _kernels.items():
         _lib.impl(_op, _kernel, "PrivateUse1")
+for _kernels in AUTOGRAD_DEFECTS.values():
+    for _op, _kernel in _kernels.items():
+        _lib.impl(_op, _kernel, "AutogradPrivateUse1")

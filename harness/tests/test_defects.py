@@ -3,13 +3,25 @@ defects_backend.py plants one per class), names the variant that caught it, and 
 backend on the same slice."""
 
 
-from conform_cli import cli, evidences, outcomes
+from conform_cli import cli, evidences, query
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
 SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod|mm|cat|index_select|nn.functional.conv2d)$",
          "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors", "--no-skiplists",
          "--reruns", "0", "--timeout", "300", "-j", "2"]
+# Gradients, apart: the slice's planted kernels (strides ignored, a copy for a view) break
+# gradients too, which would be caught twice.
+GRADIENT_SLICE = ["--ops", "^(nn.functional.leaky_relu|tanh|add|mul)$", "--dtypes", "float32",
+                  "--checks", "backward,gradgrad", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
+
+
+def run_slices(db, *backend: str) -> dict[str, str]:
+    """Both slices into `db`: every case's outcome."""
+    cli("run", *SLICE, *backend, "--db", str(db))
+    cli("run", *GRADIENT_SLICE, *backend, "--db", str(db))
+    return dict(query(db, "SELECT case_id, outcome FROM results"))
+
 
 CAUGHT = {
     # case: (outcome, variant, property or None)
@@ -29,12 +41,14 @@ CAUGHT = {
     "ops/mm/float32/errors": ("fail", "shape_off_by_one", "raises"),
     "ops/cat/float32/errors": ("fail", "error_input", "raises"),  # upstream's mismatched sizes
     "ops/index_select/float32/errors": ("fail", "index_out_of_range", "raises"),  # wraps around
+    # a gradient that ignores an argument no sample moves off its default
+    "ops/nn.functional.leaky_relu/float32/backward": ("fail", "argument negative_slope=0.2", None),
+    "ops/tanh/float32/gradgrad": ("fail", "sample", None),  # first-order right, second-order zero
 }
 
 
 def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
-    cli("run", *SLICE, "--backend-module", "defects_backend", "--db", str(db))
-    got, evidence = outcomes(db), evidences(db)
+    got, evidence = run_slices(db, "--backend-module", "defects_backend"), evidences(db)
     for case, (outcome, variant, prop) in CAUGHT.items():
         found = evidence[case]
         assert got[case] == outcome, (case, got[case], found)
@@ -62,8 +76,7 @@ def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
 
 
 def test_the_same_slice_passes_on_the_real_backend(db):
-    cli("run", *SLICE, "--db", str(db))
-    got, evidence = outcomes(db), evidences(db)
+    got, evidence = run_slices(db), evidences(db)
     assert set(CAUGHT) <= set(got)
     failing = {case: (outcome, evidence[case].get("message", "")[:200]) for case, outcome in got.items()
                if outcome not in ("pass", "fallback")}
@@ -79,3 +92,5 @@ def test_the_same_slice_passes_on_the_real_backend(db):
     assert evidence["ops/mm/float32/errors"]["invalid_variants_refused"]["shape_off_by_one"] > 0
     assert evidence["ops/index_select/float32/errors"]["invalid_variants_refused"]["index_out_of_range"] > 0
     assert evidence["ops/cat/float32/errors"]["errors_matched"] >= evidence["ops/cat/float32/errors"]["error_inputs"] > 0
+    assert "negative_slope=0.2" in evidence["ops/nn.functional.leaky_relu/float32/backward"]["arguments_varied"]
+    assert evidence["ops/tanh/float32/gradgrad"]["samples_compared"] > 0

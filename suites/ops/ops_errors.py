@@ -31,11 +31,6 @@ def applies(op, dtype: torch.dtype) -> bool:
     return dtype == ops_inputs.representative_dtype(op)
 
 
-def _signature(sample) -> str:
-    """Samples of the same shapes and arguments make the same invalid variants: each runs once."""
-    return repr(sample.transform(lambda t: (t.dtype, tuple(t.shape)) if isinstance(t, torch.Tensor) else t))
-
-
 def run(case, suite) -> None:
     op = case.op
     raw = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731
@@ -49,7 +44,7 @@ def run(case, suite) -> None:
     case.evidence["error_inputs_not_raised_on_cpu"] = case.errors_not_raised_on_cpu
     refused, seen = {}, set()
     for index, sample in enumerate(suite._samples(op, case.dtype, reference=False)):
-        if (signature := _signature(sample)) in seen:
+        if (signature := ops_inputs.signature(sample)) in seen:
             continue
         seen.add(signature)
         for kind, change, variant in ops_inputs.invalid_variants(op, sample):

@@ -50,6 +50,12 @@ def _input_tensor(sample: SampleInput) -> torch.Tensor | None:
     return None
 
 
+def signature(sample: SampleInput) -> str:
+    """What a sample is made of, values aside (its tensors' dtypes and shapes, its other
+    arguments): samples alike make alike variants, which run once."""
+    return repr(sample.transform(lambda t: (t.dtype, tuple(t.shape)) if isinstance(t, torch.Tensor) else t))
+
+
 # --- edge inputs (forward) -------------------------------------------------------------------
 
 def zero_size(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:

@@ -23,6 +23,12 @@ Checks:
   backward    gradients of every input over the reference inputs, as generated and
               non-contiguously (OpInfos that support autograd, at dtypes with backward support)
   forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
+  random      (ops_random.py; random ops by name or upstream's "non-deterministic", reviewed,
+              at their floating dtypes) sub-checks seeded, successive, reseeded, rng_state,
+              generator, distribution: the device generator seeded alike reproduces a draw and
+              advances, get/set_rng_state and torch.Generator(device) replay it, and 10^4 draws
+              match the CPU's (means and variances within 5 standard errors, two-sample KS p >=
+              1e-4); the statistics are recorded
 The CPU reference is computed once per sample and reused for its variants; a variant is run on
 the CPU itself only when the device disagrees with that reference (an op whose result depends on
 the layout, such as as_strided or view, is judged against the CPU at the same layout). Evidence
@@ -58,6 +64,7 @@ from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, Un
 from comparison import Mismatch, compare, to_device
 from evidence import dtype_name, exception_evidence
 import info_decorators
+import ops_arguments
 import ops_inputs
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
@@ -70,7 +77,7 @@ from vocabulary import Outcome
 if str(Path(__file__).parent) not in sys.path:  # the compile suite loads this file by its path
     sys.path.append(str(Path(__file__).parent))
 CHECK_MODULES: dict[str, Any] = {name: importlib.import_module(f"ops_{name}") for name in (
-    "layout", "errors",
+    "layout", "errors", "gradgrad", "random",
 )}
 
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal", *CHECK_MODULES)
@@ -525,10 +532,12 @@ def _twins_marked(twins: set[int]):
 
 
 def _check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool,
-                  edges: bool = False) -> None:
+                  edges: bool = False, arguments: bool = False) -> None:
     """forward, backward, forward_ad: each sample (and its non-contiguous variant) against the
     CPU's result for the sample; with `edges`, also its edge variants (a zero-size dimension,
-    0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike."""
+    0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
+    with `arguments`, the arguments no sample moves off their default, at other values
+    (ops_arguments)."""
     for index, sample in enumerate(samples):
         try:
             expected = case.cpu(run, sample)
@@ -544,6 +553,17 @@ def _check_values(case: Case, run: Callable[[Any], Any], samples: list, with_var
                 case.alike(run, index, name, variant)
                 case.edge_variants += 1
         case.compared += 1
+    varied: set[str] = set()
+    for index, name, variant in ops_arguments.variants(case.op, samples) if arguments else ():
+        try:
+            expected = case.cpu(run, variant)
+        except NoReference:  # a value the CPU refuses for this sample
+            case.variants_without_reference += 1
+            continue
+        case.judge(run, index, [(name, variant)], variant, expected)
+        varied.add(name.removeprefix("argument "))
+    if varied:
+        case.evidence["arguments_varied"] = sorted(varied)
 
 
 def _check_extremal(case: Case, samples: list) -> None:
@@ -735,7 +755,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     try:
         if check == "forward":
             _check_values(case, lambda s: _forward(op, s),
-                          _samples(op, dtype, reference=True), with_variants=True, edges=True)
+                          _samples(op, dtype, reference=True), with_variants=True, edges=True, arguments=True)
         elif check == "backward":
             # Reference inputs are generated under no_grad: a view made there (a transposed or
             # expanded input) requires grad without being a leaf the graph reaches. Make every such
@@ -748,7 +768,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
                 samples = _samples(op, dtype, reference=False, requires_grad=True)
             samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
                                    if isinstance(t, torch.Tensor) else t) for s in samples]
-            _check_values(case, lambda s: _backward(op, s), samples, with_variants=True)
+            _check_values(case, lambda s: _backward(op, s), samples, with_variants=True, arguments=True)
         elif check == "forward_ad":
             _check_values(case, lambda s: _forward_ad(op, s),
                           _samples(op, dtype, reference=False, requires_grad=True), with_variants=False)

@@ -34,15 +34,8 @@ inline at::Tensor cpu_view(const at::Tensor& t) {
   return view;
 }
 
-// A CPU view of a whole device storage, for cpu_view_over: tensors viewed over one such
-// storage alias on the CPU as they alias on the device.
-inline c10::Storage cpu_storage_of(const at::Tensor& t) {
-  const c10::Storage& storage = t.storage();
-  return c10::Storage(c10::Storage::use_byte_size_t(), storage.nbytes(),
-                      c10::DataPtr(storage.mutable_data(), c10::Device(c10::kCPU)), nullptr, false);
-}
-
-// cpu_view(t) over `storage` (cpu_storage_of t's storage): same sizes, strides and offset.
+// A CPU tensor over `storage` (a CPU storage standing for t's whole storage) with t's sizes,
+// strides and offset: tensors made over one such storage alias as they alias on the device.
 inline at::Tensor cpu_view_over(const c10::Storage& storage, const at::Tensor& t) {
   auto view = at::detail::make_tensor<c10::TensorImpl>(
       c10::Storage(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());

@@ -12,6 +12,7 @@
 #include "runtime/DeviceAllocator.h"
 #include "runtime/Generator.h"
 
+#include <c10/core/CPUAllocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
 #include <c10/util/SmallVector.h>
@@ -19,6 +20,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstring>
 #include <unordered_set>
 
 namespace neuronsim::engine {
@@ -164,10 +166,18 @@ void map_tensors(c10::IValue& value, Fn&& fn) {
 // converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
 // plan downcasts, and the device generator's CPU engine for a generator argument.
 // The device storages an out= argument shares with another tensor argument (cat(x, out=x),
-// an out= viewing an input), each with one CPU view of the whole storage: the CPU kernel sees
-// the tensors over it alias as they do on the device, so it refuses an overlap where the CPU
-// refuses it and computes through one where the CPU allows it. Empty for almost every call.
+// an out= viewing an input), each with one resizable CPU copy of the whole storage: the CPU
+// kernel sees the tensors over it alias as they do on the device, so it refuses an overlap
+// where the CPU refuses it and computes through one where the CPU allows it (the out= is
+// written back as any staged out= is). Empty for almost every call.
 using SharedStorages = c10::SmallVector<std::pair<const c10::StorageImpl*, c10::Storage>, 1>;
+
+c10::Storage staged_copy(const c10::Storage& storage) {
+  c10::Storage copy(c10::Storage::use_byte_size_t(), storage.nbytes(), c10::GetCPUAllocator(),
+                    /*resizable=*/true);
+  if (storage.nbytes() > 0) std::memcpy(copy.mutable_data(), storage.data(), storage.nbytes());
+  return copy;
+}
 
 SharedStorages storages_shared_with_out(const c10::FunctionSchema& schema,
                                         const torch::jit::Stack& stack, std::size_t first) {
@@ -191,7 +201,7 @@ SharedStorages storages_shared_with_out(const c10::FunctionSchema& schema,
                            std::find(others.begin(), others.end(), impl) != others.end();
       const bool known = std::any_of(shared.begin(), shared.end(),
                                      [&](const auto& entry) { return entry.first == impl; });
-      if (in_both && !known) shared.emplace_back(impl, cpu_storage_of(t));
+      if (in_both && !known) shared.emplace_back(impl, staged_copy(t.storage()));
     });
   }
   return shared;
@@ -220,7 +230,8 @@ Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& pla
       const bool convertible = (plan.downcast_f64 && t.scalar_type() == at::kDouble) ||
                                (plan.wrap_i64 && t.scalar_type() == at::kLong);
       if (storage != nullptr && !convertible) {
-        b.cpu = cpu_view_over(*storage, t);  // aliasing an out= argument: no staging, no copy
+        b.cpu = cpu_view_over(*storage, t);  // aliasing an out= argument: one staged copy
+        b.converted = true;
       } else if (arg.is_out()) {
         // out= kernels may resize their output, which a view of device memory cannot do: give
         // them a CPU tensor of the same geometry and copy the result back. It starts with the

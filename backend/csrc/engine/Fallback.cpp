@@ -4,6 +4,7 @@
 #include "engine/Options.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
+#include "runtime/Generator.h"
 
 #include <ATen/native/CPUFallback.h>
 
@@ -18,6 +19,26 @@ bool first_time(const std::string& op_name) {
   static std::unordered_set<std::string> seen;
   std::lock_guard lock(mutex);
   return seen.insert(op_name).second;
+}
+
+// Rethrows a CPU kernel's error as the same kind of error (Python sees the same exception
+// type: IndexError stays IndexError, as the CPU raises it), its message prefixed with the op.
+template <typename E>
+[[noreturn]] void throw_named(const E& error, const std::string& op_name) {
+  throw E(op_name + " failed in the CPU fallback: " + error.what_without_backtrace(), nullptr,
+          nullptr);
+}
+
+// The neuron device an op runs on: that of its first neuron tensor, else of its `device`
+// argument (factories), else the current device (-1).
+c10::DeviceIndex op_device(c10::ArrayRef<c10::IValue> args) {
+  for (const c10::IValue& value : args) {
+    if (value.isTensor() && value.toTensor().defined() && value.toTensor().is_privateuseone()) {
+      return value.toTensor().device().index();
+    }
+    if (value.isDevice() && value.toDevice().is_privateuseone()) return value.toDevice().index();
+  }
+  return -1;
 }
 
 }  // namespace
@@ -49,15 +70,27 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     case FallbackMode::kAllow:
       break;
   }
+  // A random op draws from the device's generator, as its native kernels do (cpu_fallback
+  // would hand the CPU kernel torch's CPU generator, or a neuron generator it refuses).
+  bind_generators(op, *stack, op_device(args));
   // The CPU kernel's own error does not say which device op it came from; name it, keeping the
-  // error's kind (NotImplementedError stays one).
+  // error's kind (throw_named).
   try {
     at::native::cpu_fallback(op, stack);
   } catch (const c10::NotImplementedError& e) {
-    TORCH_CHECK_NOT_IMPLEMENTED(false, op_name,
-                                " failed in the CPU fallback: ", e.what_without_backtrace());
+    throw_named(e, op_name);
+  } catch (const c10::IndexError& e) {
+    throw_named(e, op_name);
+  } catch (const c10::ValueError& e) {
+    throw_named(e, op_name);
+  } catch (const c10::TypeError& e) {
+    throw_named(e, op_name);
+  } catch (const c10::LinAlgError& e) {
+    throw_named(e, op_name);
+  } catch (const c10::OutOfMemoryError& e) {
+    throw_named(e, op_name);
   } catch (const c10::Error& e) {
-    TORCH_CHECK(false, op_name, " failed in the CPU fallback: ", e.what_without_backtrace());
+    throw_named(e, op_name);
   }
   record_fallback(op);
 }

@@ -1,0 +1,44 @@
+"""The `gradgrad` check: double backward (upstream's supports_gradgrad), at one dtype per OpInfo.
+For every sample input the gradients of the first-order gradients (their sum, differentiated
+again with respect to every differentiable input; an input they do not depend on gets zeros)
+on the device against the CPU's: a backward whose own derivative is wrong, or a device autograd
+kernel whose backward is not differentiable, shows here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.utils._pytree as pytree
+
+import ops_inputs
+
+DESCRIPTION = "double backward: the gradients of the gradients of every differentiable input"
+
+
+def applies(op, dtype: torch.dtype) -> bool:
+    return (op.supports_autograd and op.supports_gradgrad and dtype == ops_inputs.representative_dtype(op)
+            and dtype in op.supported_backward_dtypes("cpu"))
+
+
+def _gradgrad(suite, op, sample):
+    inputs = [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
+              if isinstance(t, torch.Tensor) and t.requires_grad]
+    outputs = [o for o in pytree.tree_leaves(suite._forward(op, sample))
+               if isinstance(o, torch.Tensor) and o.requires_grad]
+    if not inputs or not outputs:
+        raise LookupError("no differentiable inputs or outputs")
+    loss = sum(o.to(torch.float32).sum() if not o.is_complex() else o.abs().sum() for o in outputs)
+    grads = torch.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
+    differentiable = [g for g in grads if g is not None and g.requires_grad]
+    if not differentiable:  # constant gradients (a linear op; or a backward that is not differentiable)
+        return [torch.zeros_like(t) for t in inputs]
+    total = sum(g.to(torch.float32).sum() if not g.is_complex() else g.abs().sum() for g in differentiable)
+    second = torch.autograd.grad(total, inputs, allow_unused=True)
+    return [torch.zeros_like(t) if g is None else g for g, t in zip(second, inputs)]
+
+
+def run(case, suite) -> None:
+    op = case.op
+    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
+               for s in suite._samples(op, case.dtype, reference=False, requires_grad=True)]
+    suite._check_values(case, lambda s: _gradgrad(suite, op, s), samples, with_variants=False)
