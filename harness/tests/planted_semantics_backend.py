@@ -11,9 +11,15 @@ semantic checks (random, ...) must catch, for harness/tests/test_semantics_check
                                                       deviation asked
   restore_ignored   torch.neuron.set_rng_state        restarts the generator from its seed    random (rng_state)
                                                       instead of restoring the saved state
+  sdpa_no_masking   aten::scaled_dot_product_attention  attends to every key: ignores          sdpa (bool_mask_*,
+                                                      attn_mask and is_causal                float_mask, causal*)
+  autocast_dtype    aten::mm, aten::softmax.int       under autocast, mm runs in float16     autocast (dtype)
+                    (AutocastPrivateUse1)             (not the autocast dtype, bfloat16) and
+                                                      softmax is not cast up to float32
 
-DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; PATCHES to
-the device module's functions it replaces. Kernels draw from the device generator (through ops
+DEFECTS maps each class to the aten ops it replaces on PrivateUse1 and the kernel replacing
+them, AUTOCAST those it replaces on AutocastPrivateUse1, PATCHES the device module's functions
+it replaces. Kernels draw from the device generator (through ops
 that are not replaced) unless the defect is about the generator, so that each class fails only
 its own sub-check. Everything else is torch_neuronsim, including its op tracking API.
 """
@@ -24,7 +30,8 @@ from typing import Any, Callable
 
 import torch
 import torch_neuronsim
-from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops  # noqa: F401
+from torch_neuronsim import (  # noqa: F401
+    autocast_policy, clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops)
 
 __version__ = torch_neuronsim.__version__ + "+semantics"
 
@@ -53,11 +60,37 @@ def _restore_ignored(new_state, device="neuron"):
     generator.manual_seed(generator.initial_seed())  # back to the start, not to the saved position
 
 
+def _sdpa_no_masking(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                     enable_gqa=False):
+    q, k, v = (t.cpu() for t in (query, key, value))
+    return torch.nn.functional.scaled_dot_product_attention(  # attn_mask and is_causal dropped
+        q, k, v, dropout_p=dropout_p, scale=scale, enable_gqa=enable_gqa).to(query.device)
+
+
+_NO_AUTOCAST = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
+
+
+def _mm_in_float16(self, mat2):
+    with torch._C._ExcludeDispatchKeyGuard(_NO_AUTOCAST):  # as an autocast kernel redispatches
+        return torch.mm(self.half(), mat2.half())
+
+
+def _softmax_uncast(self, dim, dtype=None):
+    with torch._C._ExcludeDispatchKeyGuard(_NO_AUTOCAST):
+        return torch.softmax(self, dim, dtype=dtype)  # in the input's dtype, not float32
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "frozen_generator": {"uniform_": _frozen_uniform},
     "wrong_fraction": {"native_dropout": _wrong_fraction},
     "wrong_variance": {"normal_": _wrong_variance},
+    "sdpa_no_masking": {"scaled_dot_product_attention": _sdpa_no_masking},
+}
+
+# class -> {aten op (overload): autocast kernel}
+AUTOCAST: dict[str, dict[str, Callable[..., Any]]] = {
+    "autocast_dtype": {"mm": _mm_in_float16, "softmax.int": _softmax_uncast},
 }
 
 # class -> {name in torch.neuron: replacement}
@@ -69,6 +102,9 @@ _lib = torch.library.Library("aten", "IMPL")
 for _kernels in DEFECTS.values():
     for _op, _kernel in _kernels.items():
         _lib.impl(_op, _kernel, "PrivateUse1")
+for _kernels in AUTOCAST.values():
+    for _op, _kernel in _kernels.items():
+        _lib.impl(_op, _kernel, "AutocastPrivateUse1")
 for _functions in PATCHES.values():
     for _name, _function in _functions.items():
         setattr(torch.neuron, _name, _function)

@@ -18,9 +18,11 @@ from conform_cli import REPO, cli, evidences, outcomes
 
 RANDOM_OPS = ["uniform", "rand_like", "bernoulli", "nn.functional.dropout", "normal.in_place", "randn",
               "exponential", "multinomial"]
-OPS = RANDOM_OPS
-SLICE = ["--ops", "^(" + "|".join(o.replace(".", r"\.") for o in OPS) + ")$", "--dtypes", "float32",
-         "--checks", "random", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
+AUTOCAST_OPS = ["mm", "matmul", "softmax", "nn.functional.linear"]
+SDPA = "nn.functional.scaled_dot_product_attention"
+OPS = RANDOM_OPS + AUTOCAST_OPS + [SDPA]
+SLICE = ["--ops", "^(" + "|".join(o.replace(".", r"\.") for o in OPS) + ")$", "--dtypes", "float32,bfloat16",
+         "--checks", "random,autocast,sdpa", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
 
 # case: (outcome, first failing sub-check, every failing sub-check)
 RANDOM_CAUGHT = {
@@ -37,6 +39,21 @@ RANDOM_CAUGHT = {
     "ops/exponential/float32/random": ("fail", "rng_state", {"rng_state"}),
     "ops/multinomial/float32/random": ("fail", "rng_state", {"rng_state"}),
 }
+
+
+# case: (outcome, the dtype the device returned, the dtype the policy gives)
+AUTOCAST_CAUGHT = {
+    # mm under autocast in float16, not the autocast dtype
+    "ops/mm/float32/autocast": ("fail", "float16", "bfloat16"),
+    "ops/mm/bfloat16/autocast": ("fail", "float16", "bfloat16"),
+    # softmax left in bfloat16 where the fp32 list casts up
+    "ops/softmax/bfloat16/autocast": ("fail", "bfloat16", "float32"),
+}
+
+# the variants an SDPA ignoring attn_mask and is_causal fails; the others it passes
+SDPA_MASKED = ["bool_mask_broadcast", "bool_mask_full", "float_mask", "causal", "causal_square", "gqa_bool_mask",
+               "gqa_causal"]
+SDPA_UNMASKED = ["no_mask", "scale", "gqa"]
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +92,35 @@ def test_random_defects_are_caught_by_their_sub_check(planted):
     assert "differ" in evidence["ops/bernoulli/float32/random"]["message"]
 
 
-def test_the_random_slice_passes_on_the_real_backend(real):
+def test_an_autocast_op_in_the_wrong_dtype_is_caught(planted):
+    got, evidence = planted
+    for case, (outcome, returned, expected) in AUTOCAST_CAUGHT.items():
+        found = evidence[case]
+        assert got[case] == outcome, (case, got[case], found.get("message"))
+        assert (found["variant"], found["property"]) == ("autocast", "dtype"), found
+        assert found["device_dtypes"] == [returned] and found["expected_dtypes"] == [expected], found
+        assert found["autocast_dtype"] == "bfloat16" and isinstance(found["sample_index"], int)
+    assert evidence["ops/softmax/bfloat16/autocast"]["policy"] == "fp32_set_opt_dtype"
+    assert evidence["ops/mm/float32/autocast"]["policy"] == "lower_precision_fp"
+    # the ops not planted (matmul reaches mm past the autocast layer, cast by matmul's own kernel;
+    # softmax at float32, already the fp32 list's dtype; SDPA at both dtypes)
+    others = {case: outcome for case, outcome in got.items() if case.endswith("/autocast") and case not in AUTOCAST_CAUGHT}
+    assert len(others) == 7 and set(others.values()) <= {"pass", "fallback"}, others
+
+
+def test_an_sdpa_ignoring_its_masks_is_caught_by_the_masked_variants(planted):
+    got, evidence = planted
+    for dtype in ("float32", "bfloat16"):
+        found = evidence[f"ops/{SDPA}/{dtype}/sdpa"]
+        assert got[f"ops/{SDPA}/{dtype}/sdpa"] == "fail", found
+        assert found["failed_variants"] == SDPA_MASKED and found["variant"] == "bool_mask_broadcast", found
+        for name in SDPA_MASKED:  # far off the reference, where the CPU is close to it
+            assert found["variants"][name]["device_error"] > 100 * found["variants"][name]["cpu_error"], (name, found)
+        for name in SDPA_UNMASKED:
+            assert found["variants"][name]["device_error"] <= found["variants"][name]["bound"], (name, found)
+
+
+def test_the_slice_passes_on_the_real_backend(real):
     got, evidence = real
     assert set(RANDOM_CAUGHT) <= set(got)
     failing = {case: (outcome, evidence[case].get("message", "")[:300]) for case, outcome in got.items()
@@ -92,6 +137,12 @@ def test_the_random_slice_passes_on_the_real_backend(real):
         assert not stats["identical_to_cpu_draw"]  # the CPU draws with another seed: a real two-sample test
     # multinomial runs through the CPU fallback, which now draws from the device generator
     assert evidence["ops/multinomial/float32/random"]["sub_checks"]["seeded"] == "pass"
+    for case in AUTOCAST_CAUGHT:
+        assert evidence[case]["samples_compared"] > 0 and evidence[case]["computed_in"] in ("bfloat16", "float32")
+    for dtype in ("float32", "bfloat16"):
+        found = evidence[f"ops/{SDPA}/{dtype}/sdpa"]["variants"]
+        assert set(found) == set(SDPA_MASKED + SDPA_UNMASKED)
+        assert all(v["device_error"] <= v["bound"] for v in found.values()), found
 
 
 @functools.cache

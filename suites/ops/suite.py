@@ -9,7 +9,10 @@ Checks:
               OpInfo has them, upstream's larger set: non-contiguous, broadcasting, extremal
               values), each run as generated and again non-contiguously (upstream's
               SampleInput.noncontiguous(): same values, strided storage), on the device against
-              the CPU
+              the CPU; and each sample's edge variants (ops_inputs: a zero-size dimension,
+              0-dim tensor scalars), which the CPU may refuse: then the device must refuse them
+              with the same error type (Case.alike); and the arguments no sample moves off their
+              default, at other values (ops_arguments)
   extremal    (floating dtypes) the sample inputs with NaN, +inf, -inf and -0.0 planted in every
               floating-point tensor input, and large magnitudes for elementwise ops defined for
               them; NaN positions must match exactly and infinities by sign
@@ -21,14 +24,26 @@ Checks:
               storage, computes the CPU's values, leaves the other inputs untouched, and writes
               through a view of a larger tensor without touching the rest of it
   backward    gradients of every input over the reference inputs, as generated and
-              non-contiguously (OpInfos that support autograd, at dtypes with backward support)
+              non-contiguously, and over the argument variants (OpInfos that support autograd,
+              at dtypes with backward support)
   forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
+and the checks of the modules in CHECK_MODULES, each described in its module's docstring:
+  layout      output dtype, shape, device, strides where PyTorch defines them, view-ness
+              (ops_layout.py)
+  errors      upstream's error_inputs and invalid variants of the samples (ops_errors.py)
+  gradgrad    double backward (ops_gradgrad.py)
   random      (ops_random.py; random ops by name or upstream's "non-deterministic", reviewed,
               at their floating dtypes) sub-checks seeded, successive, reseeded, rng_state,
               generator, distribution: the device generator seeded alike reproduces a draw and
               advances, get/set_rng_state and torch.Generator(device) replay it, and 10^4 draws
               match the CPU's (means and variances within 5 standard errors, two-sample KS p >=
               1e-4); the statistics are recorded
+  autocast    (ops_autocast.py; OpInfos whose aten op has a kernel for AutocastPrivateUse1, at
+              float32 and bfloat16) under torch.autocast(device_type=<device>, dtype=<the
+              backend's autocast dtype>) the result has the dtype the backend's declared policy
+              (autocast_policy()) gives and the values the CPU computes on the inputs cast so
+  sdpa        (ops_sdpa.py; scaled_dot_product_attention) boolean and float masks, is_causal,
+              scale, enable_gqa, dropout 0, against the float64 math reference
 The CPU reference is computed once per sample and reused for its variants; a variant is run on
 the CPU itself only when the device disagrees with that reference (an op whose result depends on
 the layout, such as as_strided or view, is judged against the CPU at the same layout). Evidence
@@ -77,7 +92,7 @@ from vocabulary import Outcome
 if str(Path(__file__).parent) not in sys.path:  # the compile suite loads this file by its path
     sys.path.append(str(Path(__file__).parent))
 CHECK_MODULES: dict[str, Any] = {name: importlib.import_module(f"ops_{name}") for name in (
-    "layout", "errors", "gradgrad", "random",
+    "layout", "errors", "gradgrad", "random", "autocast", "sdpa",
 )}
 
 CHECKS = ("forward", "out", "inplace", "backward", "forward_ad", "extremal", *CHECK_MODULES)

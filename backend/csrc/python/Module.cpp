@@ -1,6 +1,7 @@
 // torch_neuronsim._C: the Python face of the runtime. Kept thin: the device module in
 // torch_neuronsim/neuron/ builds torch.neuron on these and on torch's generic stream, event
 // and accelerator-memory APIs, which reach the runtime through the guard and allocator.
+#include "aten/Autocast.h"
 #include "aten/DirectKernels.h"
 #include "aten/NativeOps.h"
 #include "distributed/CollectiveStats.h"
@@ -148,6 +149,7 @@ PYBIND11_MODULE(_C, m) {
 
   namespace engine = neuronsim::engine;
   m.def("native_ops", [] { return neuronsim::native_ops(); });
+  m.def("_autocast_policy", [] { return neuronsim::autocast_policy(); });
   m.def("_direct_kernel_ops", [] {  // "aten::add.Tensor", ...: the native ops run unboxed
     std::vector<std::string> names;
     for (std::string_view op : neuronsim::direct_kernel_ops()) {

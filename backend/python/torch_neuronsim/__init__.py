@@ -27,6 +27,9 @@ from . import neuron  # noqa: E402
 torch.utils.rename_privateuse1_backend("neuron")
 torch._register_device_module("neuron", neuron)
 torch.utils.generate_methods_for_privateuse1_backend(for_storage=True)
+# Autocast's default dtype on neuron is Trainium's, bfloat16 (torch's default for a PrivateUse1
+# device is float16). The setting is per thread: this sets the importing thread's.
+torch.set_autocast_dtype("neuron", torch.bfloat16)
 
 __version__ = "0.1.0"
 
@@ -76,7 +79,21 @@ __all__ = [
     "reset_compile_stats",
     "clear_collective_stats",
     "environment_variables",
+    "autocast_policy",
 ]
+
+
+def autocast_policy() -> dict[str, object]:
+    """What torch.autocast(device_type="neuron") does, as the backend registers it
+    (csrc/aten/Autocast.cpp: PyTorch's CUDA lists): "dtype", the default autocast dtype
+    (bfloat16, Trainium's), "supported_dtypes", and per policy the aten overloads it applies to:
+    "lower_precision_fp" (run at the autocast dtype), "fp32" (run in float32),
+    "fp32_set_opt_dtype" (float32 unless a dtype is given), "fp32_append_dtype", "promote" (the
+    widest input dtype) and "banned" (refused under autocast)."""
+    policy: dict[str, object] = {"dtype": torch.bfloat16, "supported_dtypes": neuron.get_amp_supported_dtype()}
+    for name, overload in _C._autocast_policy():
+        policy.setdefault(name, []).append(overload)  # type: ignore[union-attr]
+    return policy
 
 
 def environment_variables() -> dict[str, str]:

@@ -85,6 +85,11 @@ class device:
         return False
 
 
+def get_amp_supported_dtype() -> list[torch.dtype]:
+    """The dtypes torch.autocast(device_type="neuron") accepts (torch asks the device module)."""
+    return [torch.bfloat16, torch.float16]
+
+
 def synchronize(device: Any = None) -> None:
     """Wait for all work on the device. Work is synchronous here, so this returns at once."""
     torch.accelerator.synchronize(_device_index(device))
@@ -104,6 +109,7 @@ __all__ = [
     "set_device",
     "device",
     "synchronize",
+    "get_amp_supported_dtype",
     *memory.__all__,
     *random.__all__,
     *streams.__all__,
