@@ -13,13 +13,17 @@ semantic checks (random, ...) must catch, for harness/tests/test_semantics_check
                                                       instead of restoring the saved state
   sdpa_no_masking   aten::scaled_dot_product_attention  attends to every key: ignores          sdpa (bool_mask_*,
                                                       attn_mask and is_causal                float_mask, causal*)
+  copies_per_tensor Tensor._reduce_ex_internal        saves each device tensor as a CPU copy  save_load (modules:
+                    (torch.save of neuron tensors)    of itself (torch's path for a backend   strides, storage
+                                                      without storages): views lose their     offset, sharing)
+                                                      offset, strides and storage sharing
   autocast_dtype    aten::mm, aten::softmax.int       under autocast, mm runs in float16     autocast (dtype)
                     (AutocastPrivateUse1)             (not the autocast dtype, bfloat16) and
                                                       softmax is not cast up to float32
 
 DEFECTS maps each class to the aten ops it replaces on PrivateUse1 and the kernel replacing
 them, AUTOCAST those it replaces on AutocastPrivateUse1, PATCHES the device module's functions
-it replaces. Kernels draw from the device generator (through ops
+it replaces, SERIALIZATION the torch.Tensor methods it replaces. Kernels draw from the device generator (through ops
 that are not replaced) unless the defect is about the generator, so that each class fails only
 its own sub-check. Everything else is torch_neuronsim, including its op tracking API.
 """
@@ -98,6 +102,21 @@ PATCHES: dict[str, dict[str, Callable[..., Any]]] = {
     "restore_ignored": {"set_rng_state": _restore_ignored},
 }
 
+_reduce_ex_internal = torch.Tensor._reduce_ex_internal
+
+
+def _copies_per_tensor(self, proto):
+    if self.device.type != "neuron":
+        return _reduce_ex_internal(self, proto)
+    return (torch._utils._rebuild_device_tensor_from_cpu_tensor,  # no storage: a copy of this tensor alone
+            (self.cpu(), self.dtype, str(self.device), self.requires_grad))
+
+
+# class -> {attribute of torch.Tensor: replacement}
+SERIALIZATION: dict[str, dict[str, Callable[..., Any]]] = {
+    "copies_per_tensor": {"_reduce_ex_internal": _copies_per_tensor},
+}
+
 _lib = torch.library.Library("aten", "IMPL")
 for _kernels in DEFECTS.values():
     for _op, _kernel in _kernels.items():
@@ -105,6 +124,9 @@ for _kernels in DEFECTS.values():
 for _kernels in AUTOCAST.values():
     for _op, _kernel in _kernels.items():
         _lib.impl(_op, _kernel, "AutocastPrivateUse1")
+for _methods in SERIALIZATION.values():
+    for _name, _method in _methods.items():
+        setattr(torch.Tensor, _name, _method)
 for _functions in PATCHES.values():
     for _name, _function in _functions.items():
         setattr(torch.neuron, _name, _function)

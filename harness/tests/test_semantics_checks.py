@@ -193,3 +193,44 @@ def test_every_random_op_of_the_rule_has_a_reviewed_draw():
     assert {"nn.functional.dropout", "bernoulli", "multinomial", "uniform", "nn.functional.rrelu",
             "nn.functional.scaled_dot_product_attention"} <= set(random_check.DRAWS)
     assert not any(random_check.applies(suite.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in suite.OPS)
+
+
+# --- save_load (the modules suite) -----------------------------------------------------------
+
+MODULES_SLICE = ["--suite", "modules", "--ops", r"^nn\.(Linear|Conv2d|BatchNorm1d|Embedding)$", "--checks",
+                 "save_load", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
+
+
+@pytest.fixture(scope="module")
+def modules_runs(tmp_path_factory) -> dict[str, tuple[dict, dict]]:
+    runs = {}
+    for name, backend in (("planted", ["--backend-module", "planted_semantics_backend"]), ("real", [])):
+        db = tmp_path_factory.mktemp(f"modules-{name}") / "results.db"
+        cli("run", *MODULES_SLICE, *backend, "--db", str(db))
+        runs[name] = outcomes(db), evidences(db)
+    return runs
+
+
+def test_a_save_load_copying_each_tensor_loses_offsets_strides_and_sharing(modules_runs):
+    got, evidence = modules_runs["planted"]
+    assert set(got) == {f"modules/nn.{m}/float32/save_load" for m in ("Linear", "Conv2d", "BatchNorm1d", "Embedding")}
+    for case, outcome in got.items():
+        found = evidence[case]
+        assert outcome == "fail", (case, found.get("message"))
+        assert (found["variant"], found["path"], found["property"]) == ("device_to_cpu", "views.offset",
+                                                                          "storage_offset"), found
+        lost = {(f["variant"], f["path"], f["property"]) for f in found["failures"]}
+        for variant in ("device_to_cpu", "device_to_device"):  # saved from the device, however loaded
+            assert {(variant, "views.offset", "storage_offset"), (variant, "views.strided", "strides"),
+                    (variant, "-", "sharing")} <= lost, (case, lost)
+        # saved from the CPU, the storages are the CPU's: nothing lost on the way to the device
+        assert not any(variant == "cpu_to_device" for variant, _, _ in lost), lost
+        sharing = next(f for f in found["failures"] if f["property"] == "sharing")
+        assert "module.weight" in sharing["saved"] and sharing["loaded"] == "[]"
+
+
+def test_save_load_keeps_everything_on_the_real_backend(modules_runs):
+    got, evidence = modules_runs["real"]
+    assert set(got.values()) <= {"pass", "fallback"}, {c: evidence[c].get("message") for c in got}
+    linear = evidence["modules/nn.Linear/float32/save_load"]
+    assert linear["constructors_run"] >= 1 and linear["tensors_compared"] >= 7  # weight, bias, both twice, 3 views

@@ -14,6 +14,11 @@ differ (train_and_eval_differ), in eval mode too (upstream's training flags):
                  same non-contiguous inputs
   state          (modules with buffers) the buffers, such as running statistics, after two
                  training-mode forwards
+  save_load      (one dtype per module: float32, else its first; training mode) torch.save /
+                 torch.load of the module with its state_dict and views of its storage:
+                 device -> cpu, device -> device, cpu -> device, each tensor's device, dtype,
+                 shape, strides, storage offset, values and storage sharing kept, and the loaded
+                 module's forward (save_load.py)
 Each module input is built on the CPU (seeded), copied to the device (deepcopy, .to(device)), and
 both copies run from the same state. Lazy modules are initialized on the CPU first.
 Tolerances: the ModuleInfo's own toleranceOverride / precisionOverride decorators for
@@ -40,12 +45,13 @@ from torch.testing._internal.common_modules import module_db
 from torch.testing._internal.common_utils import noncontiguous_like
 
 from comparison import to_device
+import save_load
 from evidence import dtype_name
 import info_decorators
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
 
-CHECKS = ("forward", "backward", "noncontiguous", "state")
+CHECKS = ("forward", "backward", "noncontiguous", "state", "save_load")
 NATIVE_CHECKS = ("forward", "backward")
 # The upstream tests whose tolerance decorators apply to each check, in the order they apply
 # (a later one overrides an earlier one).
@@ -54,6 +60,7 @@ UPSTREAM_TESTS = {
     "backward": ("test_cpu_gpu_parity",),
     "noncontiguous": ("test_cpu_gpu_parity", "test_non_contiguous_tensors"),
     "state": ("test_cpu_gpu_parity",),
+    "save_load": ("test_cpu_gpu_parity",),
 }
 
 
@@ -68,6 +75,9 @@ def describe_suite() -> dict[str, Any]:
             "backward": "gradients of the parameters and of the inputs for random output gradients",
             "noncontiguous": "forward and gradients with every input non-contiguous (same values, strided storage)",
             "state": "buffers (running statistics) after two training-mode forwards",
+            "save_load": "torch.save/torch.load of the module, its state_dict and views of its storage, device to "
+                         "CPU, device to device and CPU to device: device, dtype, strides, offsets, values and "
+                         "storage sharing kept",
         },
         "native_checks": list(NATIVE_CHECKS),
         "native_phrase": "pass forward and backward natively at every dtype",
@@ -107,7 +117,13 @@ def _has_buffers(info) -> bool:
 
 
 def checks_for(info) -> list[str]:
-    return ["forward", "backward", "noncontiguous"] + (["state"] if _has_buffers(info) else [])
+    return ["forward", "backward", "noncontiguous"] + (["state"] if _has_buffers(info) else []) + ["save_load"]
+
+
+def _save_load_dtype(info) -> torch.dtype:
+    """The one dtype save_load runs at: serialization does not depend on it."""
+    dtypes = sorted(info.supported_dtypes("cpu"), key=dtype_name)
+    return torch.float32 if torch.float32 in dtypes else dtypes[0]
 
 
 def list_cases() -> Iterable[dict[str, str]]:
@@ -116,6 +132,8 @@ def list_cases() -> Iterable[dict[str, str]]:
         for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name):
             name = dtype_name(dtype)
             for check in checks:
+                if check == "save_load" and dtype != _save_load_dtype(info):
+                    continue
                 yield {"id": f"modules/{subject}/{name}/{check}", "suite": "modules", "subject": subject,
                        "dtype": name, "check": check}
 
@@ -324,6 +342,13 @@ def _run_input(case: Case, index: int, module_input, training: bool) -> None:
     if check == "state":
         _run_state(case, module_input, inputs)
         return
+    if check == "save_load":
+        if not save_load.first_of_its_kind(case, _constructor(module_input)):
+            raise NotApplicable(f"save_load runs each distinct constructor once, at most {save_load.CONSTRUCTORS}")
+        save_load.run(case, lambda: _build_cpu(case, module_input, inputs, training),
+                      lambda: _build_device(case, module_input, inputs, training),
+                      lambda module: _forward(module, to_device(_clone(inputs), device)))
+        return
     grads = GradOutputs(case.ctx.seed) if check in ("backward", "noncontiguous") else None
     output = check != "backward"
     expected, cpu_module = _cpu_run(case, module_input, training, inputs, grads, output)
@@ -398,7 +423,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     dtype = getattr(torch, dtype_str)
     case = Case(info, dtype, check, ctx)
     needs_grad = check in ("backward", "noncontiguous")
-    modes = [True] if check == "state" else case.modes
+    modes = [True] if check in ("state", "save_load") else case.modes
     try:
         for training in modes:
             for index, module_input in enumerate(module_inputs(info, dtype, requires_grad=needs_grad,
