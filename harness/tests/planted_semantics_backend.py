@@ -9,6 +9,8 @@ semantic checks (random, ...) must catch, for harness/tests/test_semantics_check
                                                       (scaled by 1/(1-p) as it should)
   wrong_variance    aten::normal_                     draws with 1.1 times the standard       random (distribution)
                                                       deviation asked
+  ignores_generator aten::exponential_                draws from the default generator, not   random (generator)
+                                                      the generator= passed
   restore_ignored   torch.neuron.set_rng_state        restarts the generator from its seed    random (rng_state)
                                                       instead of restoring the saved state
   sdpa_no_masking   aten::scaled_dot_product_attention  attends to every key: ignores          sdpa (bool_mask_*,
@@ -59,6 +61,12 @@ def _wrong_variance(self, mean=0.0, std=1.0, *, generator=None):
     return self.copy_(draw)
 
 
+def _ignores_generator(self, lambd=1.0, *, generator=None):
+    # -log(U)/lambda with U drawn (24 bits) from the device's default generator, whatever `generator` is
+    bits = torch.randint_like(self, 0, 2**24, dtype=torch.float32)
+    return self.copy_(-torch.log((bits + 0.5) / 2**24) / lambd)
+
+
 def _restore_ignored(new_state, device="neuron"):
     generator = torch_neuronsim._C._default_generator(torch.neuron._device_index(device))
     generator.manual_seed(generator.initial_seed())  # back to the start, not to the saved position
@@ -89,6 +97,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "frozen_generator": {"uniform_": _frozen_uniform},
     "wrong_fraction": {"native_dropout": _wrong_fraction},
     "wrong_variance": {"normal_": _wrong_variance},
+    "ignores_generator": {"exponential_": _ignores_generator},
     "sdpa_no_masking": {"scaled_dot_product_attention": _sdpa_no_masking},
 }
 

@@ -34,9 +34,10 @@ RANDOM_CAUGHT = {
     # wrong_variance (normal_ 1.1 times the standard deviation) and restore_ignored
     "ops/normal.in_place/float32/random": ("fail", "rng_state", {"rng_state", "distribution"}),
     "ops/randn/float32/random": ("fail", "rng_state", {"rng_state", "distribution"}),
+    # ignores_generator (exponential_ draws from the default generator) and restore_ignored
+    "ops/exponential/float32/random": ("fail", "rng_state", {"rng_state", "generator"}),
     # restore_ignored alone
     "ops/bernoulli/float32/random": ("fail", "rng_state", {"rng_state"}),
-    "ops/exponential/float32/random": ("fail", "rng_state", {"rng_state"}),
     "ops/multinomial/float32/random": ("fail", "rng_state", {"rng_state"}),
 }
 
@@ -90,6 +91,9 @@ def test_random_defects_are_caught_by_their_sub_check(planted):
     assert stats["ops/uniform/float32/random"]["ks_pvalue"] >= 1e-4
     assert evidence["ops/uniform/float32/random"]["sub_checks"]["distribution"] == "pass"
     assert "differ" in evidence["ops/bernoulli/float32/random"]["message"]
+    # the generator= ignored: the draw neither replays nor leaves the default generator alone
+    assert evidence["ops/exponential/float32/random"]["sub_checks"]["generator"].startswith("fail: ")
+    assert evidence["ops/exponential/float32/random"]["sub_checks"]["distribution"] == "pass"
 
 
 def test_an_autocast_op_in_the_wrong_dtype_is_caught(planted):
