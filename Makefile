@@ -26,7 +26,7 @@ help:
 	@echo "make test           set up, build and run every test (ctest and pytest)"
 	@echo "make build          set up and build only"
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
-	@echo "make bench-ops      full forward sweep of the operator suite with -j 2 (ci/bench-ops.sh)"
+	@echo "make bench-ops      the whole operator suite, every check, -j 2: time and each check's share (ci/bench-ops.sh)"
 	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
 	@echo "make bench-reports  report on a full-size run, dashboard over 365 nightly runs"
 	@echo "make bench-hf       every causal-LM architecture, forward, float32, -j 2: per-architecture times"

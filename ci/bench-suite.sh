@@ -32,5 +32,10 @@ print(f"overhead ratio       {ratio:8.3f}   (wall x {jobs} workers / {in_worker:
 for route, ops, calls in con.execute(
         "SELECT route, COUNT(DISTINCT op), SUM(calls) FROM op_events WHERE run_id = ? GROUP BY route", (run,)):
     print(f"{route:<8} aten ops   {ops:6d} distinct, {calls} calls")
+print("in-worker time by check (share of the total):")
+for check, count, seconds in con.execute(
+        "SELECT c.check_name, COUNT(*), SUM(r.duration) FROM results r JOIN cases c ON c.id = r.case_id "
+        "WHERE r.run_id = ? GROUP BY c.check_name ORDER BY SUM(r.duration) DESC", (run,)):
+    print(f"  {check:<14} {count:6d} cases {seconds:8.1f} s  {100 * seconds / in_worker:5.1f}%")
 print("outcomes            ", dict(con.execute("SELECT outcome, COUNT(*) FROM results WHERE run_id = ? GROUP BY outcome", (run,))))
 PY

@@ -94,6 +94,27 @@ def test_a_partial_view_reaches_the_device_with_its_whole_storage():
     assert tree["ids"].device.type == "neuron" and not tree["ids"].requires_grad and tree["n"] == 3
 
 
+def test_inputs_sharing_storage_share_it_on_the_device():
+    import torch_neuronsim  # noqa: F401  (registers the neuron device)
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    x = torch.arange(6.0)
+    sample = to_device(SampleInput([x, x[:3]], kwargs={"out": x}), "neuron")
+    storages = {t.untyped_storage().data_ptr() for t in [*sample.input, sample.kwargs["out"]]}
+    assert len(storages) == 1 and sample.input[1].shape == (3,)
+    apart = to_device([torch.ones(3), torch.ones(3)], "neuron")
+    assert apart[0].untyped_storage().data_ptr() != apart[1].untyped_storage().data_ptr()
+    # so the device sees the overlap the CPU sees, and refuses it alike (the engine stages the
+    # out= and the inputs it overlaps over one copy of their storage)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.cat([x, x[:3]], out=x)
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.cat(sample.input, out=sample.kwargs["out"])
+    y = to_device(torch.arange(4.0), "neuron")
+    torch.add(y, 1, out=y)  # an out= that is exactly its input is allowed on both sides
+    assert torch.equal(y.cpu(), torch.arange(4.0) + 1)
+
+
 def test_every_layout_reaches_the_device_with_its_strides():
     import torch_neuronsim  # noqa: F401  (registers the neuron device)
     from torch.testing._internal.common_utils import noncontiguous_like

@@ -9,8 +9,10 @@ an answer where PyTorch raises gives its user a silently wrong result.
   dimension off by one (a contraction, a concatenated or broadcast dimension), an index tensor
   holding `size` or `-size - 1`, a `dim` one past either end, an operand of another
   floating-point dtype. The CPU decides which are invalid: where it raises, the device must
-  raise an error of the same type; where it returns, the device must return too (the values are
-  not compared: a CPU kernel that does not validate an index reads arbitrary memory).
+  raise an error of the same type; a variant the CPU accepts is not run on the device (a CPU
+  kernel that does not validate an index reads arbitrary memory; the device may rightly refuse).
+  Kinds whose CPU result is undefined for an op (a crash of its own kernel) are not made
+  (ops_inputs.UNDEFINED_ON_CPU).
 
 Runs at one dtype per OpInfo (ops_inputs.representative_dtype). Evidence names the variant (the
 kind of invalid input, `error_input` for upstream's), what was changed, and both errors.

@@ -99,9 +99,15 @@ def _describe_alias(positions: set[int]) -> str:
     return ", ".join(f"input {i}" for i in sorted(positions)) if positions else "no input"
 
 
+def _names(value: Any, device_type: str) -> bool:
+    """Whether an argument names a device of `device_type` ("cpu", torch.device("neuron:0"))."""
+    if isinstance(value, str):
+        return value.split(":")[0] == device_type
+    return isinstance(value, torch.device) and value.type == device_type
+
+
 def _names_cpu(value: Any) -> bool:
-    """Whether an argument names the CPU device (`to("cpu")`: a CPU result is asked for)."""
-    return (isinstance(value, str) and value == "cpu") or (isinstance(value, torch.device) and value.type == "cpu")
+    return _names(value, "cpu")
 
 
 def _compare_layout(case, suite, index: int, name: str, sample, compare_strides: bool) -> bool:
@@ -124,7 +130,11 @@ def _compare_layout(case, suite, index: int, name: str, sample, compare_strides:
         raise case.fail(f"output structure differs: {a_spec} on the device, {e_spec} on the CPU",
                         {**where, "property": "structure"})
     device_type = torch.device(case.ctx.device).type
-    asks_for_cpu = any(_names_cpu(v) for v in pytree.tree_leaves([dev_sample.args, dev_sample.kwargs]))
+    # A result belongs on the device when the op had a device input or was asked for the device
+    # (a factory without a device argument, or `to("cpu")`, makes a CPU tensor on both sides).
+    arguments = pytree.tree_leaves([dev_sample.args, dev_sample.kwargs])
+    expects_device = not any(_names_cpu(v) for v in arguments) and (
+        any(t.device.type == device_type for t in dev_inputs) or any(_names(v, device_type) for v in arguments))
     for (path, a), (_, e) in zip(a_leaves, e_leaves):
         if not isinstance(e, torch.Tensor) or not isinstance(a, torch.Tensor) or e.layout != torch.strided:
             continue
@@ -133,7 +143,7 @@ def _compare_layout(case, suite, index: int, name: str, sample, compare_strides:
         if a.dtype != e.dtype or a.shape != e.shape:
             raise case.fail(f"{output} is {a.dtype}{list(a.shape)} on the device, {e.dtype}{list(e.shape)} on "
                             f"the CPU", {**found, "property": "dtype and shape"})
-        if e.device.type == "cpu" and a.device.type != device_type and not asks_for_cpu:
+        if expects_device and a.device.type != device_type:
             raise case.fail(f"{output} is on {a.device}, not on the device", {**found, "property": "device"})
         if compare_strides and a.layout == torch.strided:
             same, dim = check_significant_strides(a, e, only_cuda=False)

@@ -97,7 +97,7 @@ constexpr const char* kEngineOps[] = {
     // matmul family
     "mm", "mm.out", "bmm", "bmm.out", "addmm", "addmm.out", "addmm_", "baddbmm", "baddbmm.out",
     "baddbmm_", "addbmm", "addbmm.out", "addbmm_", "mv", "mv.out", "addmv", "addmv.out", "addmv_",
-    "dot", "dot.out",
+    "dot", "dot.out", "addr", "addr.out", "addr_",
     // indexing and layout
     "cat", "cat.out", "stack", "stack.out", "index_select", "index_select.out", "gather", "gather.out", "scatter.value",
     "scatter.src", "scatter.reduce", "scatter.value_reduce", "scatter.src_out",
@@ -129,7 +129,8 @@ constexpr const char* kEngineOps[] = {
     "native_layer_norm", "native_layer_norm.out", "native_layer_norm_backward",
     "native_layer_norm_backward.out", "native_batch_norm", "native_batch_norm.out",
     "native_batch_norm_backward", "native_batch_norm_backward.out", "native_dropout_backward",
-    "native_dropout_backward.out",
+    "native_dropout_backward.out", "native_group_norm", "native_group_norm.out",
+    "native_group_norm_backward", "native_group_norm_backward.out",
     // losses
     "nll_loss_forward", "nll_loss_forward.output", "nll_loss_backward",
     "nll_loss_backward.grad_input", "nll_loss2d_forward", "nll_loss2d_forward.output",
