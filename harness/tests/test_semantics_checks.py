@@ -18,7 +18,7 @@ from conform_cli import REPO, cli, evidences, outcomes
 
 RANDOM_OPS = ["uniform", "rand_like", "bernoulli", "nn.functional.dropout", "normal.in_place", "randn",
               "exponential", "multinomial"]
-AUTOCAST_OPS = ["mm", "matmul", "softmax", "nn.functional.linear"]
+AUTOCAST_OPS = ["mm", "matmul", "softmax", "nn.functional.softmin", "nn.functional.linear"]
 SDPA = "nn.functional.scaled_dot_product_attention"
 OPS = RANDOM_OPS + AUTOCAST_OPS + [SDPA]
 SLICE = ["--ops", "^(" + "|".join(o.replace(".", r"\.") for o in OPS) + ")$", "--dtypes", "float32,bfloat16",
@@ -49,6 +49,8 @@ AUTOCAST_CAUGHT = {
     "ops/mm/bfloat16/autocast": ("fail", "float16", "bfloat16"),
     # softmax left in bfloat16 where the fp32 list casts up
     "ops/softmax/bfloat16/autocast": ("fail", "bfloat16", "float32"),
+    # softmin, a composite ending in softmax (ops_autocast.VIA), with it
+    "ops/nn.functional.softmin/bfloat16/autocast": ("fail", "bfloat16", "float32"),
 }
 
 # the variants an SDPA ignoring attn_mask and is_causal fails; the others it passes
@@ -107,9 +109,9 @@ def test_an_autocast_op_in_the_wrong_dtype_is_caught(planted):
     assert evidence["ops/softmax/bfloat16/autocast"]["policy"] == "fp32_set_opt_dtype"
     assert evidence["ops/mm/float32/autocast"]["policy"] == "lower_precision_fp"
     # the ops not planted (matmul reaches mm past the autocast layer, cast by matmul's own kernel;
-    # softmax at float32, already the fp32 list's dtype; SDPA at both dtypes)
+    # softmax and softmin at float32, already the fp32 list's dtype; SDPA at both dtypes)
     others = {case: outcome for case, outcome in got.items() if case.endswith("/autocast") and case not in AUTOCAST_CAUGHT}
-    assert len(others) == 7 and set(others.values()) <= {"pass", "fallback"}, others
+    assert len(others) == 8 and set(others.values()) <= {"pass", "fallback"}, others
 
 
 def test_an_sdpa_ignoring_its_masks_is_caught_by_the_masked_variants(planted):

@@ -2,9 +2,10 @@
 torch.autocast(device_type=<device>, dtype=<the backend's autocast dtype>), computes in the dtype
 the policy says, and the values the CPU computes in that dtype.
 
-Which OpInfos: those whose aten op (the OpInfo's aten_name, or its name's last part: conv2d for
-nn.functional.conv2d) is an overload with a kernel for the device's autocast dispatch key
-(AutocastPrivateUse1): what the backend registers, so a backend without autocast has no cases.
+Which OpInfos: those whose aten op (the OpInfo's aten_name, or its name without
+"nn.functional.": conv2d; or, for a composite, the policy op it ends in: VIA, reviewed) is an
+overload with a kernel for the device's autocast dispatch key (AutocastPrivateUse1): what the
+backend registers, so a backend without autocast has no cases.
 Dtypes: float32 (where the lower-precision list casts down) and bfloat16 (where the float32
 lists cast up), those the op supports on the CPU.
 
@@ -49,11 +50,35 @@ def _registered() -> dict[str, tuple[str, ...]]:
     return {base: tuple(sorted(names)) for base, names in found.items()}
 
 
+# OpInfos whose op is a composite ending in an op of the policy, which then decides its result's
+# dtype (reviewed: under autocast on the device, each returns the dtype its inputs cast to that
+# op's policy dtype give on the CPU). Composites that mix policies (cov, pinv, multi-head
+# attention, most composite losses; trapezoid's and pairwise_distance's arithmetic before their
+# sum or norm stays in bfloat16; ldexp's pow has an integer operand) are not here.
+VIA = {
+    **{f"nn.functional.interpolate.{mode}": op for mode, op in (
+        ("nearest", "upsample_nearest2d"), ("nearest-exact", "_upsample_nearest_exact2d"),
+        ("linear", "upsample_linear1d"), ("bilinear", "upsample_bilinear2d"), ("bicubic", "upsample_bicubic2d"),
+        ("trilinear", "upsample_trilinear3d"))},
+    "nn.functional.upsample_nearest": "upsample_nearest2d",
+    "nn.functional.upsample_bilinear": "upsample_bilinear2d",
+    "nn.functional.softmin": "softmax",  # softmax(-x)
+    "nn.functional.normalize": "linalg_vector_norm",  # x / norm
+    "linalg.norm": "linalg_vector_norm",
+    "square": "pow",
+    "__rpow__": "pow",
+    "__rdiv__": "reciprocal",  # other * reciprocal(x)
+    "__rmatmul__": "matmul",
+}
+
+
 def _base_name(op) -> str | None:
     """The aten op the OpInfo calls, when it has autocast kernels: its aten_name, its name
-    without "nn.functional." (conv2d), or with "." as "_" (linalg.vector_norm). Other
-    namespaces (masked., sparse., special.) are Python composites or other ops."""
-    for name in (op.aten_name, op.name.removeprefix("nn.functional."), op.name.replace(".", "_")):
+    without "nn.functional." (conv2d), or with "." as "_" (linalg.vector_norm), or the policy op
+    a composite ends in (VIA). Other namespaces (masked., sparse., special.) are Python
+    composites or other ops."""
+    subject = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+    for name in (VIA.get(subject), op.aten_name, op.name.removeprefix("nn.functional."), op.name.replace(".", "_")):
         if name and name in _registered():
             return name
     return None
