@@ -91,3 +91,27 @@ def test_explicit_generator_object():
     clone = torch.Generator(device="neuron").set_state(gen.get_state())
     assert torch.equal(torch.rand(4, device="neuron", generator=gen).cpu(),
                        torch.rand(4, device="neuron", generator=clone).cpu())
+
+
+def test_random_ops_that_fall_back_draw_from_the_device_generator():
+    """multinomial, cauchy_, ... have no native kernel: the CPU fallback runs them with the
+    device's generator (or the neuron generator passed), not torch's CPU generator."""
+    ops = [
+        lambda **g: torch.multinomial(torch.tensor([0.2, 0.3, 0.5], device="neuron"), 16, True, **g),
+        lambda **g: torch.empty(16, device="neuron").cauchy_(**g),
+        lambda **g: torch.empty(16, device="neuron").geometric_(0.3, **g),
+        lambda **g: torch.empty(16, device="neuron").log_normal_(**g),
+        lambda **g: torch.randperm(16, device="neuron", **g),
+    ]
+    for op in ops:
+        torch.neuron.manual_seed(7)
+        torch.default_generator.manual_seed(1)
+        a = op().cpu()
+        torch.neuron.manual_seed(7)
+        torch.default_generator.manual_seed(2)  # the CPU generator must not matter
+        assert torch.equal(a, op().cpu())
+        assert not torch.equal(a, op().cpu())
+        g = torch.Generator("neuron").manual_seed(3)
+        first = op(generator=g).cpu()
+        g.manual_seed(3)
+        assert torch.equal(first, op(generator=g).cpu())
