@@ -240,3 +240,20 @@ def test_save_load_keeps_everything_on_the_real_backend(modules_runs):
     assert set(got.values()) <= {"pass", "fallback"}, {c: evidence[c].get("message") for c in got}
     linear = evidence["modules/nn.Linear/float32/save_load"]
     assert linear["constructors_run"] >= 1 and linear["tensors_compared"] >= 7  # weight, bias, both twice, 3 views
+
+
+def test_a_device_module_without_rng_state_functions_is_recorded_not_failed(monkeypatch):
+    """get_rng_state/set_rng_state are optional: a device module without them gets
+    "unavailable" for that sub-check, and the rest still runs."""
+    import torch_neuronsim
+
+    suite = _ops_suite()
+
+    class Ctx:
+        backend, device, seed = torch_neuronsim, "neuron", 0
+
+    monkeypatch.delattr(torch.neuron, "get_rng_state")
+    outcome, evidence = suite.run_case("ops/bernoulli/float32/random", Ctx())
+    assert outcome == "pass", evidence
+    assert evidence["sub_checks"]["rng_state"].startswith("unavailable: torch.neuron has no get_rng_state")
+    assert evidence["sub_checks"]["generator"] == "pass" and evidence["sub_checks"]["distribution"] == "pass"
