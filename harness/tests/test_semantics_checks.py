@@ -1,7 +1,7 @@
-"""The ops suite's semantic checks (random, ...) catch each class of defect
-harness/tests/planted_semantics_backend.py plants, name the sub-check that caught it with its
-numbers, and pass the real backend on the same slice. One CLI run per backend serves every test
-(each run starts a worker importing torch)."""
+"""The semantic checks (the ops suite's random, autocast and sdpa, the modules suite's save_load)
+catch each class of defect harness/tests/planted_semantics_backend.py plants, name the sub-check
+or variant that caught it with its numbers, and pass the real backend on the same slice. One CLI
+run per backend and suite serves every test (each run starts a worker importing torch)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import functools
 import importlib.util
 import math
 import sys
-from pathlib import Path
 
 import pytest
 import torch
