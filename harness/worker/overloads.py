@@ -23,13 +23,14 @@ def cpu_overloads(namespace: str = "aten") -> list[str]:
 
 
 # The dispatcher's composite keys that serve a backend without a kernel of its own.
-COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd")
+COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
 
 
 def device_composites(overloads: list[str], device_key: str = "PrivateUse1") -> list[str]:
     """The overloads the device never sees itself: the backend registers no kernel for them, and
-    a composite kernel of PyTorch (aten::acos -> aten::acos.out, aten::hypot_ -> aten::hypot.out)
-    serves its dispatch key, so a call runs that decomposition on the device's kernels and the op
+    a composite kernel of PyTorch (aten::acos -> aten::acos.out, aten::hypot_ -> aten::hypot.out;
+    aten::mish_backward, CPU and CUDA kernels besides its math one, -> mul, tanh, ...) serves its
+    dispatch key, so a call runs that decomposition on the device's kernels and the op
     events name only what it decomposed into. The ledger counts them apart (not_applicable to this
     backend, with that reason): no case could reach them."""
     import torch

@@ -1,0 +1,365 @@
+"""The aten suite: aten overloads with a CPU kernel that no OpInfo reaches at the device, called
+directly, device against CPU (docs/ledger.md).
+
+The ops suite calls OpInfos; many overloads never receive a call from them at the device:
+in-place and `.out` forms of a reached functional op, `Scalar` overloads, the `.grad_input` forms
+of backward kernels. This suite takes its inputs from the ops suite's own OpInfo samples: an
+OpInfo's samples run on the CPU (forward, then backward) under a dispatch mode that records every
+aten call (`capture()`), so a backward kernel's inputs are those the CPU's own forward produced.
+Each case takes one recorded call of a *donor* overload of the target's family and turns it into
+a call of the target, by its schema:
+
+  - `out`: the target writes `out=` tensors (`.out`, `.grad_input`, `.output`, `*_out`): the
+    donor's arguments, and empty `out=` tensors of the donor's result dtypes;
+  - `inplace`: the target mutates `self` (`foo_`): the donor's arguments, `self` a copy;
+  - `scalar`: the target takes a `Scalar` where the donor has a tensor: that tensor's first
+    element, as a Python number;
+  - `direct`: the donor is the target itself (called on the CPU by an OpInfo, but never at the
+    device, whose dispatch takes another path).
+
+The call runs on the CPU and on the device (torch.ops.aten.<name>.<overload>), and the results and
+every written argument are compared (comparison.py, the OpInfo's tolerance). `donors.json` names,
+per target, the OpInfo, dtype and donor overload; `python suites/aten/suite.py --make-donors`
+wrote it from the ledger's unreached overloads (see README.md). Case ids
+`aten/<overload without aten::>/<dtype>/<check>`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+import torch
+import torch.utils._pytree as pytree
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from evidence import dtype_name
+from sides import NoReference, Verdict
+from vocabulary import Outcome
+
+HERE = Path(__file__).resolve().parent
+DONORS_FILE = HERE / "donors.json"
+CHECKS = {
+    "out": "the overload's out= form, fed with the donor's arguments; results and out= tensors against the CPU",
+    "inplace": "the overload's in-place form on a copy of the donor's self; self and result against the CPU",
+    "scalar": "the overload's Scalar form, a tensor argument of the donor given as a Python number",
+    "direct": "the overload itself with the arguments an OpInfo's CPU run passed it",
+}
+
+
+def _load_ops_suite():
+    """The ops suite's module (suites/ops/suite.py): its OpInfo table, samples, tolerances, Case."""
+    path = HERE.parent / "ops" / "suite.py"
+    name = "neuron_conform_ops_suite"
+    if name in sys.modules:
+        return sys.modules[name]
+    sys.path.insert(0, str(path.parent))  # its checks' modules (ops_<check>.py)
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+ops = _load_ops_suite()
+
+
+def overload_name(func) -> str:
+    """As the dispatcher and op_events spell it: aten::add.Tensor, aten::sgn."""
+    schema = func._schema
+    return schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+
+
+def resolve(name: str):
+    """aten::add.Tensor -> torch.ops.aten.add.Tensor."""
+    base, _, overload = name.removeprefix("aten::").partition(".")
+    return getattr(getattr(torch.ops.aten, base), overload or "default")
+
+
+class Capture(TorchDispatchMode):
+    """Records the first call of each aten overload (its arguments, copied) while running."""
+
+    def __init__(self, wanted: set[str] | None = None) -> None:
+        super().__init__()
+        self.wanted = wanted
+        self.calls: dict[str, tuple[tuple, dict]] = {}
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = overload_name(func)
+        if name not in self.calls and (self.wanted is None or name in self.wanted):
+            self.calls[name] = pytree.tree_map_only(torch.Tensor, lambda t: t.detach().clone(), (args, kwargs))
+        return func(*args, **kwargs)
+
+
+def capture(op, dtype: torch.dtype, wanted: set[str] | None = None, limit: int = 8) -> dict[str, tuple[tuple, dict]]:
+    """The aten calls the OpInfo's first `limit` samples make on the CPU, forward then backward
+    (the ops suite's _forward and _backward, where the op is differentiable)."""
+    mode = Capture(wanted)
+    for grad in (False, True):
+        if grad and not (op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)):
+            continue
+        try:
+            samples = ops._samples(op, dtype, reference=False, requires_grad=grad)[:limit]
+        except Exception:
+            continue
+        for sample in samples:
+            try:
+                with mode:
+                    (ops._backward if grad else ops._forward)(op, sample)
+            except Exception:
+                continue
+    return mode.calls
+
+
+# --- turning a donor's call into the target's ------------------------------------------------
+
+def _written(argument) -> bool:
+    return argument.alias_info is not None and argument.alias_info.is_write
+
+
+def _source_names(t, d) -> dict[str, str]:
+    """Target argument -> the donor's argument giving its value: the same name, else the donor's
+    argument at the same position when the target has no argument of that name
+    (isin.Scalar_Tensor's `element` from isin.Tensor_Tensor's `elements`)."""
+    d_names = [a.name for a in d.arguments]
+    t_names = {a.name for a in t.arguments}
+    out = {}
+    for i, a in enumerate(t.arguments):
+        if a.name in d_names:
+            out[a.name] = a.name
+        elif i < len(d_names) and d_names[i] not in t_names and not a.kwarg_only:
+            out[a.name] = d_names[i]
+    return out
+
+
+def check_of(target: str, donor: str) -> str | None:
+    """Which check turns a call of `donor` into one of `target`, or None when none does."""
+    if target == donor:
+        return "direct"
+    t, d = resolve(target)._schema, resolve(donor)._schema
+    d_args = {a.name: a for a in d.arguments}
+    source = _source_names(t, d)
+    outs = [a for a in t.arguments if _written(a) and a.kwarg_only]
+    inputs = [a for a in t.arguments if a not in outs]
+    for a in inputs:
+        if a.name not in source and not a.has_default_value():
+            return None
+    if outs:
+        return "out"
+    if any(_written(a) for a in t.arguments) and t.name.endswith("_"):
+        return "inplace"
+    if any(str(a.type) == "Scalar" and a.name in source and str(d_args[source[a.name]].type) == "Tensor"
+           for a in inputs):
+        return "scalar"
+    return None
+
+
+def _as_scalar(value: Any) -> Any:
+    return value.flatten()[0].item() if isinstance(value, torch.Tensor) else value
+
+
+def build_call(target: str, donor: str, call: tuple[tuple, dict]) -> tuple[tuple, dict]:
+    """The target's arguments, by name, from the donor's recorded call (CPU tensors, fresh)."""
+    t, d = resolve(target)._schema, resolve(donor)._schema
+    args, kwargs = call
+    given: dict[str, Any] = {}
+    for a, value in zip(d.arguments, args):
+        given[a.name] = value
+    given.update(kwargs)
+    source = _source_names(t, d)
+    donor_result = None
+    positional, named = [], {}
+    for a in t.arguments:
+        if _written(a) and a.kwarg_only:  # an out= tensor: empty, of the donor's result dtype
+            if donor_result is None:
+                donor_result = pytree.tree_leaves(resolve(donor)(*pytree.tree_map_only(torch.Tensor, torch.clone, args),
+                                                                 **pytree.tree_map_only(torch.Tensor, torch.clone, kwargs)))
+                donor_result = [r for r in donor_result if isinstance(r, torch.Tensor)]
+            index = sum(1 for b in t.arguments[: t.arguments.index(a)] if _written(b) and b.kwarg_only)
+            like = donor_result[index] if index < len(donor_result) else donor_result[-1]
+            named[a.name] = torch.empty(0, dtype=like.dtype)
+            continue
+        if a.name not in source or source[a.name] not in given:
+            continue  # its default
+        value = given[source[a.name]]
+        if str(a.type) == "Scalar":
+            value = _as_scalar(value)
+        elif isinstance(value, torch.Tensor):
+            value = value.clone()
+        if a.kwarg_only:
+            named[a.name] = value
+        else:
+            positional.append(value)
+    return tuple(positional), named
+
+
+# --- the suite contract -----------------------------------------------------------------------
+
+def _donors() -> dict[str, dict[str, str]]:
+    return json.loads(DONORS_FILE.read_text())["targets"] if DONORS_FILE.is_file() else {}
+
+
+def describe_suite() -> dict[str, Any]:
+    return {"noun": "overload", "nouns": "aten overloads", "checks": CHECKS,
+            "native_phrase": "run natively"}
+
+
+def _installed(name: str) -> bool:
+    try:
+        resolve(name)
+        return True
+    except (AttributeError, RuntimeError):
+        return False
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for target, donor in sorted(_donors().items()):
+        if not _installed(target) or not _installed(donor["donor"]):
+            continue  # another torch: its overloads differ
+        subject = target.removeprefix("aten::")
+        yield {"id": f"aten/{subject}/{donor['dtype']}/{donor['check']}", "suite": "aten", "subject": subject,
+               "dtype": donor["dtype"], "check": donor["check"]}
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype_str, check = case_id.split("/")
+    target = "aten::" + subject
+    entry = _donors().get(target)
+    if suite != "aten" or entry is None or check != entry["check"] or dtype_str != entry["dtype"]:
+        raise KeyError(f"unknown case {case_id}")
+    op = ops.OPS[entry["opinfo"]]
+    dtype = getattr(torch, dtype_str)
+    case = ops.Case(op, dtype, ctx)
+    case.evidence.update({"opinfo": entry["opinfo"], "donor": entry["donor"]})
+    calls = capture(op, dtype, {entry["donor"]})
+    if entry["donor"] not in calls:
+        return Outcome.ERROR, {**case.evidence, "where": "harness",
+                               "message": f"the OpInfo {entry['opinfo']}'s samples no longer call {entry['donor']} "
+                                          f"on the CPU (regenerate donors.json)"}
+    func = resolve(target)
+
+    def cpu_call() -> tuple[Any, tuple, dict]:
+        args, kwargs = build_call(target, entry["donor"], calls[entry["donor"]])
+        return func(*args, **kwargs), args, kwargs
+
+    try:
+        try:
+            expected, cpu_args, cpu_kwargs = case.cpu(cpu_call)
+        except NoReference as exc:
+            return Outcome.ERROR, {**case.evidence, "where": "harness",
+                                   "message": f"the CPU cannot run the {check} call built from {entry['donor']}: {exc}"}
+        # Fresh inputs for the device: the CPU's call may have written its own.
+        fresh_args, fresh_kwargs = build_call(target, entry["donor"], calls[entry["donor"]])
+        device_args, device_kwargs = ops.to_device((fresh_args, fresh_kwargs), ctx.device)
+        if "device" in device_kwargs:  # a factory: made for the CPU, it must make on the device
+            device_kwargs["device"] = torch.device(ctx.device)
+        actual = case.device(lambda: func(*device_args, **device_kwargs))
+        # A result in memory the kernel leaves uninitialized (_ctc_loss's log_alpha beyond each
+        # target) differs between two CPU runs too: then only structure, shapes and dtypes.
+        again, _, _ = case.cpu(cpu_call)
+        values = True
+        try:
+            ops.compare(again, expected, case.rtol, case.atol)
+        except ops.Mismatch:
+            values = False
+            case.evidence["values_not_compared"] = "the CPU's result is not reproducible (uninitialized memory)"
+        where = {"call": f"{check} from {entry['donor']} ({entry['opinfo']})"}
+        case.compare(actual, expected, {**where, "compared": f"{target} result"}, values=values)
+        # What the overload wrote (out= tensors, an in-place self) must match as well.
+        for index, (mine, theirs) in enumerate(zip(pytree.tree_leaves((device_args, device_kwargs)),
+                                                   pytree.tree_leaves((cpu_args, cpu_kwargs)))):
+            if isinstance(mine, torch.Tensor):
+                case.compare(mine, theirs, {**where, "compared": f"{target} argument {index} after the call"},
+                             values=values)
+        case.compared += 1
+    except Verdict as verdict:
+        return case.failed(verdict)
+    return case.conclude()
+
+
+# --- generating donors.json ------------------------------------------------------------------
+
+# Operator names that are another's alias: their family is that one's (reviewed by hand).
+ALIASES = {"__lshift__": "bitwise_left_shift", "__ilshift__": "bitwise_left_shift",
+           "__rshift__": "bitwise_right_shift", "__irshift__": "bitwise_right_shift"}
+
+
+def _family(name: str) -> str:
+    base = name.removeprefix("aten::").partition(".")[0]
+    return ALIASES.get(base, base.rstrip("_"))
+
+
+def family_members(target: str, names: Iterable[str]) -> list[str]:
+    """Overloads of the target's family (same base name, in-place `_` stripped, ALIASES
+    followed), target first."""
+    base = _family(target)
+    same = [n for n in names if _family(n) == base]
+    return sorted(same, key=lambda n: (n != target, n))
+
+
+def _runs_on_cpu(target: str, donor: str, call: tuple[tuple, dict]) -> bool:
+    """Whether the target's call built from the donor's runs on the CPU, tried in a forked child:
+    a call built wrongly may crash the CPU kernel itself (an out= tensor it does not resize). Run
+    with OMP_NUM_THREADS=1: a child forked after OpenMP's threads started can hang in them."""
+    import os
+    import signal
+
+    pid = os.fork()
+    if pid == 0:
+        signal.alarm(20)  # a hanging call ends the child (SIGALRM's default action)
+        try:
+            args, kwargs = build_call(target, donor, call)
+            resolve(target)(*args, **kwargs)
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        print(f"{target} from {donor}: the CPU crashed (signal {os.WTERMSIG(status)}); left out", file=sys.stderr)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def make_donors(ledger_path: str) -> None:
+    """For every overload the ledger leaves unreached without a disposition, the first OpInfo
+    (at float32, else int64, else bool) whose CPU run calls an overload of its family that a
+    check turns into it. Writes donors.json."""
+    ledger = json.loads(Path(ledger_path).read_text())
+    rows = ledger["rows"]
+    targets = [r["overload"] for r in rows if r["status"] == "unreached, no disposition"]
+    everything = [r["overload"] for r in rows]
+    wanted: dict[str, list[str]] = {t: family_members(t, everything) for t in targets}
+    wanted_names = {n for members in wanted.values() for n in members}
+    found: dict[str, dict[str, str]] = {}
+    for dtype in (torch.float32, torch.int64, torch.bool):
+        for subject, op in sorted(ops.OPS.items()):
+            if dtype not in op.supported_dtypes("cpu"):
+                continue
+            calls = capture(op, dtype, wanted_names, limit=4)
+            for target, members in wanted.items():
+                if target in found:
+                    continue
+                for donor in members:
+                    if donor in calls and (check := check_of(target, donor)):
+                        if not _runs_on_cpu(target, donor, calls[donor]):
+                            continue
+                        found[target] = {"opinfo": subject, "dtype": dtype_name(dtype), "donor": donor, "check": check}
+                        break
+    DONORS_FILE.write_text(json.dumps({
+        "description": "Per target overload: the OpInfo whose CPU samples call the donor overload, the dtype, and the "
+                       "check that turns the donor's call into the target's (suites/aten/README.md). Generated by "
+                       "`python suites/aten/suite.py --make-donors LEDGER.json`; reviewed.",
+        "targets": dict(sorted(found.items()))}, indent=1) + "\n")
+    print(f"{len(found)} of {len(targets)} targets have a donor", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--make-donors":
+        sys.path.insert(0, str(HERE.parents[1] / "harness" / "worker"))
+        make_donors(sys.argv[2])
+    else:
+        raise SystemExit("usage: python suites/aten/suite.py --make-donors LEDGER.json")
