@@ -1,6 +1,7 @@
 """The modules suite's `save_load` check: torch.save / torch.load of a module on the device, as a
 checkpoint holds it: the whole module, its state_dict, and views of its first floating-point
-tensor that share its storage (at an offset, strided, transposed), saved together in one file.
+tensor that share its storage (at an offset, strided, expanded with stride 0, empty, transposed),
+saved together in one file.
 
 Variants (`variant` in the evidence):
   device_to_cpu     saved from the device, loaded with map_location="cpu"
@@ -48,7 +49,8 @@ def payload(module: torch.nn.Module) -> dict[str, Any]:
     first = next((t for t in state.values() if t.is_floating_point() and t.numel() >= 2 and t.is_contiguous()), None)
     if first is not None:
         flat = first.view(-1)
-        views = {"offset": flat[1:], "strided": flat[::2]}
+        views = {"offset": flat[1:], "strided": flat[::2], "expanded": flat[1:2].expand(3, 2),  # stride 0
+                 "empty": flat[2:2]}
         if first.dim() >= 2:
             views["transposed"] = first.transpose(0, 1)
     return {"module": module, "state_dict": state, "views": views}
