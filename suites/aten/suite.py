@@ -30,12 +30,13 @@ import importlib.util
 import json
 import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import torch
 import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
+import explicit
 from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome
@@ -153,10 +154,14 @@ def check_of(target: str, donor: str) -> str | None:
         return "out"
     if any(_written(a) for a in t.arguments) and t.name.endswith("_"):
         return "inplace"
-    if any(str(a.type) == "Scalar" and a.name in source and str(d_args[source[a.name]].type) == "Tensor"
+    if any(_is_scalar(a) and a.name in source and str(d_args[source[a.name]].type) == "Tensor"
            for a in inputs):
         return "scalar"
     return None
+
+
+def _is_scalar(argument) -> bool:
+    return str(argument.type) in ("Scalar", "number")  # a Scalar prints as "number"
 
 
 def _as_scalar(value: Any) -> Any:
@@ -187,7 +192,7 @@ def build_call(target: str, donor: str, call: tuple[tuple, dict]) -> tuple[tuple
         if a.name not in source or source[a.name] not in given:
             continue  # its default
         value = given[source[a.name]]
-        if str(a.type) == "Scalar":
+        if _is_scalar(a):
             value = _as_scalar(value)
         elif isinstance(value, torch.Tensor):
             value = value.clone()
@@ -218,33 +223,51 @@ def _installed(name: str) -> bool:
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    for target, donor in sorted(_donors().items()):
-        if not _installed(target) or not _installed(donor["donor"]):
+    donors = _donors()
+    specs = {t: (d["check"], d["dtype"]) for t, d in donors.items() if _installed(d["donor"])}
+    specs.update({t: (c.check, c.dtype) for t, c in explicit.CALLS.items() if t not in donors})
+    for target, (check, dtype) in sorted(specs.items()):
+        if not _installed(target):
             continue  # another torch: its overloads differ
         subject = target.removeprefix("aten::")
-        yield {"id": f"aten/{subject}/{donor['dtype']}/{donor['check']}", "suite": "aten", "subject": subject,
-               "dtype": donor["dtype"], "check": donor["check"]}
+        yield {"id": f"aten/{subject}/{dtype}/{check}", "suite": "aten", "subject": subject, "dtype": dtype,
+               "check": check}
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     suite, subject, dtype_str, check = case_id.split("/")
     target = "aten::" + subject
-    entry = _donors().get(target)
-    if suite != "aten" or entry is None or check != entry["check"] or dtype_str != entry["dtype"]:
+    entry, written = _donors().get(target), explicit.CALLS.get(target)
+    spec = (entry["check"], entry["dtype"], entry["opinfo"]) if entry else \
+        (written.check, written.dtype, written.opinfo) if written else None
+    if suite != "aten" or spec is None or (check, dtype_str) != spec[:2]:
         raise KeyError(f"unknown case {case_id}")
-    op = ops.OPS[entry["opinfo"]]
-    dtype = getattr(torch, dtype_str)
-    case = ops.Case(op, dtype, ctx)
-    case.evidence.update({"opinfo": entry["opinfo"], "donor": entry["donor"]})
-    calls = capture(op, dtype, {entry["donor"]})
-    if entry["donor"] not in calls:
-        return Outcome.ERROR, {**case.evidence, "where": "harness",
-                               "message": f"the OpInfo {entry['opinfo']}'s samples no longer call {entry['donor']} "
-                                          f"on the CPU (regenerate donors.json)"}
+    op = ops.OPS[spec[2]]
+    case = ops.Case(op, getattr(torch, dtype_str), ctx)
+    case.evidence["opinfo"] = spec[2]
+    if entry:
+        donor = entry["donor"]
+        case.evidence["donor"] = donor
+        calls = capture(op, case.dtype, {donor})
+        if donor not in calls:
+            return Outcome.ERROR, {**case.evidence, "where": "harness",
+                                   "message": f"the OpInfo {spec[2]}'s samples no longer call {donor} on the CPU "
+                                              f"(regenerate donors.json)"}
+        return _judge(case, target, lambda: build_call(target, donor, calls[donor]), True,
+                      f"{check} from {donor} ({spec[2]})")
+    case.evidence["call"] = "written by hand (explicit.py)"
+    return _judge(case, target, written.make, written.values, f"{check}, written by hand (explicit.py)")
+
+
+def _judge(case, target: str, make: Callable[[], tuple[tuple, dict]], values: bool,
+           how: str) -> tuple[str, dict[str, Any]]:
+    """Calls the target with `make()`'s arguments (built seeded, afresh for each side) on the CPU
+    and on the device, and compares the results and every tensor argument after the call (what
+    out= and in-place forms wrote)."""
     func = resolve(target)
 
     def cpu_call() -> tuple[Any, tuple, dict]:
-        args, kwargs = build_call(target, entry["donor"], calls[entry["donor"]])
+        args, kwargs = make()
         return func(*args, **kwargs), args, kwargs
 
     try:
@@ -252,25 +275,24 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
             expected, cpu_args, cpu_kwargs = case.cpu(cpu_call)
         except NoReference as exc:
             return Outcome.ERROR, {**case.evidence, "where": "harness",
-                                   "message": f"the CPU cannot run the {check} call built from {entry['donor']}: {exc}"}
-        # Fresh inputs for the device: the CPU's call may have written its own.
-        fresh_args, fresh_kwargs = build_call(target, entry["donor"], calls[entry["donor"]])
-        device_args, device_kwargs = ops.to_device((fresh_args, fresh_kwargs), ctx.device)
+                                   "message": f"the CPU cannot run the call ({how}): {exc}"}
+        device_args, device_kwargs = ops.to_device(case.cpu(make), case.ctx.device)
         if "device" in device_kwargs:  # a factory: made for the CPU, it must make on the device
-            device_kwargs["device"] = torch.device(ctx.device)
+            device_kwargs["device"] = torch.device(case.ctx.device)
         actual = case.device(lambda: func(*device_args, **device_kwargs))
-        # A result in memory the kernel leaves uninitialized (_ctc_loss's log_alpha beyond each
-        # target) differs between two CPU runs too: then only structure, shapes and dtypes.
-        again, _, _ = case.cpu(cpu_call)
-        values = True
-        try:
-            ops.compare(again, expected, case.rtol, case.atol)
-        except ops.Mismatch:
-            values = False
-            case.evidence["values_not_compared"] = "the CPU's result is not reproducible (uninitialized memory)"
-        where = {"call": f"{check} from {entry['donor']} ({entry['opinfo']})"}
+        if values:
+            # A result in memory the kernel leaves uninitialized (_ctc_loss's log_alpha beyond each
+            # target) differs between two CPU runs too: then only structure, shapes and dtypes.
+            again, _, _ = case.cpu(cpu_call)
+            try:
+                ops.compare(again, expected, case.rtol, case.atol)
+            except ops.Mismatch:
+                values = False
+                case.evidence["values_not_compared"] = "the CPU's result is not reproducible (uninitialized memory)"
+        else:
+            case.evidence["values_not_compared"] = "random draws: the device's generator need not give the CPU's numbers"
+        where = {"call": how}
         case.compare(actual, expected, {**where, "compared": f"{target} result"}, values=values)
-        # What the overload wrote (out= tensors, an in-place self) must match as well.
         for index, (mine, theirs) in enumerate(zip(pytree.tree_leaves((device_args, device_kwargs)),
                                                    pytree.tree_leaves((cpu_args, cpu_kwargs)))):
             if isinstance(mine, torch.Tensor):
@@ -290,13 +312,14 @@ ALIASES = {"__lshift__": "bitwise_left_shift", "__ilshift__": "bitwise_left_shif
 
 
 def _family(name: str) -> str:
+    """The base name without in-place and private underscores (_adaptive_avg_pool2d and
+    adaptive_avg_pool2d.out are one family), aliases followed."""
     base = name.removeprefix("aten::").partition(".")[0]
-    return ALIASES.get(base, base.rstrip("_"))
+    return ALIASES.get(base, base.strip("_"))
 
 
 def family_members(target: str, names: Iterable[str]) -> list[str]:
-    """Overloads of the target's family (same base name, in-place `_` stripped, ALIASES
-    followed), target first."""
+    """Overloads of the target's family (_family()), target first."""
     base = _family(target)
     same = [n for n in names if _family(n) == base]
     return sorted(same, key=lambda n: (n != target, n))
@@ -339,7 +362,7 @@ def make_donors(ledger_path: str) -> None:
         for subject, op in sorted(ops.OPS.items()):
             if dtype not in op.supported_dtypes("cpu"):
                 continue
-            calls = capture(op, dtype, wanted_names, limit=4)
+            calls = capture(op, dtype, wanted_names)
             for target, members in wanted.items():
                 if target in found:
                     continue
