@@ -73,6 +73,8 @@ UNDEFINED_ON_CPU: dict[str, tuple[frozenset[str], str]] = {
                          "ldl_solve swaps rows by an out-of-range pivot ('double free or corruption', SIGABRT)"),
     "resize_": (frozenset({"zero_size", "zero_size_last"}),
                 "resize_ grows the emptied tensor: its new elements are uninitialized memory"),
+    "nn.functional.multilabel_margin_loss": (frozenset({"zero_size"}),
+                                             "the loss of an empty batch is never written: uninitialized memory"),
 }
 
 
