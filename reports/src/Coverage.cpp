@@ -263,7 +263,8 @@ json build_coverage(Store& store, const std::string& run_id, const std::string& 
       headline_of(tally, view["headline"], aten_rows, declared, store.planned_count(run_id));
   json ledger = ledger_of(store, *run);
   if (!ledger.is_null())
-    headline["text"] = headline["text"].get<std::string>() + "; ledger: " + ledger["text"].get<std::string>();
+    headline["text"] =
+        headline["text"].get<std::string>() + "; ledger: " + ledger["text"].get<std::string>();
   return {{"schema", "neuron-conform/coverage"},
           {"schema_version", kCoverageSchemaVersion},
           {"vocabulary", vocabulary_json()},

@@ -156,7 +156,9 @@ Dispositions load_dispositions(const std::string& path, const std::set<std::stri
   return parse_dispositions(text.str(), path, known);
 }
 
-std::string default_dispositions_path() { return source_dir() + "/skiplists/ledger/dispositions.json"; }
+std::string default_dispositions_path() {
+  return source_dir() + "/skiplists/ledger/dispositions.json";
+}
 
 double Ledger::coverage_percent() const {
   return applicable() > 0 ? 100.0 * static_cast<double>(reached()) / applicable() : 100.0;

@@ -35,8 +35,8 @@ struct LedgerProblem {
   std::string str() const { return where + ": " + message; }
 };
 
-// A dispositions file (skiplists/ledger/dispositions.json): {"description": ..., "entries": [{"disposition":
-// "not_applicable" | "unreached", "reason": ..., "overloads": [...]}]}.
+// A dispositions file (skiplists/ledger/dispositions.json): {"description": ..., "entries":
+// [{"disposition": "not_applicable" | "unreached", "reason": ..., "overloads": [...]}]}.
 struct Dispositions {
   std::vector<DispositionEntry> entries;
   std::vector<LedgerProblem> problems;

@@ -40,8 +40,9 @@ TEST(Ledger, CountsReachedOverApplicable) {
   EXPECT_EQ(l.unreached, 2);  // add.out, silu_backward
   EXPECT_EQ(l.applicable(), 5);
   EXPECT_DOUBLE_EQ(l.coverage_percent(), 40.0);
-  const auto row = std::find_if(l.rows.begin(), l.rows.end(),
-                                [](const LedgerRow& r) { return r.overload == "aten::add.Tensor"; });
+  const auto row = std::find_if(l.rows.begin(), l.rows.end(), [](const LedgerRow& r) {
+    return r.overload == "aten::add.Tensor";
+  });
   EXPECT_EQ(row->status, LedgerStatus::kNative);  // a native case wins over a fallback one
   EXPECT_EQ(row->case_id, "ops/add/float32/forward");
   const nlohmann::json j = ledger_json(l);
@@ -50,9 +51,9 @@ TEST(Ledger, CountsReachedOverApplicable) {
 }
 
 TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
-  const Dispositions d = parse_dispositions(
-      R"({"entries": [{"disposition": "not_applicable", "reason": "x", "overloads": ["aten::q_scale"]}]})",
-      "d.json");
+  const Dispositions d = parse_dispositions(R"({"entries": [{"disposition": "not_applicable",
+      "reason": "x", "overloads": ["aten::q_scale"]}]})",
+                                            "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::q_scale"].fallback_case = "ops/q/float32/forward";
   const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d);
@@ -63,9 +64,9 @@ TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
 }
 
 TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
-  const Dispositions d = parse_dispositions(
-      R"({"entries": [{"disposition": "unreached", "reason": "x", "overloads": ["aten::hypot_"]}]})",
-      "d.json");
+  const Dispositions d = parse_dispositions(R"({"entries": [{"disposition": "unreached",
+      "reason": "x", "overloads": ["aten::hypot_"]}]})",
+                                            "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::hypot.out"].native_case = "ops/hypot/float32/forward";
   const Ledger l =
@@ -94,7 +95,8 @@ TEST(Ledger, ValidationNamesFileEntryAndLine) {
   const Dispositions d = parse_dispositions(text, "ledger.json", &kKnown);
   EXPECT_TRUE(has_problem(d, "ledger.json: entry 1", "missing \"reason\"")) << d.problems.size();
   EXPECT_TRUE(has_problem(d, "ledger.json: entry 2", "unknown disposition 'maybe'"));
-  EXPECT_TRUE(has_problem(d, "ledger.json: entry 3 (ledger.json:4)", "'aten::no_such' is no overload"));
+  EXPECT_TRUE(
+      has_problem(d, "ledger.json: entry 3 (ledger.json:4)", "'aten::no_such' is no overload"));
   EXPECT_TRUE(has_problem(d, "ledger.json: entry 4 (ledger.json:5)",
                           "'aten::hypot_' is listed twice (first in ledger.json: entry 3)"));
   EXPECT_TRUE(has_problem(d, "ledger.json: entry 5", "non-empty list"));
@@ -124,7 +126,8 @@ TEST(Ledger, GroupsUnreachedByKindAndFamily) {
   EXPECT_EQ(family("aten::silu_backward.grad_input"), "silu");
   EXPECT_EQ(family("aten::_log_softmax_backward_data"), "log_softmax");
   EXPECT_EQ(family("aten::__ilshift__.Scalar"), "ilshift");
-  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, Dispositions{});
+  const Ledger l =
+      build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, Dispositions{});
   const std::string s = ledger_summary(l);
   EXPECT_NE(s.find("0 of 3 applicable overloads reached (0.0%)"), std::string::npos) << s;
   EXPECT_NE(s.find("hypot 2"), std::string::npos) << s;
