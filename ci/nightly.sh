@@ -29,8 +29,12 @@ mkdir -p "$(dirname "$DB")"
 "$CLI" run --suite compile --checks forward --dtypes float32,bfloat16 --backend-module "$BACKEND" \
   -j "$JOBS" --db "$DB" --label nightly
 "$CLI" dashboard --db "$DB" --suite compile --out "$(dirname "$DB")/dashboard-compile"
+# The aten suite (overloads no OpInfo reaches, docs/ledger.md; under a minute), before the ops run.
+"$CLI" run --suite aten --backend-module "$BACKEND" -j "$JOBS" --db "$DB" --label nightly
 "$CLI" run --suite ops --backend-module "$BACKEND" -j "$JOBS" --db "$DB" --label nightly
 "$CLI" dashboard --db "$DB" --out "$(dirname "$DB")/dashboard"
+# The aten-overload ledger over the night's runs (the latest of each suite), kept beside the gate.
+"$CLI" ledger --db "$DB" --summary | tee "$(dirname "$DB")/ledger.txt"
 
 if [[ ! -f "$BASELINE" ]]; then
   echo "no baseline at $BASELINE: write one with $CLI gate --write-baseline $BASELINE --db $DB" >&2
