@@ -79,18 +79,19 @@ from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, Un
 from comparison import Mismatch, compare, to_device
 from evidence import dtype_name, exception_evidence
 import info_decorators
-import ops_arguments
-import ops_inputs
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
+
+if str(Path(__file__).parent) not in sys.path:  # suites that load this file by its path (compile, aten)
+    sys.path.append(str(Path(__file__).parent))
+import ops_arguments  # noqa: E402 (this folder's modules, importable from here on)
+import ops_inputs  # noqa: E402
 
 # Checks that live in modules of their own beside this file (ops_<check>.py), each with
 # DESCRIPTION (a sentence for describe_suite), applies(op, dtype) -> bool (whether the check has
 # a case for the OpInfo at the dtype) and run(case, suite) (raises Verdict or returns; `suite`
 # is this module, passed in because it is loaded under different names: by the worker, by the
 # compile suite and by tests).
-if str(Path(__file__).parent) not in sys.path:  # the compile suite loads this file by its path
-    sys.path.append(str(Path(__file__).parent))
 CHECK_MODULES: dict[str, Any] = {name: importlib.import_module(f"ops_{name}") for name in (
     "layout", "errors", "gradgrad", "random", "autocast", "sdpa",
 )}
