@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
                    "optim: its OptimizerInfo database; upstream: PyTorch's own device-generic test "
                    "files, from a checkout; compile: the OpInfos under torch.compile on the device; "
                    "distributed: collectives, DDP, FSDP2 and DTensor "
-                   "across a world of rank processes) or of a folder in NEURON_CONFORM_SUITES "
+                   "across a world of rank processes; aten: the aten overloads no OpInfo reaches) "
+                   "or of a folder in NEURON_CONFORM_SUITES "
                    "(suites/README.md says how to write one)")
       ->capture_default_str();
   run_cmd->add_option("--ops", run.ops_regex,
@@ -48,10 +49,11 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--checks", run.checks,
                    "Comma-separated checks, as the suite declares them (its report lists them): ops "
-                   "forward,out,inplace,backward,forward_ad,extremal; hf "
-                   "forward,generate,backward,static_shapes,compiled_forward; compile "
-                   "forward,backward,recompile; distributed world<N>; modules forward,backward,"
-                   "noncontiguous,state; optim step,lr_scheduler,state_dict,load_state_dict; "
+                   "forward,out,inplace,backward,forward_ad,extremal,layout,errors,gradgrad,random,"
+                   "autocast,sdpa; hf forward,generate,backward,static_shapes,compiled_forward; "
+                   "compile forward,backward,recompile; distributed world<N>; modules forward,"
+                   "backward,noncontiguous,state,save_load; optim step,lr_scheduler,state_dict,"
+                   "load_state_dict; aten out,inplace,scalar,direct; "
                    "upstream: the tests' generic names (test_view_as_real), and import")
       ->delimiter(',');
   run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
