@@ -19,6 +19,8 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
                    aten::index_select                 negative index wrapped around       index_out_of_range)
   ignores_argument aten::leaky_relu_backward          a gradient that ignores              backward (argument
                                                       negative_slope (always 0.01)        negative_slope=0.2)
+  ignores_grad_output aten::threshold_backward        relu's gradient as if the incoming  backward (sample)
+                                                      gradient were all ones
   flat_backward    aten::tanh (AutogradPrivateUse1)   a backward formula that is not      gradgrad
                                                       differentiable itself (a device
                                                       autograd kernel without a
@@ -124,6 +126,10 @@ def _ignores_negative_slope(grad_output, self, negative_slope, self_is_result):
     return torch.ops.aten.leaky_relu_backward(grad_output.cpu(), self.cpu(), 0.01, self_is_result).to(self.device)
 
 
+def _ignores_grad_output(grad_output, self, threshold):
+    return (self.cpu() > threshold).to(grad_output.dtype).to(self.device)  # grad_output's values unused
+
+
 class _FlatTanh(torch.autograd.Function):
     """tanh whose backward is right to first order only: it uses the result detached."""
 
@@ -159,6 +165,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "accepts_scalar": {"convolution": _accepts_scalar_bias},
     "accepts_mismatched": {"mm": _truncated_mm, "cat": _truncated_cat, "index_select": _wrapping_index_select},
     "ignores_argument": {"leaky_relu_backward": _ignores_negative_slope},
+    "ignores_grad_output": {"threshold_backward": _ignores_grad_output},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

@@ -12,7 +12,7 @@ SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod
          "--reruns", "0", "--timeout", "300", "-j", "2"]
 # Gradients, apart: the slice's planted kernels (strides ignored, a copy for a view) break
 # gradients too, which would be caught twice.
-GRADIENT_SLICE = ["--ops", "^(nn.functional.leaky_relu|tanh|add|mul)$", "--dtypes", "float32",
+GRADIENT_SLICE = ["--ops", "^(nn.functional.leaky_relu|nn.functional.relu|tanh|add|mul)$", "--dtypes", "float32",
                   "--checks", "backward,gradgrad", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
 
 
@@ -44,6 +44,8 @@ CAUGHT = {
     # a gradient that ignores an argument no sample moves off its default
     "ops/nn.functional.leaky_relu/float32/backward": ("fail", "argument negative_slope=0.2", None),
     "ops/tanh/float32/gradgrad": ("fail", "sample", None),  # first-order right, second-order zero
+    "ops/nn.functional.relu/float32/backward": ("fail", "sample", None),  # as if grad_output were ones
+    "ops/nn.functional.relu/float32/gradgrad": ("fail", "sample", None),  # its own derivative in grad_output too
 }
 
 

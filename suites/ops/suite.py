@@ -25,7 +25,8 @@ Checks:
               through a view of a larger tensor without touching the rest of it
   backward    gradients of every input over the reference inputs, as generated and
               non-contiguously, and over the argument variants (OpInfos that support autograd,
-              at dtypes with backward support)
+              at dtypes with backward support), of the outputs' sum weighted by fixed
+              pseudo-random weights, so the gradient the op's backward gets is not all ones
   forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
 and the checks of the modules in CHECK_MODULES, each described in its module's docstring:
   layout      output dtype, shape, device, strides where PyTorch defines them, view-ness
@@ -324,12 +325,27 @@ def _differentiable(tensors) -> list[torch.Tensor]:
     return [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
 
 
-def _backward(op, sample):
+def _grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
+    """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, float32, on its device:
+    the same on both sides, and drawn from a generator of their own (the case's seeded ones are
+    left alone)."""
+    generator = torch.Generator().manual_seed(7919 + index)
+    return (torch.rand(output.shape, generator=generator) + 0.5).to(output.device)
+
+
+def _backward(op, sample, weighted: bool = False):
+    """The gradients of every differentiable input of the sum of the outputs; `weighted`, of
+    their sum weighted elementwise (_grad_weights), so that the gradient reaching the op's
+    backward is not all ones and a backward that ignores its values is wrong (the ops suite's
+    backward check; the compile suite differentiates the plain sum)."""
     inputs = _differentiable(pytree.tree_leaves([sample.input, sample.args, sample.kwargs]))
     outputs = _differentiable(pytree.tree_leaves(_forward(op, sample)))
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
-    loss = sum(o.to(torch.float32).sum() if not o.is_complex() else o.abs().sum() for o in outputs)
+    terms = [o.to(torch.float32) if not o.is_complex() else o.abs() for o in outputs]
+    if weighted:
+        terms = [t * _grad_weights(t, i) for i, t in enumerate(terms)]
+    loss = sum(t.sum() for t in terms)
     return torch.autograd.grad(loss, inputs, allow_unused=True)
 
 
@@ -805,7 +821,8 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
                 samples = _samples(op, dtype, reference=False, requires_grad=True)
             samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
                                    if isinstance(t, torch.Tensor) else t) for s in samples]
-            _check_values(case, lambda s: _backward(op, s), samples, with_variants=True, arguments=True)
+            _check_values(case, lambda s: _backward(op, s, weighted=True), samples, with_variants=True,
+                          arguments=True)
         elif check == "forward_ad":
             _check_values(case, lambda s: _forward_ad(op, s),
                           _samples(op, dtype, reference=False, requires_grad=True), with_variants=False)
