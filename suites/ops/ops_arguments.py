@@ -165,7 +165,4 @@ def variants(op, samples: list[SampleInput], per_value: int = 3) -> Iterator[tup
     for name, values in moved.items():
         for value in values:
             for index, sample in chosen:
-                variant = SampleInput(sample.input, args=sample.args, kwargs={**sample.kwargs, name: value},
-                                      output_process_fn_grad=sample.output_process_fn_grad,
-                                      broadcasts_input=sample.broadcasts_input, name=sample.name)
-                yield index, f"argument {name}={value!r}", variant
+                yield index, f"argument {name}={value!r}", ops_inputs.rebuilt(sample, kwargs={**sample.kwargs, name: value})

@@ -27,7 +27,8 @@ def _strided(t: Any) -> bool:
     return isinstance(t, torch.Tensor) and t.layout == torch.strided
 
 
-def _rebuilt(sample: SampleInput, input: Any = None, args: Any = None, kwargs: Any = None) -> SampleInput:
+def rebuilt(sample: SampleInput, input: Any = None, args: Any = None, kwargs: Any = None) -> SampleInput:
+    """The sample with its input, args or kwargs replaced, everything else kept."""
     return SampleInput(sample.input if input is None else input,
                        args=sample.args if args is None else args,
                        kwargs=sample.kwargs if kwargs is None else kwargs,
@@ -152,11 +153,11 @@ def memory_formats(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:
     last = torch.channels_last if base.dim() == 4 else torch.channels_last_3d
     dense = _leaf(base.contiguous(), first)
     strided = _leaf(base.contiguous(memory_format=last), first)
-    yield "channels_last", _rebuilt(sample, input=strided)
+    yield "channels_last", rebuilt(sample, input=strided)
     for fmt in (torch.preserve_format, torch.contiguous_format, last):
-        yield f"channels_last, memory_format={fmt}", _rebuilt(sample, input=strided,
+        yield f"channels_last, memory_format={fmt}", rebuilt(sample, input=strided,
                                                               kwargs={**sample.kwargs, "memory_format": fmt})
-    yield f"contiguous, memory_format={last}", _rebuilt(sample, input=dense, kwargs={**sample.kwargs, "memory_format": last})
+    yield f"contiguous, memory_format={last}", rebuilt(sample, input=dense, kwargs={**sample.kwargs, "memory_format": last})
 
 
 # --- invalid variants (errors) ---------------------------------------------------------------
@@ -197,11 +198,11 @@ def _dims_out_of_range(op, sample: SampleInput) -> Iterator[tuple[str, SampleInp
     rank = max(first.dim(), 1)
     for bad in (rank, -rank - 1):
         if isinstance(sample.kwargs.get("dim"), int) and not isinstance(sample.kwargs["dim"], bool):
-            yield f"dim={bad}", _rebuilt(sample, kwargs={**sample.kwargs, "dim": bad})
+            yield f"dim={bad}", rebuilt(sample, kwargs={**sample.kwargs, "dim": bad})
         for i in _dim_positions(op, sample):
             args = list(sample.args)
             args[i] = bad
-            yield f"dim={bad}", _rebuilt(sample, args=tuple(args))
+            yield f"dim={bad}", rebuilt(sample, args=tuple(args))
 
 
 def _grown(t: torch.Tensor, dim: int) -> torch.Tensor:
@@ -220,14 +221,14 @@ def _shapes_off_by_one(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]
             for dim in range(sample.input[i].dim()):
                 listed = list(sample.input)
                 listed[i] = _grown(listed[i], dim)
-                yield f"input[{i}] dim {dim} + 1", _rebuilt(sample, input=type(sample.input)(listed))
+                yield f"input[{i}] dim {dim} + 1", rebuilt(sample, input=type(sample.input)(listed))
         return
     for i, t in enumerate(sample.args):
         if _strided(t) and t.numel() and not (t.dtype in (torch.int32, torch.int64) and _is_index_like(sample, t)):
             for dim in range(t.dim()):
                 args = list(sample.args)
                 args[i] = _grown(t, dim)
-                yield f"args[{i}] dim {dim} + 1", _rebuilt(sample, args=tuple(args))
+                yield f"args[{i}] dim {dim} + 1", rebuilt(sample, args=tuple(args))
 
 
 def _is_index_like(sample: SampleInput, t: torch.Tensor) -> bool:
@@ -270,7 +271,7 @@ def _dtypes_mismatched(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]
         if _strided(t) and t.dtype == first.dtype:
             args = list(sample.args)
             args[i] = _leaf(t.to(other), t)
-            yield f"args[{i}] as {str(other).split('.')[-1]}", _rebuilt(sample, args=tuple(args))
+            yield f"args[{i}] as {str(other).split('.')[-1]}", rebuilt(sample, args=tuple(args))
 
 
 INVALID_KINDS: dict[str, Callable[[Any, SampleInput], Iterator[tuple[str, SampleInput]]]] = {

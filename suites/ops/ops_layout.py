@@ -74,11 +74,6 @@ def _layout_variants(op) -> Callable[[Any], Iterable[tuple[str, Any]]] | None:
     return None
 
 
-def _tensors(sample) -> list[torch.Tensor]:
-    return [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
-            if isinstance(t, torch.Tensor) and t.layout == torch.strided]
-
-
 def _storage(t: torch.Tensor) -> int | None:
     """The address of `t`'s storage, or None where it has no memory to share (zero bytes)."""
     if t.layout != torch.strided or t.untyped_storage().nbytes() == 0:
@@ -115,14 +110,14 @@ def _compare_layout(case, suite, index: int, name: str, sample, compare_strides:
     CPU cannot run it (no reference)."""
     op = case.op
     run = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731 (the raw outputs: layouts are the op's)
-    cpu_inputs = _tensors(sample)
+    cpu_inputs = [t for t in suite._tensors(sample) if t.layout == torch.strided]
     try:
         expected = case.cpu(run, sample)
     except suite.NoReference:
         return False
     where = {"variant": name, "sample_index": index, "sample": sample}
     dev_sample = suite.on_device(sample, case.ctx.device)
-    dev_inputs = _tensors(dev_sample)
+    dev_inputs = [t for t in suite._tensors(dev_sample) if t.layout == torch.strided]
     actual = case.device(run, dev_sample, where=where)
     a_leaves, a_spec = pytree.tree_flatten_with_path(actual)
     e_leaves, e_spec = pytree.tree_flatten_with_path(expected)

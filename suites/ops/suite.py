@@ -274,9 +274,7 @@ def on_device(sample, device: str):
     naming `device`, as upstream's samples generated for the device under test would."""
     moved = to_device(sample, device)
     if isinstance(moved, SampleInput) and "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
-        moved = SampleInput(moved.input, args=moved.args, kwargs={**moved.kwargs, "device": device},
-                            output_process_fn_grad=moved.output_process_fn_grad,
-                            broadcasts_input=moved.broadcasts_input, name=moved.name)
+        moved = ops_inputs.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
     return moved
 
 
@@ -745,9 +743,7 @@ def _check_inplace(case: Case, samples: list) -> None:
         if not isinstance(sample.input, torch.Tensor):
             case.without_reference += 1
             continue
-        view_sample = SampleInput(noncontiguous_like(sample.input.detach().clone()), args=sample.args,
-                                  kwargs=sample.kwargs, output_process_fn_grad=sample.output_process_fn_grad,
-                                  broadcasts_input=sample.broadcasts_input)
+        view_sample = ops_inputs.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
         dev_sample, dev_view_sample = on_device(sample, device), on_device(view_sample, device)
         try:
             copy = fresh(sample)
