@@ -162,9 +162,6 @@ void map_tensors(c10::IValue& value, Fn&& fn) {
   }
 }
 
-// Rewrites the op's arguments on the stack for the CPU kernel: views of device memory (or
-// converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
-// plan downcasts, and the device generator's CPU engine for a generator argument.
 // The device storages an out= argument shares with another tensor argument (cat(x, out=x),
 // an out= viewing an input), each with one resizable CPU copy of the whole storage: the CPU
 // kernel sees the tensors over it alias as they do on the device, so it refuses an overlap
@@ -186,27 +183,31 @@ SharedStorages storages_shared_with_out(const c10::FunctionSchema& schema,
   if (std::none_of(args.begin(), args.end(), [](const c10::Argument& a) { return a.is_out(); })) {
     return shared;
   }
-  c10::SmallVector<const c10::StorageImpl*, 4> outs, others;
+  c10::SmallVector<c10::Storage, 2> outs;
+  c10::SmallVector<const c10::StorageImpl*, 4> others;
   for (std::size_t i = 0; i < args.size(); ++i) {
     for_each_tensor(stack[first + i], [&](const at::Tensor& t) {
       if (!on_device(t) || !t.has_storage()) return;
-      (args[i].is_out() ? outs : others).push_back(t.storage().unsafeGetStorageImpl());
+      if (args[i].is_out()) {
+        outs.push_back(t.storage());
+      } else {
+        others.push_back(t.storage().unsafeGetStorageImpl());
+      }
     });
   }
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    for_each_tensor(stack[first + i], [&](const at::Tensor& t) {
-      if (!on_device(t) || !t.has_storage()) return;
-      const c10::StorageImpl* impl = t.storage().unsafeGetStorageImpl();
-      const bool in_both = std::find(outs.begin(), outs.end(), impl) != outs.end() &&
-                           std::find(others.begin(), others.end(), impl) != others.end();
-      const bool known = std::any_of(shared.begin(), shared.end(),
-                                     [&](const auto& entry) { return entry.first == impl; });
-      if (in_both && !known) shared.emplace_back(impl, staged_copy(t.storage()));
-    });
+  for (const c10::Storage& out : outs) {
+    const c10::StorageImpl* impl = out.unsafeGetStorageImpl();
+    const bool aliased = std::find(others.begin(), others.end(), impl) != others.end();
+    const bool known = std::any_of(shared.begin(), shared.end(),
+                                   [&](const auto& entry) { return entry.first == impl; });
+    if (aliased && !known) shared.emplace_back(impl, staged_copy(out));
   }
   return shared;
 }
 
+// Rewrites the op's arguments on the stack for the CPU kernel: views of device memory (or
+// converted copies, per the plan) for device tensors, float32 for a float64 dtype argument the
+// plan downcasts, and the device generator's CPU engine for a generator argument.
 Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& plan,
                         c10::Device device, torch::jit::Stack& stack) {
   Bindings bindings;
