@@ -116,6 +116,17 @@ def test_fallback_modes():
         ns.set_fallback_mode("strict")
 
 
+def test_a_fallback_error_keeps_the_cpu_error_type():
+    # What PyTorch raises as IndexError on the CPU is an IndexError through the fallback too (a
+    # harness comparing error types, and any user's `except IndexError`, rely on it).
+    x = torch.rand(3, device="neuron")
+    with pytest.raises(IndexError, match="aten::count_nonzero.dim_IntList failed in the CPU fallback: Dimension out"):
+        torch.count_nonzero(x, dim=3)
+    with pytest.raises(RuntimeError) as plain:  # a plain error stays a plain RuntimeError
+        torch.kthvalue(x, 9)
+    assert type(plain.value) is RuntimeError and "failed in the CPU fallback" in str(plain.value)
+
+
 def test_fallback_mode_from_environment():
     from device_helpers import run_python
 

@@ -29,6 +29,16 @@ template <typename E>
           nullptr);
 }
 
+// throw_named as the first of the kinds `error` is (each listed before its bases), else as a
+// plain c10::Error.
+template <typename... Kinds>
+[[noreturn]] void rethrow_named(const c10::Error& error, const std::string& op_name) {
+  (..., [&] {
+    if (const auto* kind = dynamic_cast<const Kinds*>(&error)) throw_named(*kind, op_name);
+  }());
+  throw_named(error, op_name);
+}
+
 // The neuron device an op runs on: that of its first neuron tensor, else of its `device`
 // argument (factories), else the current device (-1).
 c10::DeviceIndex op_device(c10::ArrayRef<c10::IValue> args) {
@@ -77,20 +87,9 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   // error's kind (throw_named).
   try {
     at::native::cpu_fallback(op, stack);
-  } catch (const c10::NotImplementedError& e) {
-    throw_named(e, op_name);
-  } catch (const c10::IndexError& e) {
-    throw_named(e, op_name);
-  } catch (const c10::ValueError& e) {
-    throw_named(e, op_name);
-  } catch (const c10::TypeError& e) {
-    throw_named(e, op_name);
-  } catch (const c10::LinAlgError& e) {
-    throw_named(e, op_name);
-  } catch (const c10::OutOfMemoryError& e) {
-    throw_named(e, op_name);
   } catch (const c10::Error& e) {
-    throw_named(e, op_name);
+    rethrow_named<c10::NotImplementedError, c10::IndexError, c10::ValueError, c10::TypeError,
+                  c10::LinAlgError, c10::OutOfMemoryError>(e, op_name);
   }
   record_fallback(op);
 }
