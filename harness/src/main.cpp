@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
                    "optim: its OptimizerInfo database; upstream: PyTorch's own device-generic test "
                    "files, from a checkout; compile: the OpInfos under torch.compile on the device; "
                    "distributed: collectives, DDP, FSDP2 and DTensor "
-                   "across a world of rank processes; aten: the aten overloads no OpInfo reaches) "
+                   "across a world of rank processes; aten: the aten overloads no OpInfo reaches; "
+                   "sizes: model-relevant ops at tile-boundary and model-derived sizes) "
                    "or of a folder in NEURON_CONFORM_SUITES "
                    "(suites/README.md says how to write one)")
       ->capture_default_str();
@@ -53,7 +54,8 @@ int main(int argc, char** argv) {
                    "autocast,sdpa; hf forward,generate,backward,static_shapes,compiled_forward; "
                    "compile forward,backward,recompile; distributed world<N>; modules forward,"
                    "backward,noncontiguous,state,save_load; optim step,lr_scheduler,state_dict,"
-                   "load_state_dict; aten out,inplace,scalar,direct; "
+                   "load_state_dict; aten out,inplace,scalar,direct; sizes tile128,tile512,tile2048,"
+                   "tile4096,tile8192,seq1,seq128,seq2048; "
                    "upstream: the tests' generic names (test_view_as_real), and import")
       ->delimiter(',');
   run_cmd->add_option("-j,--jobs", run.jobs, "Worker processes (default: number of cores)");
@@ -116,6 +118,20 @@ int main(int argc, char** argv) {
           "distributed suite: ranks per world, one process and one device each (default 2; at "
           "most the backend's device count)")
       ->check(CLI::Range(2, 64).description("2 to 64 (and at most the device count)"));
+  run_cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--suite-option",
+          [&run](const std::vector<std::string>& pairs) {
+            for (const auto& pair : pairs) {
+              const auto eq = pair.find('=');
+              if (eq == std::string::npos || eq == 0)
+                throw CLI::ValidationError("--suite-option", "expects NAME=VALUE, got '" + pair + "'");
+              run.suite_options[pair.substr(0, eq)] = pair.substr(eq + 1);
+            }
+          },
+          "NAME=VALUE handed to the suite's configure() (repeatable); the suite names the options "
+          "it takes and refuses others before any case (e.g. sizes: max_case_memory=2GiB)")
+      ->allow_extra_args(false);
   run_cmd->add_flag(
       "--strict", run.strict,
       "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "

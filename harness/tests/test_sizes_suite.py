@@ -1,0 +1,63 @@
+"""The sizes suite catches tiling bugs the OpInfo samples never reach (planted_tiles_backend: a
+sum that drops its last partial chunk above 2048 elements, an mm that leaves out its last
+contraction tile above K = 256), passes the real backend on the same slice, records its
+tolerance evidence, and keeps a case under its memory bound."""
+
+from conform_cli import cli, evidences, query
+
+TILES = ["--suite", "sizes", "--ops", "^(sum|mm|matmul)$", "--checks", "tile128,tile512,tile4096",
+         "--no-skiplists", "--reruns", "0", "-j", "2"]
+SAMPLES = ["--suite", "ops", "--ops", "^(sum|mm|matmul)$", "--checks", "forward", "--dtypes", "float32,bfloat16",
+           "--no-skiplists", "--reruns", "0", "-j", "2"]
+PLANTED = ["--backend-module", "planted_tiles_backend"]
+
+
+def _outcomes(db, prefix: str) -> dict[str, str]:
+    return dict(query(db, "SELECT case_id, outcome FROM results WHERE case_id LIKE ?", prefix + "%"))
+
+
+def test_partial_tile_bugs_fail_their_sizes_cases_and_pass_the_samples(db):
+    cli("run", *TILES, *PLANTED, "--db", str(db), check=False)
+    cli("run", *SAMPLES, *PLANTED, "--db", str(db))
+    sizes, ops, evidence = _outcomes(db, "sizes/"), _outcomes(db, "ops/"), evidences(db)
+    for dtype in ("float32", "bfloat16"):
+        # the sum's bug starts above 2048 elements: tile4096 only
+        assert sizes[f"sizes/sum/{dtype}/tile4096"] == "fail"
+        assert sizes[f"sizes/sum/{dtype}/tile128"] == sizes[f"sizes/sum/{dtype}/tile512"] == "pass"
+        # the mm's above K = 256, through mm and through matmul
+        for op in ("mm", "matmul"):
+            assert sizes[f"sizes/{op}/{dtype}/tile512"] == sizes[f"sizes/{op}/{dtype}/tile4096"] == "fail"
+            assert sizes[f"sizes/{op}/{dtype}/tile128"] == "pass"
+    assert set(ops.values()) <= {"pass", "fallback"}, ops  # the samples never reach the bugs
+    mm = evidence["sizes/mm/float32/tile512"]
+    assert mm["variant"].startswith("K=") and mm["tolerance_ratio"] > 1 and "exceeds its bound" in mm["message"]
+    assert evidence["sizes/sum/bfloat16/tile4096"]["variant"] == "x=4095 contiguous"
+
+
+def test_the_real_backend_passes_with_its_tolerance_recorded(db):
+    cli("run", *TILES, "--db", str(db))
+    sizes, evidence = _outcomes(db, "sizes/"), evidences(db)
+    assert len(sizes) == 18 and set(sizes.values()) <= {"pass", "fallback"}, sizes
+    mm = evidence["sizes/mm/float32/tile4096"]
+    assert mm["reference_dtype"] == "float64" and "sqrt(K)" in mm["tolerance_formula"]
+    assert 0 <= mm["tolerance_ratio"] <= 1 and mm["calls"]["K=4097 transposed"]["K"] == 4097
+    assert set(mm["calls"]) >= {f"{axis}={n} {layout}" for axis in "MKN" for n in (4095, 4096, 4097)
+                                for layout in ("contiguous", "transposed")}
+
+
+def test_a_model_case_stays_under_its_memory_bound(db):
+    limit = 64 * 2**20
+    cli("run", "--suite", "sizes", "--ops", r"^GPT-2\.lm_head$", "--dtypes", "float32", "--checks", "seq1",
+        "--suite-option", f"max_case_memory={limit}", "--no-skiplists", "--reruns", "0", "--db", str(db))
+    evidence = evidences(db)["sizes/GPT-2.lm_head/float32/seq1"]
+    assert evidence["max_case_memory"] == limit
+    assert evidence["reduced"][0].startswith("lm_head: vocab 50257 -> ")
+    assert 0 < evidence["estimated_memory"] <= limit and 0 < evidence["peak_device_memory"] <= limit
+    assert evidence["architecture"] == "GPT2LMHeadModel"
+
+
+def test_a_bad_memory_bound_stops_the_run_before_any_case(db):
+    result = cli("run", "--suite", "sizes", "--suite-option", "max_case_memory=lots", "--db", str(db), check=False)
+    assert result.returncode == 2 and "max_case_memory='lots'" in result.stderr
+    result = cli("run", "--suite", "sizes", "--suite-option", "world_size=2", "--db", str(db), check=False)
+    assert result.returncode == 2 and "takes no option world_size" in result.stderr

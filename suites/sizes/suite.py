@@ -1,0 +1,173 @@
+"""The sizes suite: the ops models spend their time in, at the sizes accelerator kernels tile by
+(partitions of 128, free-dimension chunks of 512, and the sizes above them), and at the shapes of
+real models' layers, on the device against a float64 reference computed on the CPU.
+
+Case ids:
+  sizes/<OpInfo>/<dtype>/tile<n>      n in 128, 512, 2048, 4096: each dimension the op's entry
+                                      names (sizes_tiles.TABLE), one at a time, at n-1, n and n+1,
+                                      the rest as the OpInfo's own sample has them, contiguous and
+                                      transposed; tile8192: the contraction or reduction
+                                      dimensions only, at 8191, 8192, 8193
+  sizes/<model>.<part>/<dtype>/seq<s> s in 1, 128, 2048: the shapes of one part (embedding,
+                                      attention, mlp, norm, lm_head) of a real model's layer
+                                      (models.json, sizes_models), each op alone
+at float32 and bfloat16, the dtypes the backend computes in.
+Tolerance: sizes_judge (grows with the square root of the reduction length K; the formula, K and
+the largest error over its bound are part of every result's evidence). Memory: no case
+allocates more than the `max_case_memory` suite option (default 2 GiB; sizes_calls).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+import torch
+import torch.utils._pytree as pytree
+from torch.testing._internal.common_methods_invocations import op_db
+
+from evidence import dtype_name, exception_evidence
+from vocabulary import Outcome
+
+import sizes_calls
+import sizes_models
+import sizes_tiles
+from sizes_judge import FORMULA, Wrong
+
+DTYPES = (torch.float32, torch.bfloat16)
+DEFAULT_MAX_CASE_MEMORY = 2 * 2**30
+_UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "m": 2**20, "mib": 2**20, "g": 2**30, "gib": 2**30}
+
+
+class Settings:
+    max_case_memory = DEFAULT_MAX_CASE_MEMORY
+
+
+def parse_size(text: str) -> int:
+    """'2GiB', '512MiB', '1.5g', '1048576' -> bytes."""
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    if not match or match.group(2).lower() not in _UNITS:
+        raise ValueError(f"max_case_memory={text!r}: expected a size such as 2GiB, 512MiB or a number of bytes")
+    size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+    if size <= 0:
+        raise ValueError(f"max_case_memory={text!r}: must be positive")
+    return size
+
+
+def configure(options: dict[str, str]) -> None:
+    """`max_case_memory` (run --suite-option max_case_memory=SIZE): the most a case may allocate."""
+    unknown = sorted(set(options) - {"max_case_memory"})
+    if unknown:
+        raise ValueError(f"the sizes suite takes no option {', '.join(unknown)} (it takes max_case_memory)")
+    Settings.max_case_memory = parse_size(options.get("max_case_memory", str(DEFAULT_MAX_CASE_MEMORY)))
+
+
+OPS = {op.name + (f".{op.variant_test_name}" if op.variant_test_name else ""): op for op in op_db}
+
+
+def describe_suite() -> dict[str, Any]:
+    tiles = {f"tile{n}": f"each dimension the op's entry names at {n - 1}, {n} and {n + 1}, contiguous and transposed"
+             for n in sizes_tiles.TILES}
+    return {
+        "noun": "op or model part",
+        "nouns": "ops and model parts",
+        "checks": {
+            **tiles,
+            f"tile{sizes_tiles.CONTRACTION_TILE}": "the contraction or reduction dimensions at 8191, 8192 and 8193",
+            **{check: f"one part of a real model's layer at sequence length {seq}, op by op"
+               for check, seq in sizes_models.SEQUENCES.items()},
+        },
+        "native_phrase": "run natively at every size",
+    }
+
+
+def list_cases() -> Iterable[dict[str, str]]:
+    for subject, entry in sorted(sizes_tiles.TABLE.items()):
+        if subject not in OPS:
+            continue  # an op this torch's op_db does not have
+        supported = OPS[subject].supported_dtypes("cpu")
+        for dtype in (d for d in DTYPES if d in supported):
+            for check in sizes_tiles.checks(entry):
+                yield _case(subject, dtype, check)
+    for subject in sizes_models.subjects():
+        for dtype in DTYPES:
+            for check in sizes_models.SEQUENCES:
+                yield _case(subject, dtype, check)
+
+
+def _case(subject: str, dtype: torch.dtype, check: str) -> dict[str, str]:
+    name = dtype_name(dtype)
+    return {"id": f"sizes/{subject}/{name}/{check}", "suite": "sizes", "subject": subject, "dtype": name,
+            "check": check}
+
+
+def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[sizes_calls.Call]:
+    op, entry = OPS[subject], sizes_tiles.TABLE[subject]
+    sample = next((s for s in op.sample_inputs("cpu", dtype) if sizes_tiles.fits(entry, s)), None)
+    if sample is None:
+        raise LookupError(f"no sample input of {subject} at {dtype_name(dtype)} fits its entry in sizes_tiles.TABLE")
+    calls = []
+    for scaled in sizes_tiles.inputs(entry, sample, tile, dtype, seed):
+        s = scaled.sample
+        selection = None
+        if entry.indices_dim is not None and not entry.stable_indices(s):
+            selection = (0, entry.indices_dim(s))
+        calls.append(sizes_calls.Call(
+            scaled.name, lambda *a, _p=s.output_process_fn_grad, **kw: _p(op(*a, **kw)), [], k=scaled.reduction_length,
+            given=((s.input, *s.args), dict(s.kwargs)), selection=selection))
+    return calls
+
+
+def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
+    suite, subject, dtype_text, check = case_id.split("/")
+    dtype = getattr(torch, dtype_text, None)
+    if suite != "sizes" or dtype not in DTYPES:
+        raise KeyError(f"unknown case {case_id}")
+    evidence: dict[str, Any] = {"reference_dtype": "float64", "tolerance_formula": FORMULA,
+                                "max_case_memory": Settings.max_case_memory}
+    if check.startswith("tile") and subject in sizes_tiles.TABLE:
+        evidence["family"] = sizes_tiles.family(subject)
+        calls = _tile_calls(subject, dtype, int(check.removeprefix("tile")), int(ctx.seed))
+    elif check in sizes_models.SEQUENCES and subject.rpartition(".")[0] in sizes_models.models():
+        model, _, part = subject.rpartition(".")
+        evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
+        calls = sizes_models.calls(model, part, sizes_models.SEQUENCES[check])
+    else:
+        raise KeyError(f"unknown case {case_id}")
+    device_module = torch.get_device_module(ctx.device)
+    measured: dict[str, dict[str, Any]] = {}
+    worst = {"tolerance_ratio": 0.0, "cpu_formula_ratio": 0.0, "max_abs_error": 0.0, "max_rel_error": 0.0,
+             "peak_device_memory": 0, "estimated_memory": 0}
+    for call in calls:
+        runnable, note = sizes_calls.fit(call, dtype, Settings.max_case_memory)
+        if note:
+            evidence.setdefault("reduced" if runnable else "not_run", []).append(note)
+        if runnable is None:
+            continue
+        worst["estimated_memory"] = max(worst["estimated_memory"], sizes_calls.estimate(runnable, dtype))
+        where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
+        try:
+            result = sizes_calls.run(runnable, dtype, ctx.device, int(ctx.seed), device_module)
+        except sizes_calls.DeviceRaised as raised:
+            evidence.update(worst, **exception_evidence(raised.__cause__), **where)
+            return Outcome.ERROR, evidence
+        except Wrong as wrong:
+            evidence.update(worst, **where, message=f"{runnable.name} {where['shapes']}: {wrong}")
+            evidence.update({k: v for k, v in wrong.errors.items() if k in worst and v > worst[k]})
+            return Outcome.FAIL, evidence
+        measured[runnable.name] = result
+        for key in ("tolerance_ratio", "cpu_formula_ratio", "max_abs_error", "max_rel_error", "peak_device_memory"):
+            worst[key] = max(worst[key], result.get(key) or 0)
+    evidence.update(worst, calls=measured)
+    if not measured:
+        evidence.update(exception_type="MemoryBound", where="harness",
+                        message="no call of the case fits max_case_memory: " + "; ".join(evidence.get("not_run", [])))
+        return Outcome.ERROR, evidence
+    return Outcome.PASS, evidence
+
+
+def _shapes(call: sizes_calls.Call, dtype: torch.dtype) -> str:
+    args, _ = call.make(dtype, "meta", None)
+    return ", ".join(f"{list(t.shape)}" + ("" if t.is_contiguous() else f"/strides{list(t.stride())}")
+                     for t in pytree.tree_leaves(args)
+                     if isinstance(t, torch.Tensor))
