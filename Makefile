@@ -18,7 +18,7 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-check-model format clean help
+.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model format clean help
 all: build
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-upstream listing the upstream suite over one generated 4,000-test file: time"
 	@echo "make bench-distributed  the distributed suite at world size 2, -j 2: time, share starting worlds"
 	@echo "make bench-compile  the compile suite's forward check at float32 and bfloat16, cold and warm cache"
+	@echo "make bench-sizes    the sizes suite (tile boundaries, model shapes), -j 2: time per op family"
 	@echo "make bench-check-model  check-model on a 6.7 B-parameter Llama config: time and peak RSS"
 	@echo "make format         clang-format the C++ sources"
 
@@ -126,6 +127,9 @@ bench-distributed: build
 
 bench-compile: build
 	ci/bench-compile.sh
+
+bench-sizes: build
+	ci/bench-sizes.sh
 
 bench-check-model: build
 	ci/bench-check-model.sh
