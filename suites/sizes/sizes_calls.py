@@ -45,6 +45,7 @@ class Call:
     given: tuple[tuple, dict] | None = None  # ready-made (args, kwargs)
     selection: tuple[int, int] | None = None  # (argument, dim): outputs are (values, indices) picked from it
     shrink: tuple[str, int, int, Callable[[int], "Call"]] | None = None  # (label, size, floor, rebuild)
+    accumulates_in_dtype: bool = False  # sums into its output tensor at the dtype (sizes_judge)
 
     def make(self, dtype: torch.dtype, device: str, generator: torch.Generator | None) -> tuple[tuple, dict]:
         if self.given is not None:
@@ -143,7 +144,8 @@ def run(call: Call, dtype: torch.dtype, device: str, seed: int, device_module: A
     reference = call.fn(*_widened(args), **_widened(kwargs))
     cpu = call.fn(*args, **kwargs)
     selection = (args[call.selection[0]], call.selection[1]) if call.selection else None
-    measured = judge(result, reference, cpu, dtype=dtype, k=call.k, selection=selection)
+    measured = judge(result, reference, cpu, dtype=dtype, k=call.k, selection=selection,
+                     accumulates_in_dtype=call.accumulates_in_dtype)
     measured["K"] = call.k
     if call.rows is not None:
         measured["rows_checked"] = int(picked.numel())

@@ -89,10 +89,15 @@ def _activation(name: str):
     return F.gelu
 
 
+def _token_rows(tokens: int) -> Rows | None:
+    """Beyond 128 tokens the reference checks a subset of them (sizes_calls.checked_rows)."""
+    return Rows(arg=0, dim=0, out_dim=0) if tokens > 128 else None
+
+
 def _linear(name: str, tokens: int, into: int, out: int, bias: bool = False, vocab: bool = False) -> Call:
     """F.linear of [tokens, into] by a weight [out, into]; `vocab`: `out` may be cut to fit memory."""
     shapes = [(tokens, into), (out, into)] + ([(out,)] if bias else [])
-    call = Call(name, F.linear, shapes, k=into, rows=Rows(arg=0, dim=0, out_dim=0) if tokens > 128 else None)
+    call = Call(name, F.linear, shapes, k=into, rows=_token_rows(tokens))
     if vocab:
         call.shrink = ("vocab", out, VOCAB_FLOOR, lambda v: _linear(name, tokens, into, v, bias, vocab=True))
     return call
@@ -100,14 +105,14 @@ def _linear(name: str, tokens: int, into: int, out: int, bias: bool = False, voc
 
 def _log_softmax(tokens: int, vocab: int) -> Call:
     call = Call("log_softmax", lambda x: F.log_softmax(x, dim=-1), [(tokens, vocab)], k=vocab,
-                rows=Rows(arg=0, dim=0, out_dim=0) if tokens > 128 else None)
+                rows=_token_rows(tokens))
     call.shrink = ("vocab", vocab, VOCAB_FLOOR, lambda v: _log_softmax(tokens, v))
     return call
 
 
 def _embedding(tokens: int, vocab: int, hidden: int) -> Call:
     call = Call("embedding", lambda ids, weight: F.embedding(ids, weight), [(tokens,), (vocab, hidden)], k=1,
-                index={0: vocab})
+                index={0: vocab}, rows=_token_rows(tokens))
     call.shrink = ("vocab", vocab, VOCAB_FLOOR, lambda v: _embedding(tokens, v, hidden))
     return call
 
@@ -145,13 +150,14 @@ def calls(model: str, part: str, seq: int) -> list[Call]:
         act = _activation(m.activation)
         first = "gate_proj/up_proj" if m.gated else "fc"
         return [_linear(first, seq, h, m.intermediate, bias=not m.gated),
-                Call(f"activation {m.activation}", act, [(seq, m.intermediate)], k=1),
+                Call(f"activation {m.activation}", act, [(seq, m.intermediate)], k=1, rows=_token_rows(seq)),
                 _linear("down_proj" if m.gated else "proj", seq, m.intermediate, h, bias=not m.gated)]
     if part == "norm":
         if m.rms_norm:
-            return [Call("rms_norm", lambda x, w: F.rms_norm(x, (h,), w, eps=m.eps), [(seq, h), (h,)], k=h)]
+            return [Call("rms_norm", lambda x, w: F.rms_norm(x, (h,), w, eps=m.eps), [(seq, h), (h,)], k=h,
+                         rows=_token_rows(seq))]
         return [Call("layer_norm", lambda x, w, b: F.layer_norm(x, (h,), w, b, eps=m.eps), [(seq, h), (h,), (h,)],
-                     k=h)]
+                     k=h, rows=_token_rows(seq))]
     if part == "lm_head":
         return [_linear("lm_head", seq, h, m.vocab, vocab=True), _log_softmax(seq, m.vocab)]
     raise KeyError(part)

@@ -39,6 +39,7 @@ class Entry:
     kwargs: dict[str, Any] = field(default_factory=dict)  # set on the sample (a model's eps, not a test's)
     indices_dim: Callable[[SampleInput], int] | None = None  # outputs (values, indices) along this dim
     stable_indices: Callable[[SampleInput], bool] = lambda s: False  # indices compared exactly
+    accumulates_in_dtype: bool = False  # sums into its output tensor at the dtype (sizes_judge)
 
 
 def _kw(name: str, value: Any) -> Callable[[SampleInput], bool]:
@@ -131,10 +132,10 @@ TABLE: dict[str, Entry] = {
     "index_select": Entry({"rows": ("0:0",), "source_cols": ("0:1",), "cols": ("2:0",)}, index={"2": "0:1"},
                           match=lambda s: s.input.dim() == 2),
     "scatter_add": Entry({"rows": ("0:0",), "source_rows": ("2:0", "3:0"), "cols": ("0:1", "2:1", "3:1")},
-                         reduce=("source_rows",), index={"2": "0:0"},
+                         reduce=("source_rows",), index={"2": "0:0"}, accumulates_in_dtype=True,
                          match=lambda s: s.args[0] == 0 and s.input.dim() == 2 and s.args[1].shape[0] < s.input.shape[0]),
     "index_add": Entry({"rows": ("0:0", "3:0"), "cols": ("0:1",), "source_cols": ("2:0", "3:1")},
-                       reduce=("source_cols",), index={"2": "0:1"},
+                       reduce=("source_cols",), index={"2": "0:1"}, accumulates_in_dtype=True,
                        match=lambda s: s.input.dim() == 2 and s.kwargs.get("alpha") == 2),
     "nn.functional.scaled_dot_product_attention": Entry(
         {"batch": ("0:0", "1:0", "2:0"), "queries": ("0:1",), "keys": ("1:1", "2:1"), "head_dim": ("0:2", "1:2"),

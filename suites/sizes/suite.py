@@ -114,7 +114,8 @@ def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[
             selection = (0, entry.indices_dim(s))
         calls.append(sizes_calls.Call(
             scaled.name, lambda *a, _p=s.output_process_fn_grad, **kw: _p(op(*a, **kw)), [], k=scaled.reduction_length,
-            given=((s.input, *s.args), dict(s.kwargs)), selection=selection))
+            given=((s.input, *s.args), dict(s.kwargs)), selection=selection,
+            accumulates_in_dtype=entry.accumulates_in_dtype))
     return calls
 
 
