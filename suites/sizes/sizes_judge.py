@@ -76,8 +76,9 @@ def judge(device: Any, reference: Any, cpu: Any, *, dtype: torch.dtype, k: int,
           selection: tuple[torch.Tensor, int] | None = None, accumulates_in_dtype: bool = False) -> dict[str, Any]:
     """Compares the device's outputs (moved to the CPU) with the float64 reference and the CPU's
     outputs at `dtype`, pytrees alike. Returns the errors (max_abs_error, tolerance_ratio: the
-    largest error over its bound, cpu_formula_ratio); raises Wrong when an element is outside
-    its bound. `selection` = (input, dim) for ops returning (values, indices) of a selection."""
+    largest error over its bound, bound: the formula's, the largest over the outputs,
+    cpu_formula_ratio); raises Wrong when an element is outside its bound. `selection` =
+    (input, dim) for ops returning (values, indices) of a selection."""
     d_leaves, d_spec = pytree.tree_flatten(device)
     r_leaves, r_spec = pytree.tree_flatten(reference)
     c_leaves, _ = pytree.tree_flatten(cpu)
@@ -118,6 +119,7 @@ def _judge_floating(i: int, d: torch.Tensor, r: torch.Tensor, c: torch.Tensor, f
     worst["max_abs_error"] = max(worst["max_abs_error"], float(err.max()) if err.numel() else 0.0)
     worst["max_rel_error"] = max(worst["max_rel_error"], _max_ratio(err, r.abs().masked_fill_(~finite, 1.0)))
     worst["tolerance_ratio"] = max(worst["tolerance_ratio"], ratio)
+    worst["bound"] = max(worst.get("bound", 0.0), formula)
     worst["cpu_formula_ratio"] = max(worst["cpu_formula_ratio"], _max_ratio(cpu_err, torch.full_like(cpu_err, formula)))
     if ratio > 1.0:
         at = tuple(int(x) for x in torch.unravel_index(torch.argmax(_ratios(err, allowed)), err.shape)) if err.dim() else ()
