@@ -5,6 +5,7 @@ is refused before anything runs."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -89,3 +90,35 @@ def test_a_case_whose_check_is_not_declared_is_refused(db, suites):
     assert result.returncode == 2
     assert "suite 'widgets' lists case widgets/cog/float32/polish whose check 'polish' its describe_suite() " \
            "does not declare" in result.stderr
+
+
+THREADS = '''
+import torch
+from vocabulary import Outcome
+
+
+def describe_suite():
+    return {"checks": {"count": "counts the worker's intra-op threads"}}
+
+
+def list_cases():
+    for subject in ("a", "b"):
+        yield {"id": f"widgets/{subject}/-/count", "suite": "widgets", "subject": subject, "dtype": "-",
+               "check": "count"}
+
+
+def run_case(case_id, ctx):
+    return Outcome.PASS, {"threads": torch.get_num_threads()}
+'''
+
+
+def test_each_worker_gets_its_share_of_the_cores(db, suites, monkeypatch):
+    """-j workers that each ran a pool of every core oversubscribed them (README, How a run works)."""
+    suites(THREADS, checks="()")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    cli("run", "--suite", "widgets", "--db", str(db), "-j", "2", "--reruns", "0")
+    threads = {json.loads(e)["threads"] for (e,) in query(db, "SELECT evidence FROM results")}
+    assert threads == {max(1, len(os.sched_getaffinity(0)) // 2)}
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a count the user set is kept
+    cli("run", "--suite", "widgets", "--db", str(db), "-j", "1", "--reruns", "0")
+    assert json.loads(query(db, "SELECT evidence FROM results ORDER BY rowid DESC LIMIT 1")[0][0])["threads"] == 1
