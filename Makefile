@@ -96,7 +96,7 @@ test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-python: build
-	$(PY) -m pytest -q suites/device harness/tests
+	$(PY) -m pytest -q --durations=25 suites/device harness/tests
 
 bench-backend: build
 	$(PY) backend/bench/bench_backend.py
