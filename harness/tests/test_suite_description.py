@@ -98,7 +98,7 @@ from vocabulary import Outcome
 
 
 def describe_suite():
-    return {"checks": {"count": "counts the worker's intra-op threads"}}
+    return {"checks": {"count": "counts the worker's intra-op threads"}, "share_cores": SHARE}
 
 
 def list_cases():
@@ -112,13 +112,20 @@ def run_case(case_id, ctx):
 '''
 
 
-def test_each_worker_gets_its_share_of_the_cores(db, suites, monkeypatch):
-    """-j workers that each ran a pool of every core oversubscribed them (README, How a run works)."""
-    suites(THREADS, checks="()")
+def test_a_suite_that_shares_the_cores_gives_each_worker_its_share(db, monkeypatch, tmp_path):
+    """-j workers that each ran a pool of every core oversubscribed them (suites/README.md,
+    share_cores); a suite that does not ask keeps the pools it was reviewed with."""
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    cli("run", "--suite", "widgets", "--db", str(db), "-j", "2", "--reruns", "0")
-    threads = {json.loads(e)["threads"] for (e,) in query(db, "SELECT evidence FROM results")}
-    assert threads == {max(1, len(os.sched_getaffinity(0)) // 2)}
+    cores = len(os.sched_getaffinity(0))
+
+    def threads(share: bool, jobs: str) -> set[int]:
+        root = tmp_path / f"share-{share}-{jobs}"
+        monkeypatch.setenv("NEURON_CONFORM_SUITES", str(make_suite(root, f"SHARE = {share}\n" + THREADS)))
+        cli("run", "--suite", "widgets", "--db", str(db), "-j", jobs, "--reruns", "0")
+        run = query(db, "SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")[0][0]
+        return {json.loads(e)["threads"] for (e,) in query(db, "SELECT evidence FROM results WHERE run_id = ?", run)}
+
+    assert threads(False, "2") == {cores}
+    assert threads(True, "2") == {max(1, cores // 2)}
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a count the user set is kept
-    cli("run", "--suite", "widgets", "--db", str(db), "-j", "1", "--reruns", "0")
-    assert json.loads(query(db, "SELECT evidence FROM results ORDER BY rowid DESC LIMIT 1")[0][0])["threads"] == 1
+    assert threads(True, "1") == {1}

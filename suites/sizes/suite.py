@@ -78,6 +78,7 @@ def describe_suite() -> dict[str, Any]:
                for check, seq in sizes_models.SEQUENCES.items()},
         },
         "native_phrase": "run natively at every size",
+        "share_cores": True,  # many small ops per case: -j workers must not oversubscribe the cores
     }
 
 

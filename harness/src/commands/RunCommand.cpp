@@ -6,6 +6,7 @@
 #include "Summary.h"
 #include "commands/Commands.h"
 #include "common/Environment.h"
+#include "common/SuiteDescription.h"
 #include "common/Text.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
@@ -174,14 +175,13 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
       std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
   schedule.worker =
       worker_command(run.suite, run.backend_module, run.device, run.seed, run.suite_options);
-  // Each worker's intra-op thread pool gets its share of the cores: -j workers that each run a
-  // pool of every core oversubscribe them, and an op then waits on threads that are not
-  // running (a case of small ops ran ten times slower beside a second worker than alone).
-  // A thread count the user set is kept.
-  if (std::getenv("OMP_NUM_THREADS") == nullptr) {
+  // A suite that asks for it (SuiteDescription::share_cores) has each worker's intra-op thread
+  // pool get its share of the cores; a thread count the user set is kept.
+  if (SuiteDescription::of_run(run.suite, run.suite_info, {}).share_cores &&
+      std::getenv("OMP_NUM_THREADS") == nullptr) {
     const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
-    schedule.worker.env.emplace_back("OMP_NUM_THREADS",
-                                     std::to_string(std::max(1U, cores / static_cast<unsigned>(jobs))));
+    schedule.worker.env.emplace_back(
+        "OMP_NUM_THREADS", std::to_string(std::max(1U, cores / static_cast<unsigned>(jobs))));
   }
   schedule.log_dir = log_dir(o.db, run.id);
   schedule.repeat = o.repeat;

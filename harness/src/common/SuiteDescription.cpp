@@ -27,19 +27,24 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
     return std::invalid_argument(fmt::format("suite '{}' describe_suite(): {}", suite, what));
   };
   if (!j.is_object()) throw fail("must be an object");
-  static const std::set<std::string> kKnown = {"noun",          "nouns",     "checks",
-                                               "native_checks", "headlines", "native_phrase"};
+  static const std::set<std::string> kKnown = {"noun",          "nouns",         "checks",
+                                               "native_checks", "headlines",     "native_phrase",
+                                               "share_cores"};
   for (const auto& [key, _] : j.items())
     if (!kKnown.contains(key))
       throw fail(fmt::format(
           "unknown field '{}' (known: noun, nouns, checks, native_checks, native_phrase, "
-          "headlines)",
+          "headlines, share_cores)",
           key));
   SuiteDescription d;
   d.suite = suite;
   d.noun = text_field(suite, j, "noun", d.noun);
   d.nouns = text_field(suite, j, "nouns", d.noun + "s");
   d.native_phrase = text_field(suite, j, "native_phrase", d.native_phrase);
+  if (j.contains("share_cores")) {
+    if (!j["share_cores"].is_boolean()) throw fail("'share_cores' must be true or false");
+    d.share_cores = j["share_cores"].get<bool>();
+  }
   if (!j.contains("checks") || !j["checks"].is_object() || j["checks"].empty())
     throw fail("'checks' must map each check's name to what it checks");
   for (const auto& [name, meaning] : j["checks"].items()) {
@@ -92,12 +97,14 @@ json SuiteDescription::to_json() const {
   json headlines_json = json::array();
   for (const auto& h : headlines)
     headlines_json.push_back({{"name", h.name}, {"title", h.title}, {"subjects", h.subjects}});
-  return {{"noun", noun},
-          {"nouns", nouns},
-          {"checks", checks_json},
-          {"native_checks", native_checks},
-          {"native_phrase", native_phrase},
-          {"headlines", headlines_json}};
+  json out = {{"noun", noun},
+              {"nouns", nouns},
+              {"checks", checks_json},
+              {"native_checks", native_checks},
+              {"native_phrase", native_phrase},
+              {"headlines", headlines_json}};
+  if (share_cores) out["share_cores"] = true;  // how its workers ran, not what reports show
+  return out;
 }
 
 bool SuiteDescription::has_check(const std::string& check) const {

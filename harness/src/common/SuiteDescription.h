@@ -31,6 +31,11 @@ struct SuiteDescription {
   std::set<std::string> native_checks;
   std::string native_phrase = "run natively at every dtype and check";
   std::vector<Headline> headlines;
+  // Its -j workers split the cores (OMP_NUM_THREADS = cores / jobs, unless the environment sets
+  // it) instead of each running a pool of every core, which oversubscribes them: for suites
+  // whose cases run many small ops. Off by default: a suite's expectations were reviewed under
+  // the thread count it ran with, and reductions' results depend on it.
+  bool share_cores = false;
 
   // Validates a suite's declaration; throws std::invalid_argument naming the suite and field.
   static SuiteDescription from_json(const std::string& suite, const nlohmann::json& j);

@@ -98,3 +98,18 @@ TEST(Subjects, AnArchitectureThatCannotBeBuiltIsCountedNotDropped) {
   EXPECT_EQ(view["subjects"][0]["first_error"], "build: config has no field x");
   EXPECT_TRUE(view["op_impact"].empty());  // no op to blame
 }
+
+TEST(SuiteDescription, ShareCoresIsOffByDefaultAndMustBeABoolean) {
+  const json checks = {{"spin", ""}};
+  EXPECT_FALSE(conform::SuiteDescription::from_json("widgets", {{"checks", checks}}).share_cores);
+  const auto sharing =
+      conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"share_cores", true}});
+  EXPECT_TRUE(sharing.share_cores);
+  EXPECT_TRUE(conform::SuiteDescription::from_json("widgets", sharing.to_json()).share_cores);
+  try {
+    conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"share_cores", "yes"}});
+    FAIL() << "a share_cores that is not a boolean was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'share_cores' must be true or false"), std::string::npos);
+  }
+}
