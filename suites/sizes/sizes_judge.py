@@ -97,7 +97,8 @@ def judge(device: Any, reference: Any, cpu: Any, *, dtype: torch.dtype, k: int,
             _judge_integers(i, d, c, selection, d_leaves[0] if selection else None, worst)
             continue
         if d.dtype != c.dtype:
-            raise Wrong(f"output {i}: dtype {dtype_name(d.dtype)} on the device, {dtype_name(c.dtype)} on the CPU", worst)
+            raise Wrong(f"output {i}: dtype {dtype_name(d.dtype)} on the device, {dtype_name(c.dtype)} on the CPU",
+                        worst)
         _judge_floating(i, d.to(torch.float64), r.to(torch.float64), c.to(torch.float64),
                         bound(r, d.dtype, k, accumulates_in_dtype), d.dtype, k, worst)
     return worst
@@ -122,7 +123,8 @@ def _judge_floating(i: int, d: torch.Tensor, r: torch.Tensor, c: torch.Tensor, f
     worst["bound"] = max(worst.get("bound", 0.0), formula)
     worst["cpu_formula_ratio"] = max(worst["cpu_formula_ratio"], _max_ratio(cpu_err, torch.full_like(cpu_err, formula)))
     if ratio > 1.0:
-        at = tuple(int(x) for x in torch.unravel_index(torch.argmax(_ratios(err, allowed)), err.shape)) if err.dim() else ()
+        worst_at = torch.unravel_index(torch.argmax(_ratios(err, allowed)), err.shape)
+        at = tuple(int(x) for x in worst_at) if err.dim() else ()
         raise Wrong(f"output {i}: error {float(err[at]):.4g} at {list(at)} (device {float(d[at]):.6g}, float64 "
                     f"reference {float(r[at]):.6g}) exceeds its bound {float(allowed[at]):.4g} ({ratio:.3g} times; "
                     f"K = {k}, {dtype_name(dtype)})", worst)

@@ -100,7 +100,8 @@ TABLE: dict[str, Entry] = {
                                     reduce=("mid", "hidden"), shape_args={"1": ("mid", "hidden")},
                                     kwargs={"eps": 1e-5}, match=_dims(3, 2)),
     "nn.functional.group_norm": Entry({"batch": ("0:0",), "length": ("0:2",)}, reduce=("length",),
-                                      kwargs={"eps": 1e-5}, match=lambda s: s.input.dim() == 3 and s.input.shape[0] > 1),
+                                      kwargs={"eps": 1e-5},
+                                      match=lambda s: s.input.dim() == 3 and s.input.shape[0] > 1),
     "nn.functional.batch_norm": Entry(
         {"batch": ("0:0",), "channels": ("0:1", "1:0", "2:0", "3:0", "4:0"), "height": ("0:2",), "width": ("0:3",)},
         reduce=("batch", "height", "width"), positive=("2",),
@@ -133,7 +134,8 @@ TABLE: dict[str, Entry] = {
                           match=lambda s: s.input.dim() == 2),
     "scatter_add": Entry({"rows": ("0:0",), "source_rows": ("2:0", "3:0"), "cols": ("0:1", "2:1", "3:1")},
                          reduce=("source_rows",), index={"2": "0:0"}, accumulates_in_dtype=True,
-                         match=lambda s: s.args[0] == 0 and s.input.dim() == 2 and s.args[1].shape[0] < s.input.shape[0]),
+                         match=lambda s: s.args[0] == 0 and s.input.dim() == 2
+                         and s.args[1].shape[0] < s.input.shape[0]),
     "index_add": Entry({"rows": ("0:0", "3:0"), "cols": ("0:1",), "source_cols": ("2:0", "3:1")},
                        reduce=("source_cols",), index={"2": "0:1"}, accumulates_in_dtype=True,
                        match=lambda s: s.input.dim() == 2 and s.kwargs.get("alpha") == 2),
