@@ -151,10 +151,10 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         try:
             result = sizes_calls.run(runnable, dtype, ctx.device, int(ctx.seed), device_module)
         except sizes_calls.DeviceRaised as raised:
-            evidence.update(worst, **exception_evidence(raised.__cause__), **where)
+            evidence.update(worst, **exception_evidence(raised.__cause__), **where, calls=measured)
             return Outcome.ERROR, evidence
         except Wrong as wrong:
-            evidence.update(worst, **where, message=f"{runnable.name} {where['shapes']}: {wrong}")
+            evidence.update(worst, **where, calls=measured, message=f"{runnable.name} {where['shapes']}: {wrong}")
             evidence.update({k: v for k, v in wrong.errors.items() if k in worst and v > worst[k]})
             return Outcome.FAIL, evidence
         measured[runnable.name] = result
