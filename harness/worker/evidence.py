@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import torch
+
 # The aten op an error names: PyTorch's "Could not run 'aten::x' with arguments from the ...
 # backend", the backend's "aten::x: ..." / "aten::x failed in the CPU fallback: ...", or
 # "convolution_overrideable not implemented" for an op with no kernel for the device at all.
@@ -14,6 +16,15 @@ _FAILING_OP = re.compile(r"Could not run '(aten::[\w.]+)'|(aten::\w+(?:\.\w+)?)|
 def dtype_name(dtype) -> str:
     """How case ids and evidence name a dtype: float32, bfloat16, ..."""
     return str(dtype).removeprefix("torch.")
+
+
+def describe_tensor(t) -> str:
+    """How evidence names a tensor: dtype and shape, with the strides of a non-contiguous one
+    (float32[4, 5]/strides[1, 4])."""
+    text = f"{dtype_name(t.dtype)}{list(t.shape)}"
+    if t.layout == torch.strided and not t.is_contiguous():
+        text += f"/strides{list(t.stride())}"
+    return text
 
 
 def failing_op(message: str) -> str | None:

@@ -46,7 +46,7 @@ from torch.testing._internal.common_utils import noncontiguous_like
 
 from comparison import to_device
 import save_load
-from evidence import dtype_name
+from evidence import describe_tensor, dtype_name
 import info_decorators
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
@@ -156,10 +156,7 @@ class NotApplicable(Exception):
 def _describe_args(forward_input) -> str:
     def shape(t):
         if isinstance(t, torch.Tensor):
-            text = f"{dtype_name(t.dtype)}{list(t.shape)}"
-            if t.layout == torch.strided and not t.is_contiguous():
-                text += f"/strides{list(t.stride())}"
-            return text
+            return describe_tensor(t)
         if isinstance(t, (list, tuple)):
             return "(" + ", ".join(shape(x) for x in t[:4]) + (", ..." if len(t) > 4 else "") + ")"
         return repr(t)[:40]

@@ -28,6 +28,7 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
+import opinfo
 from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome
@@ -77,8 +78,7 @@ def _base_name(op) -> str | None:
     without "nn.functional." (conv2d), or with "." as "_" (linalg.vector_norm), or the policy op
     a composite ends in (VIA). Other namespaces (masked., sparse., special.) are Python
     composites or other ops."""
-    subject = op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-    for name in (VIA.get(subject), op.aten_name, op.name.removeprefix("nn.functional."), op.name.replace(".", "_")):
+    for name in (VIA.get(opinfo.subject(op)), op.aten_name, op.name.removeprefix("nn.functional."), op.name.replace(".", "_")):
         if name and name in _registered():
             return name
     return None

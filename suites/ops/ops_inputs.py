@@ -13,6 +13,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.opinfo.core import SampleInput
 
+import opinfo
 from evidence import dtype_name
 
 
@@ -81,8 +82,7 @@ UNDEFINED_ON_CPU: dict[str, tuple[frozenset[str], str]] = {
 
 def undefined_on_cpu(op, kind: str) -> str | None:
     """Why variants of `kind` are not made for the OpInfo (UNDEFINED_ON_CPU), or None."""
-    kinds, why = UNDEFINED_ON_CPU.get(op.name + (f".{op.variant_test_name}" if op.variant_test_name else ""),
-                                      (frozenset(), ""))
+    kinds, why = UNDEFINED_ON_CPU.get(opinfo.subject(op), (frozenset(), ""))
     return why if kind in kinds else None
 
 

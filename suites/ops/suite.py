@@ -72,14 +72,14 @@ import numpy
 import torch
 import torch.utils._pytree as pytree
 from torch.autograd import forward_ad as fwAD
-from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal import common_utils
 from torch.testing._internal.common_utils import noncontiguous_like
 from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, UnaryUfuncInfo
 
 from comparison import Mismatch, compare, to_device
-from evidence import dtype_name, exception_evidence
+from evidence import describe_tensor, dtype_name, exception_evidence
 import info_decorators
+import opinfo
 from sides import NoReference, Sides, Verdict, seed
 from vocabulary import Outcome
 
@@ -125,11 +125,8 @@ def describe_suite() -> dict[str, Any]:
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
 
-def subject_of(op) -> str:
-    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-
-
-OPS = {subject_of(op): op for op in op_db}
+subject_of = opinfo.subject
+OPS = opinfo.by_subject()
 
 
 def checks_for(op, dtype: torch.dtype) -> list[str]:
@@ -201,10 +198,7 @@ def describe(sample) -> str:
     """A sample's tensors by dtype and shape, with the strides of those that are not contiguous."""
     def shape(t):
         if isinstance(t, torch.Tensor):
-            text = f"{dtype_name(t.dtype)}{list(t.shape)}"
-            if t.layout == torch.strided and not t.is_contiguous():
-                text += f"/strides{list(t.stride())}"
-            return text
+            return describe_tensor(t)
         if isinstance(t, (list, tuple)) and t and all(isinstance(x, torch.Tensor) for x in t):
             return "[" + ", ".join(shape(x) for x in t[:4]) + (", ..." if len(t) > 4 else "") + "]"
         return repr(t)[:40]

@@ -81,22 +81,23 @@ def estimate(call: Call, dtype: torch.dtype) -> int:
     return int(inputs * (2 + widen) + outputs * (3 + widen))
 
 
-def fit(call: Call, dtype: torch.dtype, limit: int) -> tuple[Call | None, str | None]:
-    """The call as it runs under `limit` bytes: itself, a cut copy (and what was cut), or None (and
-    why) when nothing fits."""
+def fit(call: Call, dtype: torch.dtype, limit: int) -> tuple[Call | None, int, str | None]:
+    """The call as it runs under `limit` bytes and its estimate: itself, a cut copy (and what was
+    cut), or None (and why) when nothing fits."""
     need = estimate(call, dtype)
     if need <= limit:
-        return call, None
+        return call, need, None
     if call.shrink is None:
-        return None, f"{call.name}: needs about {need / 2**30:.2f} GiB, over the case's memory bound"
+        return None, need, f"{call.name}: needs about {need / 2**30:.2f} GiB, over the case's memory bound"
     label, size, floor, rebuild = call.shrink
     half = estimate(rebuild(size // 2), dtype)
     per_unit = (need - half) / (size - size // 2)
     fits = int((limit - (need - per_unit * size)) / per_unit)
     cut = (fits // 4096) * 4096 + 1  # a partial last tile for every tile size
     if cut < floor or cut >= size:
-        return None, f"{call.name}: {label} {size} cannot be cut to fit the case's memory bound"
-    return rebuild(cut), f"{call.name}: {label} {size} -> {cut}"
+        return None, need, f"{call.name}: {label} {size} cannot be cut to fit the case's memory bound"
+    cut_call = rebuild(cut)
+    return cut_call, estimate(cut_call, dtype), f"{call.name}: {label} {size} -> {cut}"
 
 
 def checked_rows(total: int, generator: torch.Generator) -> torch.Tensor:

@@ -24,9 +24,9 @@ from typing import Any, Iterable
 
 import torch
 import torch.utils._pytree as pytree
-from torch.testing._internal.common_methods_invocations import op_db
 
-from evidence import dtype_name, exception_evidence
+import opinfo
+from evidence import describe_tensor, dtype_name, exception_evidence
 from vocabulary import Outcome
 
 import sizes_calls
@@ -62,7 +62,7 @@ def configure(options: dict[str, str]) -> None:
     Settings.max_case_memory = parse_size(options.get("max_case_memory", str(DEFAULT_MAX_CASE_MEMORY)))
 
 
-OPS = {op.name + (f".{op.variant_test_name}" if op.variant_test_name else ""): op for op in op_db}
+OPS = opinfo.by_subject()
 
 
 def describe_suite() -> dict[str, Any]:
@@ -130,8 +130,8 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     if check.startswith("tile") and subject in sizes_tiles.TABLE:
         evidence["family"] = sizes_tiles.family(subject)
         calls = _tile_calls(subject, dtype, int(check.removeprefix("tile")), int(ctx.seed))
-    elif check in sizes_models.SEQUENCES and subject.rpartition(".")[0] in sizes_models.models():
-        model, _, part = subject.rpartition(".")
+    elif check in sizes_models.SEQUENCES and (model := subject.rpartition(".")[0]) in sizes_models.models():
+        part = subject.rpartition(".")[2]
         evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
         calls = sizes_models.calls(model, part, sizes_models.SEQUENCES[check])
     else:
@@ -141,19 +141,20 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     worst = {"tolerance_ratio": 0.0, "cpu_formula_ratio": 0.0, "max_abs_error": 0.0, "max_rel_error": 0.0,
              "peak_device_memory": 0, "estimated_memory": 0}
     for call in calls:
-        runnable, note = sizes_calls.fit(call, dtype, Settings.max_case_memory)
+        runnable, need, note = sizes_calls.fit(call, dtype, Settings.max_case_memory)
         if note:
             evidence.setdefault("reduced" if runnable else "not_run", []).append(note)
         if runnable is None:
             continue
-        worst["estimated_memory"] = max(worst["estimated_memory"], sizes_calls.estimate(runnable, dtype))
-        where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
+        worst["estimated_memory"] = max(worst["estimated_memory"], need)
         try:
             result = sizes_calls.run(runnable, dtype, ctx.device, int(ctx.seed), device_module)
         except sizes_calls.DeviceRaised as raised:
+            where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
             evidence.update(worst, **exception_evidence(raised.__cause__), **where, calls=measured)
             return Outcome.ERROR, evidence
         except Wrong as wrong:
+            where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
             evidence.update(worst, **where, calls=measured, message=f"{runnable.name} {where['shapes']}: {wrong}")
             evidence.update({k: v for k, v in wrong.errors.items() if k in worst and v > worst[k]})
             return Outcome.FAIL, evidence
@@ -169,7 +170,6 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
 
 
 def _shapes(call: sizes_calls.Call, dtype: torch.dtype) -> str:
+    """The call's tensor arguments (evidence.describe_tensor), for a failure's evidence."""
     args, _ = call.make(dtype, "meta", None)
-    return ", ".join(f"{list(t.shape)}" + ("" if t.is_contiguous() else f"/strides{list(t.stride())}")
-                     for t in pytree.tree_leaves(args)
-                     if isinstance(t, torch.Tensor))
+    return ", ".join(describe_tensor(t) for t in pytree.tree_leaves(args) if isinstance(t, torch.Tensor))

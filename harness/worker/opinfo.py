@@ -1,0 +1,19 @@
+"""PyTorch's OpInfo database as the suites name it: an OpInfo's subject in case ids is its name
+plus ".variant_test_name" when it has one (`nn.functional.pad.constant`)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+
+def subject(op: Any) -> str:
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+@cache
+def by_subject() -> dict[str, Any]:
+    """Every OpInfo of the installed torch's op_db, by subject."""
+    from torch.testing._internal.common_methods_invocations import op_db
+
+    return {subject(op): op for op in op_db}
