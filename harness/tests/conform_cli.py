@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
+from types import ModuleType
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,6 +24,18 @@ def cli(*args: str, check: bool = True, timeout: float = 600, **popen) -> subpro
     if check and result.returncode != 0:
         raise AssertionError(f"neuron-conform {' '.join(args)} exited {result.returncode}:\n{result.stderr}")
     return result
+
+
+def suite_module(suite: str, module: str = "suite") -> ModuleType:
+    """A suite's module, imported as the worker imports it: neuron_conform_suites.<suite>.<module>
+    (harness/worker/suite_api.py), with the worker's modules importable."""
+    worker = str(REPO / "harness" / "worker")
+    if worker not in sys.path:
+        sys.path.insert(0, worker)
+    import suite_api
+
+    suite_api.package()
+    return importlib.import_module(f"{suite_api.PACKAGE}.{suite}.{module}")
 
 
 def outcomes(db: Path, run: str | None = None) -> dict[str, str]:

@@ -20,12 +20,12 @@ def test_compile_cases_against_the_bundled_backend(db):
         assert got[f"compile/{op}/float32/backward"] == "pass", op
         assert got[f"compile/{op}/float32/recompile"] == "pass", op
     forward = evidence["compile/add/float32/forward"]
-    assert forward["graphs"] == forward["samples_compared"] == 3  # one static graph per sample
+    assert forward["graphs"] == forward["inputs_compared"] == 3  # one static graph per sample
     assert forward["backend_compile_stats"]["graphs_compiled"] == 3 and forward["compile_seconds"] > 0
     recompile = evidence["compile/add/float32/recompile"]
     assert recompile["recompiles"] == 1 and recompile["graphs"] == 2
     backward = evidence["compile/tanh/float32/backward"]["backend_compile_stats"]
-    assert backward["graphs_compiled"] == 2 * evidence["compile/tanh/float32/backward"]["samples_compared"]
+    assert backward["graphs_compiled"] == 2 * evidence["compile/tanh/float32/backward"]["inputs_compared"]
     # a random op's OpInfo seeds inside its call (wrapper_set_seed): the suite seeds both sides
     # before it instead, so the op compiles into one graph per sample and draws the CPU's numbers
     assert got["compile/bernoulli/float32/forward"] == "pass"

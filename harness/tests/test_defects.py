@@ -84,15 +84,15 @@ def test_the_same_slice_passes_on_the_real_backend(db):
                if outcome not in ("pass", "fallback")}
     assert not failing
     # the variants ran: non-contiguous inputs, planted values, every out= and in-place form
-    assert evidence["ops/neg/float32/forward"]["variants_compared"] > evidence["ops/neg/float32/forward"]["samples_compared"]
+    assert evidence["ops/neg/float32/forward"]["variants_compared"] > evidence["ops/neg/float32/forward"]["inputs_compared"]
     assert evidence["ops/sum/float32/extremal"]["samples_planted"] > 0
-    assert evidence["ops/exp/float32/out"]["variants_compared"] >= 4 * evidence["ops/exp/float32/out"]["samples_compared"]
-    assert evidence["ops/mul/float32/inplace"]["variants_compared"] == 2 * evidence["ops/mul/float32/inplace"]["samples_compared"]
+    assert evidence["ops/exp/float32/out"]["variants_compared"] >= 4 * evidence["ops/exp/float32/out"]["inputs_compared"]
+    assert evidence["ops/mul/float32/inplace"]["variants_compared"] == 2 * evidence["ops/mul/float32/inplace"]["inputs_compared"]
     # the edge, layout and error variants ran too
     assert evidence["ops/prod/float32/forward"]["edge_variants"] > 0
-    assert evidence["ops/clone/float32/layout"]["variants_compared"] > evidence["ops/clone/float32/layout"]["samples_compared"]
+    assert evidence["ops/clone/float32/layout"]["variants_compared"] > evidence["ops/clone/float32/layout"]["inputs_compared"]
     assert evidence["ops/mm/float32/errors"]["invalid_variants_refused"]["shape_off_by_one"] > 0
     assert evidence["ops/index_select/float32/errors"]["invalid_variants_refused"]["index_out_of_range"] > 0
     assert evidence["ops/cat/float32/errors"]["errors_matched"] >= evidence["ops/cat/float32/errors"]["error_inputs"] > 0
     assert "negative_slope=0.2" in evidence["ops/nn.functional.leaky_relu/float32/backward"]["arguments_varied"]
-    assert evidence["ops/tanh/float32/gradgrad"]["samples_compared"] > 0
+    assert evidence["ops/tanh/float32/gradgrad"]["inputs_compared"] > 0

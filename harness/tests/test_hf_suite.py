@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
 import pytest
 import torch
 
-from conform_cli import REPO, cli, evidences, outcomes
+from conform_cli import REPO, cli, evidences, outcomes, suite_module
 
-sys.path.insert(0, str(REPO / "suites" / "hf"))
-import shrink  # noqa: E402
 import transformers  # noqa: E402
+
+shrink = suite_module("hf", "models")
 
 
 @pytest.mark.parametrize("arch", ["LlamaForCausalLM", "GPT2LMHeadModel", "MixtralForCausalLM", "BloomForCausalLM",
@@ -60,11 +58,7 @@ def test_overrides_reach_into_sub_configs_and_seed_configs_that_fail_their_own_d
 
 
 def test_label_layouts_are_checked_and_reshape_ids_as_the_model_reads_labels(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(REPO / "harness" / "worker"))  # the suite's own imports
-    # under its own name: every suite's module is called `suite`, and other tests import theirs
-    spec = importlib.util.spec_from_file_location("hf_suite", REPO / "suites" / "hf" / "suite.py")
-    suite = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(suite)
+    suite = suite_module("hf")
     bad = tmp_path / "overrides.json"
     monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
     bad.write_text(json.dumps({"overrides": {}, "labels": {"MusicgenForCausalLM": "codebooks_first"}}))

@@ -3,27 +3,24 @@
 
 import pytest
 
-from conform_cli import REPO, cli, evidences, outcomes
+from conform_cli import cli, evidences, outcomes, suite_module
 
 
 def test_uninitialized_outputs_compare_shapes_only_and_say_so(db):
     # torch.empty's values are whatever memory held, on both sides; upstream skips comparing them,
     # so do we: when they differ, shapes and dtypes must still match, and the evidence says so.
-    import sys
-
     import torch
 
-    sys.path[:0] = [str(REPO / "suites" / "ops"), str(REPO / "harness" / "worker")]
-    import suite
+    runs = suite_module("ops", "opinfo_runs")
 
-    assert suite.values_not_comparable(suite.OPS["empty"], torch.float32) == "output is non-deterministic"
-    assert suite.values_not_comparable(suite.OPS["add"], torch.float32) is None
+    assert runs.values_not_comparable(runs.OPS["empty"], torch.float32) == "output is non-deterministic"
+    assert runs.values_not_comparable(runs.OPS["add"], torch.float32) is None
     garbage, other = torch.full((2, 3), 7.0), torch.zeros(2, 3)
-    with pytest.raises(suite.Mismatch):
-        suite.compare(garbage, other, rtol=0, atol=0)
-    assert suite.compare(garbage, other, rtol=0, atol=0, values=False) == (0.0, 0.0)
-    with pytest.raises(suite.Mismatch, match=r"expected float32\[2, 3\], got float32\[3, 2\]"):
-        suite.compare(torch.zeros(3, 2), other, rtol=0, atol=0, values=False)
+    with pytest.raises(runs.Mismatch):
+        runs.compare(garbage, other, rtol=0, atol=0)
+    assert runs.compare(garbage, other, rtol=0, atol=0, values=False) == (0.0, 0.0)
+    with pytest.raises(runs.Mismatch, match=r"expected float32\[2, 3\], got float32\[3, 2\]"):
+        runs.compare(torch.zeros(3, 2), other, rtol=0, atol=0, values=False)
     cli("run", "--ops", "^(empty|add)$", "--dtypes", "float32", "--checks", "forward", "--no-skiplists",
         "--db", str(db), "--timeout", "60")
     assert outcomes(db) == {"ops/empty/float32/forward": "pass", "ops/add/float32/forward": "pass"}
@@ -57,23 +54,20 @@ def _same(a, b):
 def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
     # The suite generates op.reference_inputs itself (cheaper, same seeds, same samples) and leaves
     # out upstream's non-contiguous twins, because it runs every sample non-contiguously itself.
-    import sys
-
     import torch
 
-    sys.path[:0] = [str(REPO / "suites" / "ops"), str(REPO / "harness" / "worker")]
-    import suite
+    runs = suite_module("ops", "opinfo_runs")
 
-    neg = suite.OPS["neg"]
+    neg = runs.OPS["neg"]
     upstream = list(neg.reference_inputs("cpu", torch.float32))
-    ours = suite._samples(neg, torch.float32, reference=True)
+    ours = runs.samples(neg, torch.float32, reference=True)
     assert len(ours) < len(upstream)
-    variants = [v for v in map(suite.noncontiguous, ours) if v is not None]
+    variants = [v for v in map(runs.noncontiguous, ours) if v is not None]
     for sample in upstream:  # every upstream sample is run: as generated, or as one's variant
-        assert any(_same(sample, s) for s in ours) or any(_same(sample, v) for v in variants), suite.describe(sample)
-    nc = suite.noncontiguous(ours[0])
+        assert any(_same(sample, s) for s in ours) or any(_same(sample, v) for v in variants), runs.describe(sample)
+    nc = runs.noncontiguous(ours[0])
     assert not nc.input.is_contiguous() and torch.equal(nc.input, ours[0].input)
     # an OpInfo without reference inputs: exactly its sample inputs
-    total = suite.OPS["sum"]
+    total = runs.OPS["sum"]
     assert all(_same(a, b) for a, b in zip(total.sample_inputs("cpu", torch.float32),
-                                           suite._samples(total, torch.float32, reference=True)))
+                                           runs.samples(total, torch.float32, reference=True)))

@@ -3,21 +3,13 @@ planted defect."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 
-from conform_cli import REPO, cli, evidences, outcomes
+from conform_cli import cli, evidences, outcomes, suite_module
 
 
 def test_optimizer_inputs_become_stable_variants():
-    sys.path.insert(0, str(REPO / "harness" / "worker"))
-    try:
-        spec = importlib.util.spec_from_file_location("optim_suite_under_test", REPO / "suites" / "optim" / "suite.py")
-        suite = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(suite)
-    finally:
-        sys.path.remove(str(REPO / "harness" / "worker"))
+    suite = suite_module("optim")
     assert suite.variant_of("default") == ""
     assert suite.variant_of("default & foreach") == "foreach"
     assert suite.variant_of("maximize, weight_decay & foreach") == "maximize_weight_decay_foreach"

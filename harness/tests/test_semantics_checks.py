@@ -6,14 +6,12 @@ run per backend and suite serves every test (each run starts a worker importing 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import math
-import sys
 
 import pytest
 import torch
 
-from conform_cli import REPO, cli, evidences, outcomes
+from conform_cli import cli, evidences, outcomes, suite_module
 
 RANDOM_OPS = ["uniform", "rand_like", "bernoulli", "nn.functional.dropout", "normal.in_place", "randn",
               "exponential", "multinomial"]
@@ -143,7 +141,7 @@ def test_the_slice_passes_on_the_real_backend(real):
     # multinomial runs through the CPU fallback, which now draws from the device generator
     assert evidence["ops/multinomial/float32/random"]["sub_checks"]["seeded"] == "pass"
     for case in AUTOCAST_CAUGHT:
-        assert evidence[case]["samples_compared"] > 0 and evidence[case]["computed_in"] in ("bfloat16", "float32")
+        assert evidence[case]["inputs_compared"] > 0 and evidence[case]["computed_in"] in ("bfloat16", "float32")
     for dtype in ("float32", "bfloat16"):
         found = evidence[f"ops/{SDPA}/{dtype}/sdpa"]["variants"]
         assert set(found) == set(SDPA_MASKED + SDPA_UNMASKED)
@@ -152,13 +150,8 @@ def test_the_slice_passes_on_the_real_backend(real):
 
 @functools.cache
 def _ops_suite():
-    """suites/ops/suite.py, loaded as the worker loads it."""
-    sys.path[:0] = [str(REPO / "harness" / "worker"), str(REPO / "suites" / "ops")]
-    spec = importlib.util.spec_from_file_location("neuron_conform_suite_ops", REPO / "suites" / "ops" / "suite.py")
-    suite = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = suite
-    spec.loader.exec_module(suite)
-    return suite
+    """suites/ops/suite.py, imported as the worker imports it."""
+    return suite_module("ops")
 
 
 def test_statistics_against_known_values():
@@ -193,11 +186,11 @@ def test_every_random_op_of_the_rule_has_a_reviewed_draw():
     or a reason it has none, so a new torch's random op is reviewed, not silently skipped."""
     suite = _ops_suite()
     random_check = suite.CHECK_MODULES["random"]
-    selected = {suite.subject_of(op) for op in suite.OPS.values() if random_check._selected(op, suite)}
+    selected = {suite.runs.subject_of(op) for op in suite.runs.OPS.values() if random_check._selected(op)}
     assert selected - set(random_check.NOT_RANDOM) == set(random_check.DRAWS)
     assert {"nn.functional.dropout", "bernoulli", "multinomial", "uniform", "nn.functional.rrelu",
             "nn.functional.scaled_dot_product_attention"} <= set(random_check.DRAWS)
-    assert not any(random_check.applies(suite.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in suite.OPS)
+    assert not any(random_check.applies(suite.runs.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in suite.runs.OPS)
 
 
 # --- save_load (the modules suite) -----------------------------------------------------------

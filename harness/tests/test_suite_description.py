@@ -132,3 +132,58 @@ def test_a_suite_that_shares_the_cores_gives_each_worker_its_share(db, monkeypat
     assert threads(True, "2") == {max(1, (os.cpu_count() or 1) // 2)}  # online cores / jobs, as the harness counts
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a count the user set is kept
     assert threads(True, "1") == {1}
+
+
+GEARS = '''
+import suite_api
+from vocabulary import Outcome
+
+SETTINGS = {}
+
+
+def describe_suite():
+    return {"checks": {"turn": "turns the gear"},
+            "options": {"teeth": {"type": "int", "default": 12, "help": "teeth per gear"},
+                        "oiled": {"type": "bool", "default": False, "help": "whether the gears are oiled"},
+                        "drawing": {"type": "path", "help": "where the gear's drawing is"}}}
+
+
+def configure(options):
+    if options["teeth"] < 3:
+        raise ValueError(f"teeth {options['teeth']}: a gear needs at least 3")
+    SETTINGS.update(options)
+
+
+def list_cases():
+    yield from suite_api.cases("widgets", [("gear", "-", "turn"), ("cog", "-", "turn")])
+
+
+def run_case(case_id, ctx):
+    suite_api.parse(case_id, "widgets", ["turn"])
+    return Outcome.PASS, {"options": SETTINGS}
+'''
+
+
+def test_a_suite_outside_the_tree_declares_options_the_cli_parses_without_knowing_it(db, suites, tmp_path):
+    """No C++ knows this suite or its options: it declares them, the worker types them, the run
+    stores them resolved (a path made absolute), and the flag spelling is the same option."""
+    suites(GEARS, checks='("turn",)')
+    listed = cli("suites", "--json")
+    gears = next(s for s in json.loads(listed.stdout) if s["suite"] == "widgets")
+    assert gears["description"]["options"]["teeth"] == {"type": "int", "default": 12, "help": "teeth per gear"}
+    assert "teeth per gear" in cli("suites").stdout
+
+    cli("run", "--suite", "widgets", "--suite-option", "teeth=40", "--oiled", "--drawing", "gear.svg",
+        "--db", str(db), "--reruns", "0", "-j", "1", cwd=tmp_path)
+    [(stored,)] = query(db, "SELECT suite_options FROM runs")
+    expected = {"teeth": 40, "oiled": True, "drawing": str(tmp_path / "gear.svg")}
+    assert json.loads(stored) == expected
+    evidence = {json.loads(e)["options"]["teeth"] for (e,) in query(db, "SELECT evidence FROM results")}
+    assert evidence == {40}
+
+    for args, says in [(["--suite-option", "teeth=many"], "option teeth takes an int: invalid literal"),
+                       (["--teeth", "2"], "teeth 2: a gear needs at least 3"),
+                       (["--colour", "red"], "the widgets suite has no option colour (it takes: drawing, oiled, teeth")]:
+        result = cli("run", "--suite", "widgets", *args, "--db", str(db), check=False)
+        assert result.returncode == 2 and says in result.stderr, result.stderr
+    assert query(db, "SELECT count(*) FROM runs") == [(1,)]  # refused before a run was recorded

@@ -82,11 +82,11 @@ def test_skip_list_entries_match_upstream_cases_exactly(db, tmp_path):
 
 
 @pytest.mark.parametrize("problem, expected", [
-    ("missing", "Directory does not exist"),
+    ("missing", "nowhere: no such directory"),
     ("no tests", "holds no test/test_*.py files"),
     ("other version", "says 2.1.0, but the installed torch is"),
     ("unknown file", "test_nothing_here is not a file of"),
-    ("no dir", "needs --pytorch-test-dir"),
+    ("no dir", "the upstream suite needs the option pytorch_test_dir"),
 ])
 def test_bad_checkouts_are_refused_before_any_case_runs(db, tmp_path, problem, expected):
     args = ["run", "--suite", "upstream", "--db", str(db)]
@@ -110,4 +110,4 @@ def test_bad_checkouts_are_refused_before_any_case_runs(db, tmp_path, problem, e
 def test_other_suites_take_no_suite_options(db):
     result = cli("run", "--suite", "optim", "--pytorch-test-dir", str(CHECKOUT), "--db", str(db), check=False)
     assert result.returncode == 2
-    assert "suite 'optim' takes no options (given: pytorch_test_dir)" in result.stderr
+    assert "the optim suite has no option pytorch_test_dir (it takes: none" in result.stderr

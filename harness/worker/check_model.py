@@ -33,7 +33,8 @@ from typing import Any
 
 from evidence import dtype_name, exception_evidence
 from vocabulary import Kernel, Outcome
-from worker import Context, load_suite, protocol_stream, strict_json
+import suite_api
+from worker import Context, protocol_stream, strict_json
 
 
 class Fatal(Exception):
@@ -49,8 +50,8 @@ def hf_model(name: str, full_size: bool, dtype):
     import transformers
 
     transformers.logging.set_verbosity_error()  # its warnings are not the user's business here
-    hf = load_suite("hf")
-    from shrink import architecture_of, config_class, tiny_config
+    suite_api.package()
+    from neuron_conform_suites.hf.models import architecture_of, build, config_class, inputs as hf_inputs, tiny_config
 
     try:
         arch = architecture_of(name)
@@ -63,7 +64,7 @@ def hf_model(name: str, full_size: bool, dtype):
     inputs = {"input_ids": torch.randint(0, min(99, config.vocab_size), (2, 7))}
 
     def rebuild_tiny():
-        return hf.build(arch, dtype, 0)[0], hf.inputs(0)
+        return build(arch, dtype, 0)[0], hf_inputs(0)
 
     return model, inputs, {"kind": "hf", "architecture": arch, "full_size": full_size,
                            "parameters": parameters}, rebuild_tiny

@@ -27,6 +27,22 @@ def describe_tensor(t) -> str:
     return text
 
 
+def describe_call(args, kwargs) -> str:
+    """How evidence names the inputs of a call (an OpInfo sample, a module's forward input): each
+    tensor by describe_tensor, lists and tuples by their first four elements, anything else by the
+    start of its repr: (float32[4, 5], [float32[3], float32[3]], dim=1)."""
+    def describe(value) -> str:
+        if isinstance(value, torch.Tensor):
+            return describe_tensor(value)
+        if isinstance(value, (list, tuple)):
+            inner = ", ".join(describe(v) for v in value[:4]) + (", ..." if len(value) > 4 else "")
+            return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+        return repr(value)[:40]
+
+    parts = [describe(a) for a in args] + [f"{k}={describe(v)}" for k, v in kwargs.items()]
+    return "(" + ", ".join(parts) + ")"
+
+
 def failing_op(message: str) -> str | None:
     """The aten op an error message names, or None."""
     match = _FAILING_OP.search(message)

@@ -9,6 +9,8 @@ Modes:
                     case of the suite as a JSON line, then {"done": N}; its hello line also carries
                     "cpu_overloads" and "device_composite" (overloads.py), which the run stores
                     for the ledger
+  --suites          print {"ready": ...}, then one line per suite found (suite_api.find_suites()):
+                    {"suite", "folder", "description"} or {"suite", "folder", "error"}
   --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...], "device_composite":
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
@@ -28,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
 import json
 import math
 import os
@@ -39,16 +40,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+import suite_api
 import zygote
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
 from vocabulary import Outcome
-
-REPO = Path(__file__).resolve().parents[2]
-# Folders holding suites (<name>/suite.py): NEURON_CONFORM_SUITES (os.pathsep-separated) first,
-# then the project's own suites/.
-SUITE_DIRS = [Path(p) for p in os.environ.get("NEURON_CONFORM_SUITES", "").split(os.pathsep) if p] + [REPO / "suites"]
-
 
 def protocol_stream() -> TextIO:
     """A private copy of stdout for the protocol; fd 1 then points at stderr."""
@@ -72,30 +68,6 @@ def strict_json(value: Any) -> Any:
 
 def emit(stream: TextIO, message: dict[str, Any], **dump_options: Any) -> None:
     stream.write(json.dumps(strict_json(message), allow_nan=False, **dump_options) + "\n")
-
-
-def load_suite(name: str) -> ModuleType:
-    found = [d / name / "suite.py" for d in SUITE_DIRS if (d / name / "suite.py").is_file()]
-    if not found:
-        raise SystemExit(f"unknown suite '{name}': no {name}/suite.py in {', '.join(map(str, SUITE_DIRS))}")
-    path = found[0]
-    sys.path.insert(0, str(path.parent))  # a suite may import its own modules
-    spec = importlib.util.spec_from_file_location(f"neuron_conform_suite_{name}", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # as an import would: the suite's code can find itself
-    spec.loader.exec_module(module)
-    return module
-
-
-def configure_suite(suite: ModuleType, name: str, options: dict[str, str]) -> None:
-    """Hands the run's suite options to the suite's configure(options); a suite without one takes
-    none. ValueError names what is wrong."""
-    configure = getattr(suite, "configure", None)
-    if callable(configure):
-        configure(options)
-    elif options:
-        raise ValueError(f"suite '{name}' takes no options (given: {', '.join(sorted(options))})")
 
 
 def _add_counts(into: dict[str, int], counts: dict[str, int]) -> None:
@@ -174,7 +146,7 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", default="ops")
+    parser.add_argument("--suite", help="the suite to load (every mode but --overloads and --suites)")
     parser.add_argument("--backend-module", default="torch_neuronsim")
     parser.add_argument("--device", default="neuron")
     parser.add_argument("--seed", type=int, default=0)
@@ -186,6 +158,7 @@ def main() -> None:
     mode.add_argument("--repro", metavar="CASE_ID")
     mode.add_argument("--zygote", action="store_true")
     mode.add_argument("--overloads", action="store_true")
+    mode.add_argument("--suites", action="store_true")
     args = parser.parse_args()
 
     out = protocol_stream()
@@ -207,9 +180,17 @@ def main() -> None:
         emit(out, {"overloads": names, "device_composite": device_composites(names)})
         return
 
-    suite = load_suite(args.suite)
+    if args.suites:  # every suite found, described: no case listed, nothing configured
+        emit(out, {"ready": True, "pid": os.getpid(), "torch": torch.__version__})
+        for name, folder in suite_api.find_suites().items():
+            emit(out, describe_found(name, folder))
+        return
+
+    if not args.suite:
+        parser.error("--suite is required with --list, --serve, --repro and --zygote")
+    suite = suite_api.load_suite(args.suite)
     try:
-        configure_suite(suite, args.suite, json.loads(args.suite_options))
+        options = suite_api.configure(suite, args.suite, json.loads(args.suite_options))
     except ValueError as exc:  # the options are wrong: say what, in one line
         emit(out, {"fatal": str(exc)})
         sys.exit(3)
@@ -234,7 +215,7 @@ def main() -> None:
         try:
             if not callable(getattr(suite, "describe_suite", None)):
                 raise ValueError("its suite.py has no describe_suite() (suites/README.md says what a suite declares)")
-            emit(out, {"description": suite.describe_suite()})
+            emit(out, {"description": suite.describe_suite(), "options": options})
             for case in suite.list_cases():
                 emit(out, case)
                 count += 1
@@ -251,6 +232,14 @@ def main() -> None:
         zygote.run(out, hello, lambda results, requests: serve(results, suite, ctx, requests))
         return
     serve(out, suite, ctx, sys.stdin)
+
+
+def describe_found(name: str, folder: Path) -> dict[str, Any]:
+    """A found suite's declaration, or why it cannot be loaded."""
+    try:
+        return {"suite": name, "folder": str(folder), "description": suite_api.load_suite(name).describe_suite()}
+    except (Exception, SystemExit) as exc:  # one broken suite must not hide the others
+        return {"suite": name, "folder": str(folder), "error": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
 
 def serve(out: TextIO, suite: ModuleType, ctx: Context, requests: TextIO) -> None:

@@ -19,14 +19,13 @@ a call of the target, by its schema:
 
 The call runs on the CPU and on the device (torch.ops.aten.<name>.<overload>), and the results and
 every written argument are compared (comparison.py, the OpInfo's tolerance). `donors.json` names,
-per target, the OpInfo, dtype and donor overload; `python suites/aten/suite.py --make-donors`
+per target, the OpInfo, dtype and donor overload; `python suites/aten/make_donors.py`
 wrote it from the ledger's unreached overloads (see README.md). Case ids
 `aten/<overload without aten::>/<dtype>/<check>`.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -36,11 +35,15 @@ import torch
 import torch.utils._pytree as pytree
 from torch.utils._python_dispatch import TorchDispatchMode
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # explicit.py, also when run as a script
-import explicit  # noqa: E402
-from evidence import dtype_name  # noqa: E402
-from sides import NoReference, Verdict  # noqa: E402
-from vocabulary import Outcome  # noqa: E402
+import suite_api
+from comparison import Mismatch, compare, to_device
+from evidence import dtype_name
+from sides import NoReference, Verdict
+from vocabulary import Outcome, Where
+
+from neuron_conform_suites.ops import opinfo_runs as ops
+
+from . import explicit
 
 HERE = Path(__file__).resolve().parent
 DONORS_FILE = HERE / "donors.json"
@@ -50,24 +53,6 @@ CHECKS = {
     "scalar": "the overload's Scalar form, a tensor argument of the donor given as a Python number",
     "direct": "the overload itself with the arguments an OpInfo's CPU run passed it",
 }
-
-
-def _load_ops_suite():
-    """The ops suite's module (suites/ops/suite.py): its OpInfo table, samples, tolerances, Case."""
-    path = HERE.parent / "ops" / "suite.py"
-    name = "neuron_conform_ops_suite"
-    if name in sys.modules:
-        return sys.modules[name]
-    sys.path.insert(0, str(path.parent))  # its checks' modules (ops_<check>.py)
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ops = _load_ops_suite()
 
 
 def overload_name(func) -> str:
@@ -106,13 +91,13 @@ def capture(op, dtype: torch.dtype, wanted: set[str] | None = None, limit: int =
         if grad and not (op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)):
             continue
         try:
-            samples = ops._samples(op, dtype, reference=False, requires_grad=grad)[:limit]
+            samples = ops.samples(op, dtype, reference=False, requires_grad=grad)[:limit]
         except Exception:
             continue
         for sample in samples:
             try:
                 with mode:
-                    (ops._backward if grad else ops._forward)(op, sample)
+                    (ops.backward if grad else ops.forward)(op, sample)
             except Exception:
                 continue
     return mode.calls
@@ -230,19 +215,17 @@ def list_cases() -> Iterable[dict[str, str]]:
     for target, (check, dtype) in sorted(specs.items()):
         if not _installed(target):
             continue  # another torch: its overloads differ
-        subject = target.removeprefix("aten::")
-        yield {"id": f"aten/{subject}/{dtype}/{check}", "suite": "aten", "subject": subject, "dtype": dtype,
-               "check": check}
+        yield suite_api.CaseId("aten", target.removeprefix("aten::"), dtype, check).listed()
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, subject, dtype_str, check = case_id.split("/")
+    _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "aten", CHECKS)
     target = "aten::" + subject
     entry, written = _donors().get(target), explicit.CALLS.get(target)
     spec = (entry["check"], entry["dtype"], entry["opinfo"]) if entry else \
         (written.check, written.dtype, written.opinfo) if written else None
-    if suite != "aten" or spec is None or (check, dtype_str) != spec[:2]:
-        raise KeyError(f"unknown case {case_id}")
+    if spec is None or (check, dtype_str) != spec[:2]:
+        raise suite_api.unknown(parsed, "such overload at this dtype and check")
     op = ops.OPS[spec[2]]
     case = ops.Case(op, getattr(torch, dtype_str), ctx)
     case.evidence["opinfo"] = spec[2]
@@ -251,7 +234,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         case.evidence["donor"] = donor
         calls = capture(op, case.dtype, {donor})
         if donor not in calls:
-            return Outcome.ERROR, {**case.evidence, "where": "harness",
+            return Outcome.ERROR, {**case.evidence, "where": Where.HARNESS,
                                    "message": f"the OpInfo {spec[2]}'s samples no longer call {donor} on the CPU "
                                               f"(regenerate donors.json)"}
         return _judge(case, target, lambda: build_call(target, donor, calls[donor]), True,
@@ -275,9 +258,9 @@ def _judge(case, target: str, make: Callable[[], tuple[tuple, dict]], values: bo
         try:
             expected, cpu_args, cpu_kwargs = case.cpu(cpu_call)
         except NoReference as exc:
-            return Outcome.ERROR, {**case.evidence, "where": "harness",
+            return Outcome.ERROR, {**case.evidence, "where": Where.HARNESS,
                                    "message": f"the CPU cannot run the call ({how}): {exc}"}
-        device_args, device_kwargs = ops.to_device(case.cpu(make), case.ctx.device)
+        device_args, device_kwargs = to_device(case.cpu(make), case.ctx.device)
         if "device" in device_kwargs:  # a factory: made for the CPU, it must make on the device
             device_kwargs["device"] = torch.device(case.ctx.device)
         actual = case.device(lambda: func(*device_args, **device_kwargs))
@@ -286,8 +269,8 @@ def _judge(case, target: str, make: Callable[[], tuple[tuple, dict]], values: bo
             # target) differs between two CPU runs too: then only structure, shapes and dtypes.
             again, _, _ = case.cpu(cpu_call)
             try:
-                ops.compare(again, expected, case.rtol, case.atol)
-            except ops.Mismatch:
+                compare(again, expected, case.rtol, case.atol)
+            except Mismatch:
                 values = False
                 case.evidence["values_not_compared"] = "the CPU's result is not reproducible (uninitialized memory)"
         else:
@@ -375,14 +358,8 @@ def make_donors(ledger_paths: list[str]) -> None:
     DONORS_FILE.write_text(json.dumps({
         "description": "Per target overload: the OpInfo whose CPU samples call the donor overload, the dtype, and the "
                        "check that turns the donor's call into the target's (suites/aten/README.md). Generated by "
-                       "`python suites/aten/suite.py --make-donors LEDGER.json...` from the ledgers of two float32 "
+                       "`python suites/aten/make_donors.py LEDGER.json...` from the ledgers of two float32 "
                        "ops runs (before and after the ops suite's new checks); reviewed.",
         "targets": dict(sorted(found.items()))}, indent=1) + "\n")
     print(f"{len(found)} of {len(targets)} targets have a donor", file=sys.stderr)
 
-
-if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "--make-donors":
-        make_donors(sys.argv[2:])
-    else:
-        raise SystemExit("usage: python suites/aten/suite.py --make-donors LEDGER.json [LEDGER.json ...]")

@@ -24,10 +24,8 @@ and lowering seconds (compile_stats(), when it has them), tolerance, errors.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import time
-from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import torch
@@ -36,24 +34,13 @@ import torch.utils._pytree as pytree
 import compilation
 from evidence import dtype_name
 from sides import NoReference, Verdict, seed
+import suite_api
 from vocabulary import Outcome
+
+from neuron_conform_suites.ops import opinfo_runs as ops
 
 CHECKS = ("forward", "backward", "recompile")
 MAX_SAMPLES = 3  # sample inputs per case: each one is a compilation of its own
-
-
-def _load_ops_suite():
-    """The ops suite's module (suites/ops/suite.py): its OpInfo table, samples, tolerances, Case."""
-    path = Path(__file__).resolve().parent.parent / "ops" / "suite.py"
-    spec = importlib.util.spec_from_file_location("neuron_conform_ops_suite", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-ops = _load_ops_suite()
 
 
 def _call_seeded_outside(op: Callable, *args: Any, **kwargs: Any) -> Any:
@@ -116,12 +103,9 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    for subject, op in sorted(ops.OPS.items()):
-        for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name):
-            for check in checks_for(op, dtype):
-                name = dtype_name(dtype)
-                yield {"id": f"compile/{subject}/{name}/{check}", "suite": "compile", "subject": subject,
-                       "dtype": name, "check": check}
+    yield from suite_api.cases("compile", ((subject, dtype_name(dtype), check) for subject, op in sorted(ops.OPS.items())
+                                           for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name)
+                                           for check in checks_for(op, dtype)))
 
 
 class Compilation(ops.Case):
@@ -161,7 +145,7 @@ class Compilation(ops.Case):
 
 
 def _samples(op, dtype: torch.dtype, requires_grad: bool = False) -> list:
-    return ops._samples(op, dtype, reference=False, requires_grad=requires_grad)
+    return ops.samples(op, dtype, reference=False, requires_grad=requires_grad)
 
 
 def _check_samples(case: Compilation, samples: list, run: Callable[[Any, Any], Any], timed: bool) -> None:
@@ -195,7 +179,7 @@ def _structure(sample) -> Any:
 
 
 def _shapes(sample) -> list:
-    return [tuple(t.shape) for t in ops._tensors(sample)]
+    return [tuple(t.shape) for t in ops.tensors(sample)]
 
 
 def _check_recompile(case: Compilation, samples: list) -> None:
@@ -206,7 +190,7 @@ def _check_recompile(case: Compilation, samples: list) -> None:
         return
     first, second = pair
     try:
-        expected = [case.cpu(lambda s: ops._forward(case.op, s), s) for s in pair]
+        expected = [case.cpu(lambda s: ops.forward(case.op, s), s) for s in pair]
     except NoReference:
         case.without_reference += 1
         case.vacuous = f"the CPU cannot run the two samples ({case.first_cpu_error})"
@@ -216,7 +200,7 @@ def _check_recompile(case: Compilation, samples: list) -> None:
     runs = [("first shape", first, 1), ("first shape again", first, 1), ("second shape", second, 2)]
     for (what, sample, graphs), reference in zip(runs, [expected[0], expected[0], expected[1]]):
         where = {"call": what, "shapes": _shapes(sample)}
-        actual = case.on_device(lambda s: ops._forward(compiled, s), sample, where)
+        actual = case.on_device(lambda s: ops.forward(compiled, s), sample, where)
         case.compare(actual, reference, where)
         compiles = counted.graphs
         if compiles != graphs:
@@ -228,20 +212,18 @@ def _check_recompile(case: Compilation, samples: list) -> None:
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, subject, dtype_str, check = case_id.split("/")
-    if suite != "compile" or subject not in ops.OPS or check not in CHECKS:
-        raise KeyError(f"unknown case {case_id}")
-    op = ops.OPS[subject]
-    dtype = getattr(torch, dtype_str)
+    parsed = suite_api.parse(case_id, "compile", CHECKS)
+    op, dtype = ops.op_and_dtype(parsed)
+    check = parsed.check
     case = Compilation(op, dtype, ctx)
     try:
         if check == "forward":
-            _check_samples(case, _samples(op, dtype), ops._forward, timed=True)
+            _check_samples(case, _samples(op, dtype), ops.forward, timed=True)
         elif check == "backward":
             samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
                                    if isinstance(t, torch.Tensor) else t)
                        for s in _samples(op, dtype, requires_grad=True)]
-            _check_samples(case, samples, ops._backward, timed=False)
+            _check_samples(case, samples, ops.backward, timed=False)
         else:
             _check_recompile(case, _samples(op, dtype))
     except Verdict as verdict:

@@ -11,9 +11,7 @@ This module is imported by rank processes (rank.py) and by the suite (suite.py).
 from __future__ import annotations
 
 import functools
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable
 
 import torch
@@ -255,12 +253,9 @@ STEPS = 3
 
 
 def _tiny_llama(seed: int) -> torch.nn.Module:
-    """The hf suite's tiny LlamaForCausalLM (its shrinker, suites/hf/shrink.py)."""
-    hf = str(Path(__file__).resolve().parent.parent / "hf")
-    if hf not in sys.path:
-        sys.path.insert(0, hf)
+    """The hf suite's tiny LlamaForCausalLM (its builder, suites/hf/models.py)."""
     import transformers
-    from shrink import tiny_config
+    from neuron_conform_suites.hf.models import tiny_config
 
     torch.manual_seed(seed)
     return transformers.LlamaForCausalLM(tiny_config("LlamaForCausalLM"))

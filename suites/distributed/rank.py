@@ -56,7 +56,11 @@ def main() -> None:
         c10d_backend = dist.Backend.default_device_backend_map[args.device_type]
         dist.init_process_group(f"cpu:gloo,{args.device_type}:{c10d_backend}", store=store, rank=args.rank,
                                 world_size=args.world_size)
-        import cases  # after the backend: the cases' imports may touch torch.testing
+        import suite_api  # the worker's modules are on PYTHONPATH (world.py)
+
+        suite_api.package()
+        # after the backend: the cases' imports may touch torch.testing
+        from neuron_conform_suites.distributed import cases
         from evidence import exception_evidence
     except Exception as exc:
         _send(replies, {"fatal": f"rank {args.rank} could not join its world: {type(exc).__name__}: {exc}"})

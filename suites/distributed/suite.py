@@ -37,10 +37,12 @@ from typing import Any, Iterable
 
 import torch
 
-import cases
+import suite_api
 from comparison import Mismatch, compare
 from vocabulary import Outcome
-from world import RankDied, World, WorldFailed
+
+from . import cases
+from .world import RankDied, World, WorldFailed
 
 DEFAULT_WORLD_SIZE = 2
 # (rtol, atol): collectives reduce in another order than one process; training cases also
@@ -57,29 +59,27 @@ class Settings:
 _live: list[World] = []  # the live world, if any
 
 
-def device_type() -> str:
-    """The device type under test: the PrivateUse1 backend the worker imported."""
-    return torch._C._get_privateuse1_backend_name()
+OPTIONS = {
+    "world_size": {"type": "int", "default": DEFAULT_WORLD_SIZE,
+                   "help": "ranks per world, one process and one device each (2 to the backend's device count)"},
+}
 
 
-def configure(options: dict[str, str]) -> None:
-    """`world_size` (run --world-size): 2 to the device count. The backend must have registered a
-    c10d backend for its device. ValueError names what is wrong (the run stops, exit 2)."""
-    unknown = sorted(set(options) - {"world_size"})
-    if unknown:
-        raise ValueError(f"the distributed suite takes no option {', '.join(unknown)} (it takes world_size)")
+def configure(options: dict[str, Any]) -> None:
+    """`world_size`: 2 to the device count. The backend must have registered a c10d backend for its
+    device. ValueError names what is wrong (the run stops, exit 2)."""
     import torch.distributed as dist
 
-    device = device_type()
+    device = suite_api.device_type()
     if not dist.is_available():
         raise ValueError("this torch was built without torch.distributed")
     if device not in dist.Backend.default_device_backend_map:
         raise ValueError(f"the backend registers no c10d backend for its device '{device}': the distributed suite "
                          f"needs torch.distributed.Backend.register_backend(name, create, devices=['{device}'])")
-    size = int(options.get("world_size", DEFAULT_WORLD_SIZE))
+    size = options["world_size"]
     devices = torch.get_device_module(device).device_count()
     if not 2 <= size <= devices:
-        raise ValueError(f"--world-size {size}: a world needs at least 2 ranks and one {device} device per rank; "
+        raise ValueError(f"world_size {size}: a world needs at least 2 ranks and one {device} device per rank; "
                          f"the backend reports {devices} {device} devices")
     Settings.world_size = size
 
@@ -94,24 +94,23 @@ def describe_suite() -> dict[str, Any]:
     return {
         "noun": "distributed API",
         "nouns": "collectives and parallel APIs",
-        "checks": {check(): f"every rank of a world of {n} processes, one {device_type()} device each, against the "
+        "checks": {check(): f"every rank of a world of {n} processes, one {suite_api.device_type()} device each, against the "
                             f"same computation on the CPU in one process"},
         "native_phrase": f"pass natively on {n} ranks at every dtype",
+        "options": OPTIONS,
     }
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    for subject, case in cases.CASES.items():
-        for dtype in case.dtypes:
-            yield {"id": f"distributed/{subject}/{dtype}/{check()}", "suite": "distributed", "subject": subject,
-                   "dtype": dtype, "check": check()}
+    yield from suite_api.cases("distributed", ((subject, dtype, check())
+                                               for subject, case in cases.CASES.items() for dtype in case.dtypes))
 
 
 def _world(ctx) -> tuple[World, float | None]:
     """The live world, or a new one (and the seconds it took to start)."""
     if _live:
         return _live[0], None
-    world = World(ctx.backend.__name__, device_type(), Settings.world_size)
+    world = World(ctx.backend.__name__, suite_api.device_type(), Settings.world_size)
     _live.append(world)
     return world, world.start_seconds
 
@@ -178,10 +177,9 @@ def _judge(case: cases.Case, dtype: str, replies: list[dict[str, Any]], ctx, evi
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, subject, dtype, check_name = case_id.split("/")
-    if suite != "distributed" or subject not in cases.CASES or check_name != check() \
-            or dtype not in cases.CASES[subject].dtypes:
-        raise KeyError(f"unknown case {case_id}")
+    _, subject, dtype, _ = parsed = suite_api.parse(case_id, "distributed", [check()])
+    if subject not in cases.CASES or dtype not in cases.CASES[subject].dtypes:
+        raise suite_api.unknown(parsed, "such subject or dtype")
     case = cases.CASES[subject]
     evidence: dict[str, Any] = {"world_size": Settings.world_size}
     try:

@@ -20,18 +20,17 @@ from __future__ import annotations
 
 import copy
 import time
-from functools import cache
 from typing import Any, Callable, Iterable
 
 import torch
-import transformers
 
 import comparison
 import compilation
 from comparison import Mismatch, to_device
 from evidence import exception_evidence
-from vocabulary import Outcome
-from shrink import causal_lm_architectures, label_layouts, most_used, overrides, tiny_config
+import suite_api
+from vocabulary import Outcome, Where
+from .models import SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts, most_used, overrides
 
 CHECKS = ("forward", "generate", "backward", "static_shapes", "compiled_forward")
 # The checks an architecture must pass natively to count as running on the device.
@@ -56,19 +55,15 @@ def describe_suite() -> dict[str, Any]:
         "headlines": [{"name": "most_used", "title": "most-used", "subjects": most_used()}],
     }
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
-BATCH, SEQ, SEQ2, NEW_TOKENS = 2, 7, 11, 4
-MAX_PARAMETERS = 20_000_000  # a tiny config has well under 1M; more means the shrinker missed a size
+NEW_TOKENS = 4
 # (rtol, atol) per dtype, for logits and for gradients.
 TOLERANCES = {"float32": (1.3e-4, 1e-4), "bfloat16": (3e-2, 3e-2)}
 
 
 def list_cases() -> Iterable[dict[str, str]]:
     overrides(), label_layouts(), most_used()  # a bad override or list stops the listing, naming the entry
-    for arch in causal_lm_architectures():
-        for dtype in DTYPES:
-            for check in CHECKS:
-                yield {"id": f"hf/{arch}/{dtype}/{check}", "suite": "hf", "subject": arch, "dtype": dtype,
-                       "check": check}
+    yield from suite_api.cases("hf", ((arch, dtype, check) for arch in causal_lm_architectures()
+                                      for dtype in DTYPES for check in CHECKS))
 
 
 class Stage(Exception):
@@ -77,38 +72,6 @@ class Stage(Exception):
     def __init__(self, stage: str, cause: BaseException) -> None:
         super().__init__(str(cause))
         self.stage, self.cause = stage, cause
-
-
-@cache
-def _tiny(arch: str) -> tuple[transformers.PretrainedConfig, int]:
-    """The architecture's tiny config and parameter count, once per worker (eight cases share it)."""
-    config = tiny_config(arch)
-    with torch.device("meta"):
-        parameters = sum(p.numel() for p in getattr(transformers, arch)(config).parameters())
-    if parameters > MAX_PARAMETERS:
-        raise ValueError(f"the tiny config still has {parameters:,} parameters: a size field the shrinker "
-                         f"does not know; add it to suites/hf/overrides.json")
-    return config, parameters
-
-
-def build(arch: str, dtype: torch.dtype, seed: int) -> tuple[torch.nn.Module, int]:
-    config, parameters = _tiny(arch)
-    torch.manual_seed(seed)
-    model = getattr(transformers, arch)(copy.deepcopy(config)).eval().to(dtype)
-    generation = getattr(model, "generation_config", None)
-    if generation is not None and generation.pad_token_id is None:
-        generation.pad_token_id = 0
-    if generation is not None and generation.decoder_start_token_id is None:
-        # transformers falls back to bos only for encoder-decoders; a decoder whose own generate()
-        # reads it (MusicGen's delay pattern) needs the same fallback
-        generation.decoder_start_token_id = generation.bos_token_id
-    return model, parameters
-
-
-def inputs(seed: int, seq: int = SEQ) -> dict[str, torch.Tensor]:
-    g = torch.Generator().manual_seed(seed)
-    ids = torch.randint(3, 99, (BATCH, seq), generator=g)
-    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
 
 
 def both(stage_cpu: Callable[[], Any], stage_device: Callable[[], Any]) -> tuple[Any, Any]:
@@ -292,13 +255,13 @@ def device_module(device: str):
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, arch, dtype_name, check = case_id.split("/")
-    if suite != "hf" or arch not in causal_lm_architectures() or dtype_name not in DTYPES or check not in RUNNERS:
-        raise KeyError(f"unknown case {case_id}")
+    _, arch, dtype_name, check = parsed = suite_api.parse(case_id, "hf", RUNNERS)
+    if arch not in causal_lm_architectures() or dtype_name not in DTYPES:
+        raise suite_api.unknown(parsed, "such architecture or dtype")
     if check == "compiled_forward" and (missing := compilation.missing_backend()):
-        return Outcome.ERROR, {"exception_type": "Unobservable", "where": "harness", "message": missing}
+        return Outcome.ERROR, {"exception_type": "Unobservable", "where": Where.HARNESS, "message": missing}
     if check == "static_shapes" and not ctx.compile_cache():
-        return Outcome.ERROR, {"exception_type": "Unobservable", "where": "harness",
+        return Outcome.ERROR, {"exception_type": "Unobservable", "where": Where.HARNESS,
                          "message": "the backend reports no compile_cache_stats(): static_shapes cannot be observed"}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
@@ -325,7 +288,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     except Stage as stage:
         evidence.update(exception_evidence(stage.cause), stage=stage.stage)
         if stage.stage in ("build", "cpu_reference"):
-            evidence["where"] = "harness"  # the architecture itself, not the backend
+            evidence["where"] = Where.HARNESS  # the architecture itself, not the backend
             evidence.pop("failing_op", None)
         outcome = Outcome.ERROR
     evidence["seconds_with_compile"] = time.perf_counter() - start

@@ -45,11 +45,13 @@ from torch.testing._internal.common_modules import module_db
 from torch.testing._internal.common_utils import noncontiguous_like
 
 from comparison import to_device
-import save_load
-from evidence import describe_tensor, dtype_name
+from evidence import describe_call, dtype_name
 import info_decorators
 from sides import NoReference, Sides, Verdict, seed
+import suite_api
 from vocabulary import Outcome
+
+from . import save_load
 
 CHECKS = ("forward", "backward", "noncontiguous", "state", "save_load")
 NATIVE_CHECKS = ("forward", "backward")
@@ -129,13 +131,10 @@ def _save_load_dtype(info) -> torch.dtype:
 def list_cases() -> Iterable[dict[str, str]]:
     for subject, info in sorted(MODULES.items()):
         checks = checks_for(info)
-        for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name):
-            name = dtype_name(dtype)
-            for check in checks:
-                if check == "save_load" and dtype != _save_load_dtype(info):
-                    continue
-                yield {"id": f"modules/{subject}/{name}/{check}", "suite": "modules", "subject": subject,
-                       "dtype": name, "check": check}
+        yield from suite_api.cases("modules", ((subject, dtype_name(dtype), check)
+                                               for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name)
+                                               for check in checks
+                                               if check != "save_load" or dtype == _save_load_dtype(info)))
 
 
 # --- tolerances ---------------------------------------------------------------------------
@@ -154,16 +153,7 @@ class NotApplicable(Exception):
 
 
 def _describe_args(forward_input) -> str:
-    def shape(t):
-        if isinstance(t, torch.Tensor):
-            return describe_tensor(t)
-        if isinstance(t, (list, tuple)):
-            return "(" + ", ".join(shape(x) for x in t[:4]) + (", ..." if len(t) > 4 else "") + ")"
-        return repr(t)[:40]
-
-    args = ", ".join(shape(a) for a in forward_input.args)
-    kwargs = ", ".join(f"{k}={shape(v)}" for k, v in forward_input.kwargs.items())
-    return f"({args}{', ' if args and kwargs else ''}{kwargs})"
+    return describe_call(forward_input.args, forward_input.kwargs)
 
 
 def _constructor(module_input) -> str:
@@ -229,10 +219,7 @@ class Case(Sides):
             if self.not_applicable and not self.without_reference:
                 return Outcome.PASS, self.evidence
             self.evidence.pop("not_applicable", None)
-            self.evidence.update({"exception_type": "NoReference", "where": "harness",
-                                  "message": f"no module input produced a CPU reference result (first CPU error: "
-                                             f"{self.first_cpu_error})"})
-            return Outcome.ERROR, self.evidence
+            return suite_api.no_reference(self.evidence, "module input", self.first_cpu_error)
         self.evidence.pop("not_applicable", None)
         return Outcome.PASS, self.evidence
 
@@ -413,11 +400,12 @@ def _run_state(case: Case, module_input, inputs) -> None:
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, subject, dtype_str, check = case_id.split("/")
-    if suite != "modules" or subject not in MODULES or check not in CHECKS:
-        raise KeyError(f"unknown case {case_id}")
-    info = MODULES[subject]
-    dtype = getattr(torch, dtype_str)
+    _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "modules", CHECKS)
+    info = MODULES.get(subject)
+    dtypes = {dtype_name(d): d for d in info.supported_dtypes("cpu")} if info is not None else {}
+    if dtype_str not in dtypes:
+        raise suite_api.unknown(parsed, "such ModuleInfo or dtype")
+    dtype = dtypes[dtype_str]
     case = Case(info, dtype, check, ctx)
     needs_grad = check in ("backward", "noncontiguous")
     modes = [True] if check in ("state", "save_load") else case.modes

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import torch
 from torch.testing._internal.opinfo.core import SampleInput
 
-import ops_inputs
+from . import ops_inputs
 
 _UNSET = object()
 

@@ -33,6 +33,8 @@ from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome
 
+from . import opinfo_runs as runs
+
 DESCRIPTION = ("under torch.autocast on the device, the ops of the backend's autocast policy compute in the "
                "policy's dtype (lower-precision list: the autocast dtype; float32 lists: float32) and match the "
                "CPU run at that dtype")
@@ -138,17 +140,17 @@ def run(case, suite) -> None:
     case.evidence.update({"policy": policy, "autocast_dtype": dtype_name(autocast_dtype), "overloads": list(overloads)})
 
     def forward(sample):
-        return suite._forward(op, sample)
+        return runs.forward(op, sample)
 
     def under_autocast(sample):
         with torch.autocast(device_type=device_type, dtype=autocast_dtype):
             return forward(sample)
 
-    for index, sample in enumerate(suite._samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
         where = {"variant": "autocast", "sample_index": index, "sample": sample}
         if policy == "banned":
             try:
-                case._seeded(lambda s: under_autocast(suite.on_device(s, device)), (sample,))
+                case._seeded(lambda s: under_autocast(runs.on_device(s, device)), (sample,))
             except RuntimeError:
                 case.compared += 1
                 continue
@@ -162,7 +164,7 @@ def run(case, suite) -> None:
         except NoReference:
             case.without_reference += 1
             continue
-        actual = case.device(lambda s: under_autocast(suite.on_device(s, device)), sample, where=where)
+        actual = case.device(lambda s: under_autocast(runs.on_device(s, device)), sample, where=where)
         got = [t.dtype for t in pytree.tree_leaves(actual) if isinstance(t, torch.Tensor)]
         want = [t.dtype for t in pytree.tree_leaves(expected) if isinstance(t, torch.Tensor)]
         if got != want:
@@ -171,7 +173,7 @@ def run(case, suite) -> None:
                 f"({policy}, autocast dtype {dtype_name(autocast_dtype)}) gives {[dtype_name(d) for d in want]}",
                 {**where, "property": "dtype", "device_dtypes": [dtype_name(d) for d in got],
                  "expected_dtypes": [dtype_name(d) for d in want]})
-        case.rtol, case.atol, source = suite.tolerance(op, target or case.dtype)
+        case.rtol, case.atol, source = runs.tolerance(op, target or case.dtype)
         case.evidence.update({"rtol": case.rtol, "atol": case.atol, "tolerance_source": source,
                               "computed_in": dtype_name(target or case.dtype)})
         case.compare(actual, expected, {**where, "property": "values"})

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import torch
 
-import ops_inputs
+from . import ops_inputs
+from . import opinfo_runs as runs
 
 DESCRIPTION = ("inputs the CPU refuses: upstream's error_inputs (the CPU's error type and upstream's message) and "
                "invalid variants of every sample (a dimension off by one, an index at the bound, a dim out of "
@@ -45,7 +46,7 @@ def run(case, suite) -> None:
     case.evidence["error_inputs"] = error_inputs
     case.evidence["error_inputs_not_raised_on_cpu"] = case.errors_not_raised_on_cpu
     refused, seen = {}, set()
-    for index, sample in enumerate(suite._samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
         if (signature := ops_inputs.signature(sample)) in seen:
             continue
         seen.add(signature)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import torch
 import torch.utils._pytree as pytree
 
-import ops_inputs
+from . import ops_inputs
+from . import opinfo_runs as runs
 
 DESCRIPTION = "double backward: the gradients of the gradients of every differentiable input"
 
@@ -23,7 +24,7 @@ def applies(op, dtype: torch.dtype) -> bool:
 def _gradgrad(suite, op, sample):
     inputs = [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
               if isinstance(t, torch.Tensor) and t.requires_grad]
-    outputs = [o for o in pytree.tree_leaves(suite._forward(op, sample))
+    outputs = [o for o in pytree.tree_leaves(runs.forward(op, sample))
                if isinstance(o, torch.Tensor) and o.requires_grad]
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
@@ -40,5 +41,5 @@ def _gradgrad(suite, op, sample):
 def run(case, suite) -> None:
     op = case.op
     samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
-               for s in suite._samples(op, case.dtype, reference=False, requires_grad=True)]
+               for s in runs.samples(op, case.dtype, reference=False, requires_grad=True)]
     suite._check_values(case, lambda s: _gradgrad(suite, op, s), samples, with_variants=False)

@@ -24,7 +24,10 @@ import torch.utils._pytree as pytree
 from torch._prims_common import check_significant_strides
 from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
 
-import ops_inputs
+from sides import NoReference
+
+from . import ops_inputs
+from . import opinfo_runs as runs
 
 DESCRIPTION = ("output metadata: dtype, shape, device, strides where PyTorch defines them (memory_format ops; "
                "pointwise, convolution, pooling, normalization ops also on channels_last inputs) and view-ness "
@@ -110,14 +113,14 @@ def _compare_layout(case, suite, index: int, name: str, sample, compare_strides:
     CPU cannot run it (no reference)."""
     op = case.op
     run = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731 (the raw outputs: layouts are the op's)
-    cpu_inputs = [t for t in suite._tensors(sample) if t.layout == torch.strided]
+    cpu_inputs = [t for t in runs.tensors(sample) if t.layout == torch.strided]
     try:
         expected = case.cpu(run, sample)
-    except suite.NoReference:
+    except NoReference:
         return False
     where = {"variant": name, "sample_index": index, "sample": sample}
-    dev_sample = suite.on_device(sample, case.ctx.device)
-    dev_inputs = [t for t in suite._tensors(dev_sample) if t.layout == torch.strided]
+    dev_sample = runs.on_device(sample, case.ctx.device)
+    dev_inputs = [t for t in runs.tensors(dev_sample) if t.layout == torch.strided]
     actual = case.device(run, dev_sample, where=where)
     a_leaves, a_spec = pytree.tree_flatten_with_path(actual)
     e_leaves, e_spec = pytree.tree_flatten_with_path(expected)
@@ -164,7 +167,7 @@ def run(case, suite) -> None:
     variants = _layout_variants(op)
     case.outputs_checked = 0
     case.evidence["strides_compared"] = variants is not None
-    for index, sample in enumerate(suite._samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
         if not _compare_layout(case, suite, index, "sample", sample, variants is not None):
             case.without_reference += 1
             continue

@@ -31,9 +31,7 @@ Sub-checks (each failing one is named in the evidence as `variant`, with a `prop
 
 from __future__ import annotations
 
-import functools
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -44,6 +42,8 @@ import torch.nn.functional as F
 from evidence import exception_evidence
 from sides import Verdict
 from vocabulary import Outcome
+
+from . import opinfo_runs as runs
 
 DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
                "replays it through get/set_rng_state and torch.Generator, and the draws match the CPU's "
@@ -153,28 +153,17 @@ DRAWS: dict[str, Draw] = {
 }
 
 
-def _selected(op, suite) -> bool:
+def _selected(op) -> bool:
     name = op.name.removeprefix("nn.functional.")
     if name in RANDOM_NAMES:
         return True
     floating = [d for d in op.supported_dtypes("cpu") if d.is_floating_point]
-    reason = suite.values_not_comparable(op, floating[0]) if floating else None
+    reason = runs.values_not_comparable(op, floating[0]) if floating else None
     return reason is not None and "non-deterministic" in reason
 
 
-@functools.cache
-def _suite():
-    """The ops suite module that registered this check, under whichever name it was loaded
-    (applies() is not given it; see CHECK_MODULES)."""
-    for module in list(sys.modules.values()):
-        if (vars(module).get("CHECK_MODULES") or {}).get("random") is sys.modules[__name__]:
-            return module
-    raise LookupError("ops_random is used by no ops suite module")
-
-
 def applies(op, dtype: torch.dtype) -> bool:
-    suite = _suite()
-    return dtype.is_floating_point and suite.subject_of(op) not in NOT_RANDOM and _selected(op, suite)
+    return dtype.is_floating_point and runs.subject_of(op) not in NOT_RANDOM and _selected(op)
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -256,7 +245,7 @@ def _differing(a: torch.Tensor, b: torch.Tensor) -> str:
 
 
 def run(case, suite) -> None:
-    subject = suite.subject_of(case.op)
+    subject = runs.subject_of(case.op)
     draw = DRAWS.get(subject)
     if draw is None:
         raise Verdict(Outcome.ERROR, {

@@ -52,6 +52,7 @@ from comparison import to_device
 from evidence import dtype_name
 import info_decorators
 from sides import NoReference, Sides, Verdict
+import suite_api
 from vocabulary import Outcome
 
 CHECKS = ("step", "lr_scheduler", "state_dict", "load_state_dict")
@@ -77,11 +78,6 @@ def describe_suite() -> dict[str, Any]:
     }
 
 
-def device_type() -> str:
-    """The device type under test: the PrivateUse1 backend the worker imported."""
-    return torch._C._get_privateuse1_backend_name()
-
-
 def variant_of(desc: str) -> str:
     """An optimizer input's description as a case-id variant: "nonzero weight_decay & foreach" ->
     "nonzero_weight_decay_foreach", "default & foreach" -> "foreach", "default" -> ""."""
@@ -99,7 +95,7 @@ def subjects() -> dict[str, tuple[Any, Any]]:
     for info in optim_db:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            inputs = _get_optim_inputs_including_global_cliquey_kwargs(device_type(), torch.float32, info,
+            inputs = _get_optim_inputs_including_global_cliquey_kwargs(suite_api.device_type(), torch.float32, info,
                                                                        skip=("differentiable",))
         for optim_input in inputs:
             variant = variant_of(optim_input.desc)
@@ -112,12 +108,8 @@ def subjects() -> dict[str, tuple[Any, Any]]:
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    for subject in sorted(subjects()):
-        for dtype in DTYPES:
-            name = dtype_name(dtype)
-            for check in CHECKS:
-                yield {"id": f"optim/{subject}/{name}/{check}", "suite": "optim", "subject": subject,
-                       "dtype": name, "check": check}
+    yield from suite_api.cases("optim", ((subject, dtype_name(dtype), check) for subject in sorted(subjects())
+                                         for dtype in DTYPES for check in CHECKS))
 
 
 # --- what runs ----------------------------------------------------------------------------
@@ -131,7 +123,7 @@ def implementation(kwargs: dict[str, Any]) -> str:
 
 def upstream_variants(info) -> dict[str, Any]:
     """Which implementations upstream runs on this device type, and why the others are not run."""
-    kind = device_type()
+    kind = suite_api.device_type()
     ran = ["for-loop" if info.supported_impls else "single-tensor"]
     not_run: dict[str, str] = {}
     if "foreach" in info.supported_impls:
@@ -261,7 +253,7 @@ class Case(Sides):
     def on_device(self, state: dict[Any, Any], what: str) -> None:
         """Every non-scalar tensor of an optimizer's state must live on the device (scalars such
         as `step` may stay on the CPU, as PyTorch keeps them there unless capturable or fused)."""
-        kind = device_type()
+        kind = suite_api.device_type()
         misplaced = sorted({f"{path}" for path, t in pytree.tree_flatten_with_path(state)[0]
                             if isinstance(t, torch.Tensor) and t.dim() > 0 and t.device.type != kind})
         if misplaced:
@@ -333,9 +325,8 @@ class Case(Sides):
         try:
             getattr(self, f"check_{self.check}")()
         except NoReference as none:
-            self.evidence.update({"exception_type": "NoReference", "where": "harness", **self.where,
-                                  "message": f"the CPU reference cannot run this optimizer input: {none}"})
-            return Outcome.ERROR, self.evidence
+            self.evidence.update(self.where)
+            return suite_api.no_reference(self.evidence, "optimizer input", str(none))
         except Verdict as verdict:
             self.evidence.update(verdict.evidence)
             self.evidence.setdefault("max_abs_error", self.max_abs)
@@ -346,8 +337,7 @@ class Case(Sides):
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, subject, dtype_str, check = case_id.split("/")
-    if suite != "optim" or subject not in subjects() or check not in CHECKS \
-            or dtype_str not in {dtype_name(d) for d in DTYPES}:
-        raise KeyError(f"unknown case {case_id}")
+    _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "optim", CHECKS)
+    if subject not in subjects() or dtype_str not in {dtype_name(d) for d in DTYPES}:
+        raise suite_api.unknown(parsed, "such optimizer input or dtype")
     return Case(subject, getattr(torch, dtype_str), check, ctx).run()

@@ -18,7 +18,7 @@ import torch
 import torch.utils._pytree as pytree
 
 from comparison import to_device
-from sizes_judge import judge
+from .sizes_judge import judge
 
 ROW_TILE = 128  # rows the reference checks: both sides of every multiple of it, first and last
 

@@ -21,7 +21,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
-from sizes_calls import Call, Rows
+from .sizes_calls import Call, Rows
 
 MODELS_FILE = Path(__file__).with_name("models.json")
 SEQUENCES = {"seq1": 1, "seq128": 128, "seq2048": 2048}

@@ -27,20 +27,18 @@ import torch.utils._pytree as pytree
 
 import opinfo
 from evidence import describe_tensor, dtype_name, exception_evidence
-from vocabulary import Outcome
+import suite_api
+from vocabulary import Outcome, Where
 
-import sizes_calls
-import sizes_models
-import sizes_tiles
-from sizes_judge import FORMULA, Wrong
+from . import sizes_calls, sizes_models, sizes_tiles
+from .sizes_judge import FORMULA, Wrong
 
 DTYPES = (torch.float32, torch.bfloat16)
-DEFAULT_MAX_CASE_MEMORY = 2 * 2**30
 _UNITS = {"": 1, "b": 1, "k": 2**10, "kib": 2**10, "m": 2**20, "mib": 2**20, "g": 2**30, "gib": 2**30}
 
 
 class Settings:
-    max_case_memory = DEFAULT_MAX_CASE_MEMORY
+    max_case_memory = 2 * 2**30
 
 
 def parse_size(text: str) -> int:
@@ -54,12 +52,16 @@ def parse_size(text: str) -> int:
     return size
 
 
-def configure(options: dict[str, str]) -> None:
+OPTIONS = {
+    "max_case_memory": {"type": "str", "default": "2GiB",
+                        "help": "the most a case may allocate (2GiB, 512MiB, bytes): larger calls are cut down or "
+                                "not run, and the evidence says which"},
+}
+
+
+def configure(options: dict[str, Any]) -> None:
     """`max_case_memory` (run --suite-option max_case_memory=SIZE): the most a case may allocate."""
-    unknown = sorted(set(options) - {"max_case_memory"})
-    if unknown:
-        raise ValueError(f"the sizes suite takes no option {', '.join(unknown)} (it takes max_case_memory)")
-    Settings.max_case_memory = parse_size(options.get("max_case_memory", str(DEFAULT_MAX_CASE_MEMORY)))
+    Settings.max_case_memory = parse_size(options["max_case_memory"])
 
 
 OPS = opinfo.by_subject()
@@ -79,6 +81,7 @@ def describe_suite() -> dict[str, Any]:
         },
         "native_phrase": "run natively at every size",
         "share_cores": True,  # many small ops per case: -j workers must not oversubscribe the cores
+        "options": OPTIONS,
     }
 
 
@@ -89,17 +92,9 @@ def list_cases() -> Iterable[dict[str, str]]:
         supported = OPS[subject].supported_dtypes("cpu")
         for dtype in (d for d in DTYPES if d in supported):
             for check in sizes_tiles.checks(entry):
-                yield _case(subject, dtype, check)
-    for subject in sizes_models.subjects():
-        for dtype in DTYPES:
-            for check in sizes_models.SEQUENCES:
-                yield _case(subject, dtype, check)
-
-
-def _case(subject: str, dtype: torch.dtype, check: str) -> dict[str, str]:
-    name = dtype_name(dtype)
-    return {"id": f"sizes/{subject}/{name}/{check}", "suite": "sizes", "subject": subject, "dtype": name,
-            "check": check}
+                yield suite_api.CaseId("sizes", subject, dtype_name(dtype), check).listed()
+    yield from suite_api.cases("sizes", ((subject, dtype_name(dtype), check) for subject in sizes_models.subjects()
+                                         for dtype in DTYPES for check in sizes_models.SEQUENCES))
 
 
 def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[sizes_calls.Call]:
@@ -121,10 +116,10 @@ def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    suite, subject, dtype_text, check = case_id.split("/")
-    dtype = getattr(torch, dtype_text, None)
-    if suite != "sizes" or dtype not in DTYPES:
-        raise KeyError(f"unknown case {case_id}")
+    _, subject, dtype_text, check = parsed = suite_api.parse(case_id, "sizes", describe_suite()["checks"])
+    dtype = {dtype_name(d): d for d in DTYPES}.get(dtype_text)
+    if dtype is None:
+        raise suite_api.unknown(parsed, f"dtype {dtype_text}")
     evidence: dict[str, Any] = {"reference_dtype": "float64", "tolerance_formula": FORMULA,
                                 "max_case_memory": Settings.max_case_memory}
     if check.startswith("tile") and subject in sizes_tiles.TABLE:
@@ -135,7 +130,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
         calls = sizes_models.calls(model, part, sizes_models.SEQUENCES[check])
     else:
-        raise KeyError(f"unknown case {case_id}")
+        raise suite_api.unknown(parsed, f"subject {subject} with check {check}")
     device_module = torch.get_device_module(ctx.device)
     measured: dict[str, dict[str, Any]] = {}
     worst = {"tolerance_ratio": 0.0, "cpu_formula_ratio": 0.0, "max_abs_error": 0.0, "max_rel_error": 0.0,
@@ -163,7 +158,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
             worst[key] = max(worst[key], result.get(key) or 0)
     evidence.update(worst, calls=measured)
     if not measured:
-        evidence.update(exception_type="MemoryBound", where="harness",
+        evidence.update(exception_type="MemoryBound", where=Where.HARNESS,
                         message="no call of the case fits max_case_memory: " + "; ".join(evidence.get("not_run", [])))
         return Outcome.ERROR, evidence
     return Outcome.PASS, evidence

@@ -4,7 +4,8 @@ way out-of-tree backends run them: the backend is imported before common_device_
 PrivateUse1TestBase sees the device), and instantiate_device_type_tests instantiates each generic
 class for this device only (PYTORCH_TESTING_DEVICE_ONLY_FOR).
 
-Options (`run --pytorch-test-dir DIR [--test-files a.py,b.py]`):
+Options (`run --suite-option pytorch_test_dir=DIR [--suite-option test_files=a.py,b.py]`, or
+`run --pytorch-test-dir DIR --test-files ...`):
   pytorch_test_dir  a PyTorch checkout (holding test/) or its test/ folder itself; when the
                     checkout says its version (version.txt), it must be the installed torch's
   test_files        comma-separated file names in test/ (test_view_ops.py or test_view_ops);
@@ -43,10 +44,18 @@ from typing import Any, Iterable
 import torch
 
 from evidence import exception_evidence
-from vocabulary import Outcome
+import suite_api
+from vocabulary import Outcome, Where
 
 IMPORT_CHECK = "import"
-_OPTIONS = ("pytorch_test_dir", "test_files")
+OPTIONS = {
+    "pytorch_test_dir": {"type": "path", "required": True,
+                         "help": "a PyTorch checkout (or its test/ folder) at the installed torch's tag; "
+                                 "ci/fetch-pytorch-tests.sh makes one"},
+    "test_files": {"type": "str", "default": "",
+                   "help": "comma-separated files of test/ to run (test_view_ops.py,test_torch.py); default: every "
+                           "file that calls instantiate_device_type_tests"},
+}
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 
@@ -73,14 +82,8 @@ def _device_generic(path: Path) -> bool:
         return False
 
 
-def configure(options: dict[str, str]) -> None:
+def configure(options: dict[str, Any]) -> None:
     """Takes the run's options; ValueError names what is wrong with them (the run stops, exit 2)."""
-    unknown = sorted(set(options) - set(_OPTIONS))
-    if unknown:
-        raise ValueError(f"the upstream suite takes no option {', '.join(unknown)} (it takes {', '.join(_OPTIONS)})")
-    if not options.get("pytorch_test_dir"):
-        raise ValueError("the upstream suite needs --pytorch-test-dir DIR, a checkout of PyTorch's test/ at the "
-                         "installed torch's tag (ci/fetch-pytorch-tests.sh makes one)")
     root = Path(options["pytorch_test_dir"]).resolve()
     if not root.is_dir():
         raise ValueError(f"--pytorch-test-dir {root}: no such directory")
@@ -112,9 +115,10 @@ def configure(options: dict[str, str]) -> None:
 
 def describe_suite() -> dict[str, Any]:
     """What the suite declares of itself (suites/README.md); its checks are the test methods of
-    the configured files, so they are known only once the files are imported."""
+    the configured files, so they are known only once the files are imported (before configure(),
+    only the import check is declared)."""
     checks = {IMPORT_CHECK: "the test file imports (an error here names the import error)"}
-    for file in _files():
+    for file in _files() if Settings.files else ():
         if isinstance(file, TestFile):
             for test in file.tests.values():
                 checks.setdefault(test.check, f"upstream's {test.generic_class}.{test.check}")
@@ -123,25 +127,16 @@ def describe_suite() -> dict[str, Any]:
         "nouns": "upstream test classes",
         "checks": checks,
         "native_phrase": "pass every test natively at every dtype",
+        "options": OPTIONS,
     }
 
 
 def list_cases() -> Iterable[dict[str, str]]:
     for file in _files():
         if isinstance(file, ImportFailure):
-            yield _case(file.stem, "-", IMPORT_CHECK)
+            yield from suite_api.cases("upstream", [(file.stem, "-", IMPORT_CHECK)])
             continue
-        for test in file.tests.values():
-            yield _case(test.subject, test.dtype, test.check)
-
-
-def _case_id(subject: str, dtype: str, check: str) -> str:
-    return f"upstream/{subject}/{dtype}/{check}"
-
-
-def _case(subject: str, dtype: str, check: str) -> dict[str, str]:
-    return {"id": _case_id(subject, dtype, check), "suite": "upstream", "subject": subject, "dtype": dtype,
-            "check": check}
+        yield from suite_api.cases("upstream", ((test.subject, test.dtype, test.check) for test in file.tests.values()))
 
 
 # --- the files and their tests ------------------------------------------------------------
@@ -155,7 +150,7 @@ class Test:
 
     @property
     def case_id(self) -> str:
-        return _case_id(self.subject, self.dtype, self.check)
+        return str(suite_api.CaseId("upstream", self.subject, self.dtype, self.check))
 
 
 class TestFile:
@@ -273,7 +268,7 @@ class _Result(unittest.TestResult):
 
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype, check = case_id.split("/")
+    _, subject, dtype, check = suite_api.parse(case_id, "upstream", None)  # a test of the file
     stem = subject.split(".")[0]
     file = _file(stem)
     if isinstance(file, ImportFailure):
@@ -282,7 +277,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         if isinstance(file.exc, SystemExit) and file.exc.code in (None, 0):
             return Outcome.SKIP, {"message": "the file exits at import (sys.exit(0)): it skips itself here",
                                   "upstream_skip": True}
-        return Outcome.ERROR, {**exception_evidence(file.exc), "where": "import", "file": f"{stem}.py",
+        return Outcome.ERROR, {**exception_evidence(file.exc), "where": Where.IMPORT, "file": f"{stem}.py",
                                "traceback": file.traceback}
     if check == IMPORT_CHECK:
         return Outcome.PASS, {"file": f"{stem}.py"}

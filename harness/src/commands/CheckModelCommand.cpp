@@ -80,4 +80,50 @@ int check_model_command(const CheckModelOptions& o) {
   return result["exit_code"].get<int>();
 }
 
+Command add_check_model_command(CLI::App& cli) {
+  auto o = std::make_shared<CheckModelOptions>();
+  auto* cmd = cli.add_subcommand(
+      "check-model",
+      "Will a model run on the device? Captures its aten ops on "
+      "meta tensors and judges each by a run "
+      "of the operator suite (--suite). Exit 0 runs natively, 1 runs with ops on "
+      "the CPU fallback (or unproven), 2 "
+      "blocked by failing ops, 3 bad input");
+  cmd->add_option(
+      "--hf", o->hf,
+      "A transformers architecture or model_type (LlamaForCausalLM, llama), built tiny "
+      "from its config, nothing downloaded");
+  cmd->add_option("--script", o->script,
+                        "FILE.py:FUNCTION, a function returning (model, example inputs)");
+  cmd->add_option("--exported", o->exported,
+                        "A program saved with torch.export.save (.pt2)");
+  cmd->add_flag("--full-size", o->full_size,
+                      "--hf at the config's real size (on meta tensors: no memory, no download)");
+  cmd->add_option("--dtype", o->dtype, "dtype of the model")->capture_default_str();
+  cmd->add_flag("--train", o->train, "Include the backward pass");
+  cmd->add_option("--db", o->db, "Results database")->capture_default_str();
+  cmd->add_option("--run", o->run,
+                        "Run of the evidence suite (id, latest, previous); default its newest");
+  cmd
+      ->add_option("--suite", o->suite,
+                   "Suite whose runs judge the model's ops (subjects named after aten ops)")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the result as JSON (docs/check-model.md)");
+  cmd->add_flag("--markdown", o->markdown,
+                      "Print the result as Markdown, for a pull request");
+  cmd->add_flag(
+      "--probe", o->probe,
+      "Also run the tiny model on the device and the CPU, and show where the prediction "
+      "and the observation disagree");
+  cmd->add_flag(
+      "--compile", o->compile,
+      "Also compile the tiny model with torch.compile (the backend's Dynamo backend, static "
+      "shapes) and say whether it compiles into one graph: graph breaks and their reasons, an "
+      "op that cannot be compiled, the compiled output against the CPU's");
+  cmd->add_option("--backend-module", o->backend_module, "Backend module")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "Device string")->capture_default_str();
+  return {cmd, [o] { return check_model_command(*o); }, 3};
+}
+
 }  // namespace conform

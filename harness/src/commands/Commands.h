@@ -1,6 +1,9 @@
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -9,11 +12,13 @@
 namespace conform {
 
 struct RunOptions {
-  std::string suite = "ops";
+  std::string suite;
   std::string ops_regex;
   std::vector<std::string> dtypes;
   std::vector<std::string> checks;
-  std::map<std::string, std::string> suite_options;  // the suite's configure(): upstream's test folder
+  // --suite-option NAME=VALUE and the suite's options spelt as flags (--world-size 4): texts the
+  // listing worker types and checks against the suite's declaration before any case.
+  std::map<std::string, std::string> suite_options;
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
   double timeout_seconds = 300;
@@ -29,6 +34,11 @@ struct RunOptions {
   bool no_skiplists = false;
   bool strict = false;
   std::string command_line;
+};
+
+struct SuitesOptions {
+  std::string backend_module = "torch_neuronsim";
+  bool json = false;
 };
 
 struct MergeOptions {
@@ -118,6 +128,7 @@ struct LedgerOptions {
 // Each returns the process exit code; a problem with the input throws std::exception whose
 // message is the one line printed to stderr.
 int run_command(const RunOptions& options);
+int suites_command(const SuitesOptions& options);
 int merge_command(const MergeOptions& options);
 int repro_command(const ReproOptions& options);
 int skiplist_command(const SkiplistOptions& options);
@@ -127,5 +138,24 @@ int gate_command(const GateOptions& options);
 int dashboard_command(const DashboardOptions& options);
 int check_model_command(const CheckModelOptions& options);
 int ledger_command(const LedgerOptions& options);
+
+// A command of the CLI: its subcommand, with the options each command's file sets up beside the
+// command's code, and what runs it once parsed.
+struct Command {
+  CLI::App* app;
+  std::function<int()> run;
+  int bad_input_exit;  // 2; 3 for gate and check-model, whose 2 is a verdict
+};
+Command add_run_command(CLI::App& cli, const std::string& command_line);
+Command add_suites_command(CLI::App& cli);
+Command add_merge_command(CLI::App& cli);
+Command add_repro_command(CLI::App& cli);
+Command add_skiplist_command(CLI::App& cli);
+Command add_report_command(CLI::App& cli);
+Command add_diff_command(CLI::App& cli);
+Command add_gate_command(CLI::App& cli);
+Command add_dashboard_command(CLI::App& cli);
+Command add_check_model_command(CLI::App& cli);
+Command add_ledger_command(CLI::App& cli);
 
 }  // namespace conform

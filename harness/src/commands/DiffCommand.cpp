@@ -21,4 +21,17 @@ int diff_command(const DiffOptions& o) {
   return 0;
 }
 
+Command add_diff_command(CLI::App& cli) {
+  auto o = std::make_shared<DiffOptions>();
+  auto* cmd = cli.add_subcommand(
+      "diff",
+      "What changed between runs A and B: new failures and passes, changed errors, new and "
+      "removed cases, subject status and aten op changes");
+  cmd->add_option("a", o->a, "Run A, before (id, latest, previous)")->capture_default_str();
+  cmd->add_option("b", o->b, "Run B, after (id, latest, previous)")->capture_default_str();
+  cmd->add_option("--db", o->db, "Results database")->capture_default_str();
+  cmd->add_option("--format", o->format, "text, markdown or json")->capture_default_str();
+  return {cmd, [o] { return diff_command(*o); }, 2};
+}
+
 }  // namespace conform

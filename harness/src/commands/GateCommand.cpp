@@ -35,4 +35,24 @@ int gate_command(const GateOptions& o) {
   return verdict.exit_code;
 }
 
+Command add_gate_command(CLI::App& cli) {
+  auto o = std::make_shared<GateOptions>();
+  auto* cmd = cli.add_subcommand(
+      "gate",
+      "Release gate of a run against a baseline. Exit 0 pass, 1 regressions, 2 only "
+      "unacknowledged improvements, 3 bad input; prints a Markdown verdict");
+  cmd->add_option(
+      "--baseline", o->baseline,
+      "Baseline: a run (id, latest, previous) or a file written by --write-baseline");
+  cmd->add_option("--run", o->run, "Run to judge (id, latest, previous)")
+      ->capture_default_str();
+  cmd->add_option("--db", o->db, "Results database")->capture_default_str();
+  cmd->add_option("--policy", o->policy,
+                       "Policy file (JSON); default: any regression, crash, native op lost or new "
+                       "fallback op fails, and improvements must be in the baseline");
+  cmd->add_option("--write-baseline", o->write_baseline,
+                       "Write the run as a baseline file (e.g. ci/baseline.json) and exit");
+  return {cmd, [o] { return gate_command(*o); }, 3};
+}
+
 }  // namespace conform

@@ -53,7 +53,7 @@ Source overloads_of(Store* store, const std::vector<std::string>& runs,
     }
   }
   const std::string log = scratch_log();
-  Source s{list_overloads(worker_command("ops", backend_module, "neuron", 0), log),
+  Source s{list_overloads(worker_command("", backend_module, "neuron", 0), log),
            "the installed torch"};
   std::filesystem::remove(log);
   return s;
@@ -139,6 +139,46 @@ int ledger_command(const LedgerOptions& o) {
     return 1;
   }
   return 0;
+}
+
+Command add_ledger_command(CLI::App& cli) {
+  auto o = std::make_shared<LedgerOptions>();
+  auto* cmd = cli.add_subcommand(
+      "ledger",
+      "Every aten overload of torch with a CPU kernel: reached at the device by the runs (native "
+      "or fallback, with a case that did), disposed of by skiplists/ledger/dispositions.json "
+      "(not_applicable, unreached, with a reason), served by a composite kernel on the device "
+      "(the backend has none of its own; found in the dispatcher), or unreached with no "
+      "disposition. Coverage = reached / (all - not_applicable - composite). Exit 0, 1 below "
+      "--fail-under, 2 bad input (docs/o->md)");
+  cmd->add_option("--db", o->db, "Results database")->capture_default_str();
+  cmd
+      ->add_option("--runs", o->runs,
+                   "Comma-separated runs (id, latest, previous) whose op events count; default: "
+                   "the latest run of each suite in the DB")
+      ->delimiter(',');
+  cmd
+      ->add_option("--fail-under", o->fail_under,
+                   "Exit 1 when the coverage is below this percentage (for CI)")
+      ->check(CLI::Range(0.0, 100.0));
+  cmd
+      ->add_option("--format", o->format,
+                   "text (a line per overload, then the summary) or json (counts and rows)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--summary", o->summary_only,
+                       "text: only the summary (numbers, unreached kinds and families)");
+  cmd->add_option("--dispositions", o->dispositions,
+                         "Dispositions file (default: skiplists/ledger/dispositions.json)");
+  cmd->add_flag("--lint", o->lint,
+                       "Only check the dispositions file against the installed torch (unknown "
+                       "overloads, missing reasons, duplicates); exit 1 on any problem");
+  cmd
+      ->add_option("--backend-module", o->backend_module,
+                   "Backend the worker imports when the overloads are listed from the installed "
+                   "torch (--lint, runs recorded before the ledger)")
+      ->capture_default_str();
+  return {cmd, [o] { return ledger_command(*o); }, 2};
 }
 
 }  // namespace conform

@@ -1,6 +1,7 @@
 // `neuron-conform merge`: combines the shard DBs of one sharded run into one run.
 #include "commands/Commands.h"
 #include "common/Environment.h"
+#include "common/Vocabulary.h"
 #include "record/Store.h"
 
 #include <fmt/format.h>
@@ -64,7 +65,7 @@ int merge_command(const MergeOptions& o) {
   merged.started_at = first.started_at;
   merged.shard = std::nullopt;
   merged.label = o.label ? o.label : first.label;
-  merged.status = "running";
+  merged.status = name(RunStatus::kRunning);
   merged.command = "merge";
   for (const auto& in : inputs) merged.command += fmt::format(" {}:{}", in.path, in.run.id);
   out.create_run(merged);
@@ -74,10 +75,23 @@ int merge_command(const MergeOptions& o) {
     out.record_results(merged.id, in.results);
     recorded += in.results.size();
   }
-  out.finish_run(merged.id, out.unrecorded(merged.id).empty() ? "complete" : "interrupted");
+  const RunStatus status =
+      out.unrecorded(merged.id).empty() ? RunStatus::kComplete : RunStatus::kInterrupted;
+  out.finish_run(merged.id, std::string(name(status)));
   fmt::print("merged {} input run(s) into run {} in {}: {} planned cases, {} results\n",
              inputs.size(), merged.id, o.output, plan.size(), recorded);
   return 0;
+}
+
+Command add_merge_command(CLI::App& cli) {
+  auto o = std::make_shared<MergeOptions>();
+  auto* cmd = cli.add_subcommand("merge", "Combine the shard DBs of one sharded run into one run");
+  cmd->add_option("inputs", o->inputs, "Shard databases")->required();
+  cmd->add_option("-o,--output,--db", o->output, "Output database")->required();
+  cmd->add_option("--run", o->run, "Run to take from each input (id, latest, previous)")
+      ->capture_default_str();
+  cmd->add_option("--label", o->label, "Label of the merged run (default: the first input's)");
+  return {cmd, [o] { return merge_command(*o); }, 2};
 }
 
 }  // namespace conform

@@ -20,4 +20,18 @@ int report_command(const ReportOptions& o) {
   return 0;
 }
 
+Command add_report_command(CLI::App& cli) {
+  auto o = std::make_shared<ReportOptions>();
+  auto* cmd = cli.add_subcommand(
+      "report",
+      "Write a run's reports: coverage.json, index.html, summary.md, junit.xml, ops.csv (also "
+      "written at the end of every run)");
+  cmd->add_option("--run", o->run, "Run (id, latest, previous)")->capture_default_str();
+  cmd->add_option("--db", o->db, "Results database")->capture_default_str();
+  cmd->add_option(
+      "--out", o->out,
+      "Directory (default: runs/<run-id>/ beside the DB, and 'latest' pointed at it)");
+  return {cmd, [o] { return report_command(*o); }, 2};
+}
+
 }  // namespace conform

@@ -89,7 +89,7 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   for (const char* key : {"cpu_overloads", "device_composite"})
     if (listing.hello.contains(key)) run.backend_info[key] = listing.hello[key];
   run.suite_info = listing.description_json;
-  run.suite_options = o.suite_options;
+  run.suite_options = listing.options;
   store.create_run(run);
   store.record_plan(run.id, selected);
   fmt::print(stderr, "run {}: {} cases{} on {} worker(s), results in {}\n", run.id,
@@ -282,6 +282,116 @@ int run_command(const RunOptions& o) {
   Expected expected = expect(store, o, plan);
   const Execution done = execute(store, o, plan.run, expected, durations, jobs);
   return conclude(store, o, plan.run, done);
+}
+
+// The arguments `run` does not know, read as the suite's options spelt as flags: --world-size 4,
+// --world-size=4, or --flag alone (true). Throws std::invalid_argument for anything else.
+void add_suite_flags(const std::vector<std::string>& rest,
+                     std::map<std::string, std::string>& into) {
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const std::string& arg = rest[i];
+    if (arg.size() <= 2 || arg.rfind("--", 0) != 0)
+      throw std::invalid_argument(fmt::format(
+          "run: unexpected argument '{}' (run --help; a suite's options: neuron-conform suites)",
+          arg));
+    std::string name = arg.substr(2);
+    std::string value = "true";
+    if (const auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name.resize(eq);
+    } else if (i + 1 < rest.size() && rest[i + 1].rfind("--", 0) != 0) {
+      value = rest[++i];
+    }
+    std::replace(name.begin(), name.end(), '-', '_');
+    into[name] = value;
+  }
+}
+
+Command add_run_command(CLI::App& cli, const std::string& command_line) {
+  auto o = std::make_shared<RunOptions>();
+  o->command_line = command_line;
+  auto* cmd = cli.add_subcommand("run", "Run a suite against a backend and record the results");
+  cmd
+      ->add_option("--suite", o->suite,
+                   "Suite to run: a folder holding suite.py, in NEURON_CONFORM_SUITES or the "
+                   "project's suites/ (`neuron-conform suites` lists those found, with their "
+                   "checks and options; suites/README.md says how to write one)")
+      ->required();
+  cmd->add_option("--ops", o->ops_regex,
+                  "Regular expression searched in the case subject (what the suite's cases are "
+                  "about: an OpInfo name[.variant], an architecture class, ...); '^(add|mul)$' "
+                  "selects exactly those two");
+  cmd->add_option("--dtypes", o->dtypes, "Comma-separated dtypes (default: every dtype listed)")
+      ->delimiter(',');
+  cmd->add_option("--checks", o->checks,
+                  "Comma-separated checks, as the suite declares them (`neuron-conform suites` "
+                  "and the run's report list them; default: every check)")
+      ->delimiter(',');
+  cmd->add_option("-j,--jobs", o->jobs, "Worker processes (default: number of cores)");
+  cmd->add_option("--shard", o->shard,
+                      "Run shard K of N (K/N, 1-based), balanced by recorded durations");
+  cmd->add_option("--timeout", o->timeout_seconds, "Per-case time limit in seconds")
+      ->capture_default_str();
+  cmd
+      ->add_option(
+          "--reruns", o->reruns,
+          "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
+          "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
+          "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
+          "their entry's category is flaky")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  cmd
+      ->add_option("--repeat", o->repeat,
+                   "Run every case N times in its worker, to hunt flakiness on purpose: outcomes "
+                   "that differ make the case flaky")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--db", o->db, "Results database")->capture_default_str();
+  cmd
+      ->add_option("--backend-module", o->backend_module,
+                   "Python module of the backend under test")
+      ->capture_default_str();
+  cmd->add_option("--device", o->device, "Device string of the backend")
+      ->capture_default_str();
+  cmd->add_option("--resume", o->resume,
+                      "Run only what this run (id, latest, previous) has not recorded");
+  cmd->add_option("--seed", o->seed, "Random seed for sample inputs")->capture_default_str();
+  cmd->add_option("--label", o->label,
+                      "Free text stored with the run (e.g. nightly, PR number)");
+  cmd->add_option("--skiplists", o->skiplists,
+                      "Skip-list files or directories (default: skiplists/)");
+  cmd->add_flag("--no-skiplists", o->no_skiplists,
+                    "Use no skip lists: run and report every case as observed");
+  cmd
+      ->add_option_function<std::vector<std::string>>(
+          "--suite-option",
+          [o](const std::vector<std::string>& pairs) {
+            for (const auto& pair : pairs) {
+              const auto eq = pair.find('=');
+              if (eq == std::string::npos || eq == 0)
+                throw CLI::ValidationError("--suite-option", "expects NAME=VALUE, got '" + pair + "'");
+              o->suite_options[pair.substr(0, eq)] = pair.substr(eq + 1);
+            }
+          },
+          "NAME=VALUE, an option the suite declares (repeatable; `neuron-conform suites` lists "
+          "them). A suite's option may also be given as a flag of its own: --world-size 4 is "
+          "--suite-option world_size=4. The suite types and checks them before any case and "
+          "refuses options it does not declare; the run stores them, typed, for --resume and "
+          "repro")
+      ->allow_extra_args(false);
+  // Whatever the run does not know is the suite's (checked against its declaration).
+  cmd->allow_extras();
+  cmd->add_flag(
+      "--strict", o->strict,
+      "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "
+      "differently from its entry's 'expect'");
+  return {cmd,
+          [o, cmd] {
+            add_suite_flags(cmd->remaining(), o->suite_options);
+            return run_command(*o);
+          },
+          2};
 }
 
 }  // namespace conform

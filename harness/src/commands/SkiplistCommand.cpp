@@ -9,13 +9,19 @@
 #include "record/Store.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <ranges>
 #include <set>
+#include <sstream>
+#include <tuple>
 
 namespace conform {
 namespace {
@@ -24,34 +30,85 @@ std::vector<std::string> paths_or_default(const SkiplistOptions& o) {
   return o.paths.empty() ? std::vector<std::string>{source_dir() + "/skiplists"} : o.paths;
 }
 
+// The folder of a suite, as the worker finds suites (harness/worker/suite_api.py): the folders
+// of NEURON_CONFORM_SUITES first, then the project's suites/. Empty when there is none.
+std::string suite_folder(const std::string& suite) {
+  std::vector<std::filesystem::path> dirs;
+  if (const char* extra = std::getenv("NEURON_CONFORM_SUITES")) {
+    std::stringstream s(extra);
+    for (std::string dir; std::getline(s, dir, ':');)
+      if (!dir.empty()) dirs.emplace_back(dir);
+  }
+  dirs.emplace_back(std::filesystem::path(source_dir()) / "suites");
+  for (const auto& dir : dirs)
+    if (std::filesystem::is_regular_file(dir / suite / "suite.py")) return (dir / suite).string();
+  return "";
+}
+
+// The subjects of a suite's cases, and the torch the listing worker imported.
+std::pair<std::set<std::string>, std::string> list_subjects(const SkiplistOptions& o,
+                                                            const std::string& suite) {
+  const std::string scratch =
+      (std::filesystem::temp_directory_path() /
+       fmt::format("neuron-conform-lint-{}-{}.log", getpid(), suite))
+          .string();
+  const Listing listing =
+      list_suite(suite, worker_command(suite, o.backend_module, "neuron", 0), scratch);
+  std::error_code ignored;
+  std::filesystem::remove(scratch, ignored);
+  std::set<std::string> subjects;
+  for (const auto& c : listing.cases) subjects.insert(c.subject);
+  return {std::move(subjects), listing.hello.value("torch", "0")};
+}
+
+// Every entry's subjects are checked against the suites it names, each suite listed once by a
+// worker; "*" stands for --suite, which must list (its torch selects the active entries). A suite
+// that cannot be listed as it is (upstream needs a PyTorch checkout: an option of a run) leaves
+// its entries' subjects unchecked, said in the output; a suite that does not exist is a problem.
 int lint(const SkiplistOptions& o) {
   std::string torch_version = "0";
-  std::set<std::string> subjects;
-  if (o.check_subjects) {
-    const std::string scratch = (std::filesystem::temp_directory_path() /
-                                 fmt::format("neuron-conform-lint-{}.log", getpid()))
-                                    .string();
-    const Listing listing =
-        list_suite(o.suite, worker_command(o.suite, o.backend_module, "neuron", 0), scratch);
-    torch_version = listing.hello.value("torch", "0");
-    for (const auto& c : listing.cases) subjects.insert(c.subject);
-  }
+  std::map<std::string, std::set<std::string>> listed;
+  if (o.check_subjects) std::tie(listed[o.suite], torch_version) = list_subjects(o, o.suite);
   Skiplists lists = load_skiplists(paths_or_default(o), torch_version);
+  std::vector<std::string> notes;
   if (o.check_subjects) {
-    for (const Entry& e : lists.entries) {
-      for (const auto& s : e.subject) {
-        if (s != "*" &&
-            (e.suite == std::vector<std::string>{o.suite} ||
-             e.suite == std::vector<std::string>{"*"}) &&
-            !subjects.contains(s)) {
-          lists.problems.push_back(
-              {e.where, fmt::format("subject '{}' names no case of suite '{}' in torch {}", s,
-                                    o.suite, torch_version)});
-        }
+    std::set<std::string> missing;
+    std::map<std::string, std::string> unlisted;  // suite -> why the worker could not list it
+    for (const auto& suite : suites_named(lists.entries, o.suite)) {
+      if (listed.contains(suite)) continue;
+      if (suite_folder(suite).empty()) {
+        missing.insert(suite);
+        continue;
+      }
+      try {
+        listed[suite] = list_subjects(o, suite).first;
+      } catch (const std::exception& e) {
+        const std::string why = e.what();
+        unlisted[suite] = why.substr(0, why.find('\n'));
       }
     }
+    for (const Entry& e : lists.entries)
+      for (const auto& s : e.suite)
+        if (missing.contains(s))
+          lists.problems.push_back(
+              {e.where, fmt::format("suite '{}' is no suite: no {}/suite.py in "
+                                    "NEURON_CONFORM_SUITES or {}/suites",
+                                    s, s, source_dir())});
+    const SubjectCheck checked = check_subjects(lists.entries, listed, o.suite, torch_version);
+    lists.problems.insert(lists.problems.end(), checked.problems.begin(),
+                          checked.problems.end());
+    for (const auto& [suite, n] : checked.unchecked) {
+      if (missing.contains(suite)) continue;
+      notes.push_back(fmt::format("suite '{}': the subjects of {} entr{} not checked: listing "
+                                  "the suite needs a run's options or failed: {}",
+                                  suite, n, n == 1 ? "y is" : "ies are", unlisted[suite]));
+    }
+    notes.push_back(fmt::format("subjects checked in {} of {} active entries (suites listed: {})",
+                                checked.checked, lists.entries.size(),
+                                fmt::join(std::views::keys(listed), ", ")));
   }
   for (const auto& p : lists.problems) fmt::print("{}\n", p.str());
+  for (const auto& n : notes) fmt::print("{}\n", n);
   if (!lists.problems.empty()) {
     fmt::print(stderr, "neuron-conform: skiplist lint: {} problem(s)\n", lists.problems.size());
     return 1;
@@ -206,6 +263,48 @@ int skiplist_command(const SkiplistOptions& o) {
   if (o.action == "update") return update(o);
   throw std::invalid_argument(
       fmt::format("unknown skiplist action '{}' (lint, stats, stale, update)", o.action));
+}
+
+Command add_skiplist_command(CLI::App& cli) {
+  auto o = std::make_shared<SkiplistOptions>();
+  auto* cmd = cli.add_subcommand("skiplist", "Check and maintain skip lists");
+  cmd->require_subcommand(1);
+  auto add_paths = [o](CLI::App* sub) {
+    sub->add_option("paths", o->paths, "Skip-list files or directories (default: skiplists/)");
+  };
+  auto add_run = [o](CLI::App* sub) {
+    sub->add_option("--db", o->db, "Results database")->capture_default_str();
+    sub->add_option("--run", o->run, "Run (id, latest, previous)")->capture_default_str();
+  };
+  auto* lint_cmd = cmd->add_subcommand(
+      "lint",
+      "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, "
+      "subjects that name no case of the installed suite, duplicate and shadowed entries; exit 1 "
+      "on any");
+  add_paths(lint_cmd);
+  lint_cmd->add_option("--suite", o->suite, "Suite whose subjects entries must name")
+      ->capture_default_str();
+  lint_cmd->add_option("--backend-module", o->backend_module, "Backend the listing worker imports")
+      ->capture_default_str();
+  lint_cmd->add_flag("!--no-subject-check", o->check_subjects,
+                     "Skip checking subjects against the suite");
+  auto* stats_cmd =
+      cmd->add_subcommand("stats", "Entries and the run's decided cases by category and mode");
+  add_paths(stats_cmd);
+  add_run(stats_cmd);
+  auto* stale_cmd = cmd->add_subcommand(
+      "stale", "Entries whose cases all passed (xpass) or that matched nothing");
+  add_paths(stale_cmd);
+  add_run(stale_cmd);
+  auto* update_cmd = cmd->add_subcommand("update",
+                                         "Write a proposal (remove stale entries, add entries for "
+                                         "new failures) for review; edits nothing");
+  add_paths(update_cmd);
+  add_run(update_cmd);
+  update_cmd->add_option("-o,--output", o->output, "Proposal file")->capture_default_str();
+  for (auto* sub : {lint_cmd, stats_cmd, stale_cmd, update_cmd})
+    sub->callback([o, sub] { o->action = sub->get_name(); });
+  return {cmd, [o] { return skiplist_command(*o); }, 2};
 }
 
 }  // namespace conform

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace conform {
@@ -20,6 +21,42 @@ std::string text_field(const std::string& suite, const json& j, const char* fiel
   return j[field].get<std::string>();
 }
 
+// The declared options: NAME -> {"type", "default", "help", "required"}, each checked.
+std::vector<SuiteDescription::Option> parse_options(const json& j, const std::function<std::invalid_argument(const std::string&)>& fail) {
+  static const std::set<std::string> kTypes = {"int", "float", "str", "bool", "path"};
+  static const std::set<std::string> kFields = {"type", "default", "help", "required"};
+  if (!j.is_object()) throw fail("'options' must map each option's name to its declaration");
+  std::vector<SuiteDescription::Option> out;
+  for (const auto& [name, spec] : j.items()) {
+    const auto bad = [&](const std::string& what) {
+      return fail(fmt::format("option '{}': {}", name, what));
+    };
+    if (!spec.is_object()) throw bad("must be an object with 'type' and 'help'");
+    for (const auto& [key, _] : spec.items())
+      if (!kFields.contains(key))
+        throw bad(fmt::format("unknown field '{}' (known: type, default, help, required)", key));
+    if (!spec.contains("type") || !spec["type"].is_string() ||
+        !kTypes.contains(spec["type"].get<std::string>()))
+      throw bad("'type' must be one of int, float, str, bool, path");
+    if (!spec.contains("help") || !spec["help"].is_string() || spec["help"].get<std::string>().empty())
+      throw bad("'help' must say what the option does");
+    SuiteDescription::Option option{name, spec["type"].get<std::string>(),
+                                    spec.value("default", json()), spec["help"].get<std::string>()};
+    if (spec.contains("required")) {
+      if (!spec["required"].is_boolean()) throw bad("'required' must be true or false");
+      option.required = spec["required"].get<bool>();
+    }
+    const json& d = option.default_value;
+    const bool fits = d.is_null() || (option.type == "int" && d.is_number_integer()) ||
+                      (option.type == "float" && d.is_number()) ||
+                      (option.type == "bool" && d.is_boolean()) ||
+                      ((option.type == "str" || option.type == "path") && d.is_string());
+    if (!fits) throw bad(fmt::format("default {} is not a {}", d.dump(), option.type));
+    out.push_back(std::move(option));
+  }
+  return out;
+}
+
 }  // namespace
 
 SuiteDescription SuiteDescription::from_json(const std::string& suite, const json& j) {
@@ -29,12 +66,12 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
   if (!j.is_object()) throw fail("must be an object");
   static const std::set<std::string> kKnown = {"noun",          "nouns",         "checks",
                                                "native_checks", "headlines",     "native_phrase",
-                                               "share_cores"};
+                                               "share_cores",   "options"};
   for (const auto& [key, _] : j.items())
     if (!kKnown.contains(key))
       throw fail(fmt::format(
           "unknown field '{}' (known: noun, nouns, checks, native_checks, native_phrase, "
-          "headlines, share_cores)",
+          "headlines, share_cores, options)",
           key));
   SuiteDescription d;
   d.suite = suite;
@@ -45,6 +82,7 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
     if (!j["share_cores"].is_boolean()) throw fail("'share_cores' must be true or false");
     d.share_cores = j["share_cores"].get<bool>();
   }
+  if (j.contains("options")) d.options = parse_options(j["options"], fail);
   if (!j.contains("checks") || !j["checks"].is_object() || j["checks"].empty())
     throw fail("'checks' must map each check's name to what it checks");
   for (const auto& [name, meaning] : j["checks"].items()) {
@@ -104,6 +142,16 @@ json SuiteDescription::to_json() const {
               {"native_phrase", native_phrase},
               {"headlines", headlines_json}};
   if (share_cores) out["share_cores"] = true;  // how its workers ran, not what reports show
+  if (!options.empty()) {
+    json options_json = json::object();
+    for (const auto& o : options) {
+      json spec = {{"type", o.type}, {"help", o.help}};
+      if (!o.default_value.is_null()) spec["default"] = o.default_value;
+      if (o.required) spec["required"] = true;
+      options_json[o.name] = spec;
+    }
+    out["options"] = options_json;
+  }
   return out;
 }
 

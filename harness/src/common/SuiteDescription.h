@@ -23,6 +23,16 @@ struct SuiteDescription {
     std::vector<std::string> subjects;
   };
 
+  // An option the suite takes (run --suite-option NAME=VALUE): the worker types and checks the
+  // values against these before any case (harness/worker/suite_api.py).
+  struct Option {
+    std::string name;
+    std::string type;  // int, float, str, bool, path
+    nlohmann::json default_value;  // null: none
+    std::string help;
+    bool required = false;
+  };
+
   std::string suite;
   std::string noun = "subject";    // one subject: "OpInfo", "architecture", "module"
   std::string nouns = "subjects";  // in sentences: "OpInfos", "causal-LM architectures"
@@ -36,6 +46,7 @@ struct SuiteDescription {
   // whose cases run many small ops. Off by default: a suite's expectations were reviewed under
   // the thread count it ran with, and reductions' results depend on it.
   bool share_cores = false;
+  std::vector<Option> options;
 
   // Validates a suite's declaration; throws std::invalid_argument naming the suite and field.
   static SuiteDescription from_json(const std::string& suite, const nlohmann::json& j);

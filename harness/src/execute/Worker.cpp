@@ -25,8 +25,12 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
   WorkerCommand command;
   command.python = python_executable();
   command.script = source_dir() + "/harness/worker/worker.py";
-  command.args = {"--suite",  suite,  "--backend-module", backend_module,
-                  "--device", device, "--seed",           std::to_string(seed)};
+  command.args = {"--backend-module", backend_module, "--device", device, "--seed",
+                  std::to_string(seed)};
+  if (!suite.empty()) {  // none: a mode that loads no suite (--overloads, --suites)
+    command.args.push_back("--suite");
+    command.args.push_back(suite);
+  }
   if (!suite_options.empty()) {
     command.args.push_back("--suite-options");
     command.args.push_back(suite_options.dump());

@@ -43,6 +43,7 @@ Listing list_suite(const std::string& suite, const WorkerCommand& command,
     } else if (json.contains("description")) {
       listing.description_json = json["description"];
       listing.description = SuiteDescription::from_json(suite, listing.description_json);
+      listing.options = json.value("options", nlohmann::json::object());
     } else if (json.contains("done")) {
       break;
     } else {
@@ -58,6 +59,30 @@ Listing list_suite(const std::string& suite, const WorkerCommand& command,
     }
   }
   return listing;
+}
+
+std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path) {
+  Worker worker(command, "--suites", log_path);
+  std::vector<FoundSuite> found;
+  next_line(worker);  // hello
+  std::string line;
+  while (worker.read_line(std::chrono::minutes(10), line) == Worker::Read::kLine) {
+    const auto json = nlohmann::json::parse(line, nullptr, false);
+    if (!json.is_object() || !json.contains("suite"))
+      throw std::runtime_error("the worker listing suites wrote an unexpected line: " + line);
+    FoundSuite suite{json["suite"].get<std::string>(), json.value("folder", ""), std::nullopt,
+                     json.value("error", "")};
+    if (json.contains("description")) {
+      try {
+        suite.description = SuiteDescription::from_json(suite.name, json["description"]);
+      } catch (const std::invalid_argument& e) {
+        suite.error = e.what();
+      }
+    }
+    found.push_back(std::move(suite));
+  }
+  worker.wait();
+  return found;
 }
 
 Overloads list_overloads(const WorkerCommand& command, const std::string& log_path) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ struct Listing {
   nlohmann::json hello;
   SuiteDescription description;
   nlohmann::json description_json;  // as declared, stored with the run
+  // The run's suite options as the suite resolved them: every declared option, typed, defaults
+  // filled in, paths absolute (stored with the run, for --resume and repro).
+  nlohmann::json options = nlohmann::json::object();
   std::vector<CaseId> cases;
 };
 
@@ -26,6 +30,17 @@ struct Listing {
 // declaration is malformed or a case names a check the suite does not declare.
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path);
+
+// Every suite a worker started with --suites finds (NEURON_CONFORM_SUITES, then the project's
+// suites/), with its declaration, or why it cannot be loaded. Throws std::runtime_error as
+// list_suite does.
+struct FoundSuite {
+  std::string name;
+  std::string folder;
+  std::optional<SuiteDescription> description;
+  std::string error;  // when it has no valid description
+};
+std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path);
 
 // The installed torch's aten overloads with a CPU kernel (harness/worker/overloads.py), as a
 // worker started with --overloads reports them, and its torch version. Throws

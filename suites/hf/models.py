@@ -1,4 +1,6 @@
-"""Tiny configs for transformers' causal-LM architectures, built without downloading anything.
+"""Tiny models of transformers' causal-LM architectures, built from configs without downloading
+anything: the hf suite's, and check-model's and the distributed suite's (they import this module as
+neuron_conform_suites.hf.models).
 
 The generic shrinker reads an architecture's default config, sets the usual size fields to the
 sizes transformers' own tests use (hidden 32, 2 layers, 2 heads, vocab 99), cuts per-layer lists
@@ -10,11 +12,13 @@ config does not have is an error naming it.
 
 from __future__ import annotations
 
+import copy
 import json
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import torch
 import transformers
 from transformers import PretrainedConfig
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
@@ -204,3 +208,39 @@ def tiny_config(architecture: str) -> PretrainedConfig:
     config = cls(**fields)
     config.use_cache = True
     return config
+
+
+BATCH, SEQ, SEQ2 = 2, 7, 11  # the inputs' batch and sequence lengths
+MAX_PARAMETERS = 20_000_000  # a tiny config has well under 1M; more means the shrinker missed a size
+
+
+@cache
+def _tiny(arch: str) -> tuple[transformers.PretrainedConfig, int]:
+    """The architecture's tiny config and parameter count, once per worker (eight cases share it)."""
+    config = tiny_config(arch)
+    with torch.device("meta"):
+        parameters = sum(p.numel() for p in getattr(transformers, arch)(config).parameters())
+    if parameters > MAX_PARAMETERS:
+        raise ValueError(f"the tiny config still has {parameters:,} parameters: a size field the shrinker "
+                         f"does not know; add it to suites/hf/overrides.json")
+    return config, parameters
+
+
+def build(arch: str, dtype: torch.dtype, seed: int) -> tuple[torch.nn.Module, int]:
+    config, parameters = _tiny(arch)
+    torch.manual_seed(seed)
+    model = getattr(transformers, arch)(copy.deepcopy(config)).eval().to(dtype)
+    generation = getattr(model, "generation_config", None)
+    if generation is not None and generation.pad_token_id is None:
+        generation.pad_token_id = 0
+    if generation is not None and generation.decoder_start_token_id is None:
+        # transformers falls back to bos only for encoder-decoders; a decoder whose own generate()
+        # reads it (MusicGen's delay pattern) needs the same fallback
+        generation.decoder_start_token_id = generation.bos_token_id
+    return model, parameters
+
+
+def inputs(seed: int, seq: int = SEQ) -> dict[str, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(3, 99, (BATCH, seq), generator=g)
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}

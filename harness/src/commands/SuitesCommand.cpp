@@ -1,0 +1,74 @@
+// `neuron-conform suites`: the suites a run can name, with their checks and options, as a
+// worker finds them (NEURON_CONFORM_SUITES, then the project's suites/).
+#include "commands/Commands.h"
+#include "common/Environment.h"
+#include "plan/Listing.h"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace conform {
+
+namespace {
+
+nlohmann::json as_json(const FoundSuite& s) {
+  nlohmann::json j = {{"suite", s.name}, {"folder", s.folder}};
+  if (s.description) j["description"] = s.description->to_json();
+  if (!s.error.empty()) j["error"] = s.error;
+  return j;
+}
+
+void print_text(const FoundSuite& s) {
+  fmt::print("{}  ({})\n", s.name, s.folder);
+  if (!s.description) {
+    fmt::print("  cannot be loaded: {}\n\n", s.error);
+    return;
+  }
+  const SuiteDescription& d = *s.description;
+  fmt::print("  subjects: {}\n  checks:\n", d.nouns);
+  for (const auto& c : d.checks) fmt::print("    {:<18} {}\n", c.name, c.meaning);
+  if (!d.options.empty()) fmt::print("  options (--suite-option NAME=VALUE):\n");
+  for (const auto& o : d.options) {
+    const std::string given = o.required               ? "required"
+                              : o.default_value.is_null() ? "no default"
+                                                          : "default " + o.default_value.dump();
+    fmt::print("    {:<18} {}, {}: {}\n", o.name, o.type, given, o.help);
+  }
+  fmt::print("\n");
+}
+
+}  // namespace
+
+int suites_command(const SuitesOptions& o) {
+  const auto log = (std::filesystem::temp_directory_path() /
+                    fmt::format("neuron-conform-suites-{}.log", getpid()))
+                       .string();
+  const auto found = find_suites(worker_command("", o.backend_module, "neuron", 0), log);
+  if (o.json) {
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& s : found) all.push_back(as_json(s));
+    fmt::print("{}\n", all.dump(2));
+  } else {
+    for (const auto& s : found) print_text(s);
+  }
+  return 0;
+}
+
+Command add_suites_command(CLI::App& cli) {
+  auto o = std::make_shared<SuitesOptions>();
+  auto* cmd = cli.add_subcommand(
+      "suites",
+      "List the suites found (NEURON_CONFORM_SUITES, then the project's suites/) with their "
+      "checks and the options `run --suite-option` takes (a suite whose checks come from its "
+      "options, such as upstream's test names, shows them once configured: its report lists "
+      "them)");
+  cmd->add_option("--backend-module", o->backend_module, "Backend the worker imports")
+      ->capture_default_str();
+  cmd->add_flag("--json", o->json, "Print the suites as JSON");
+  return {cmd, [o] { return suites_command(*o); }, 2};
+}
+
+}  // namespace conform

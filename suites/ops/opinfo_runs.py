@@ -1,0 +1,374 @@
+"""The OpInfo runs the ops suite's checks share with the compile and aten suites (which import this
+module as neuron_conform_suites.ops.opinfo_runs): the OpInfo table, upstream's samples seeded as
+its tests seed them, the forward, backward and forward-mode calls, the tolerances, and `Case`,
+the comparison of a case's device runs with the CPU's (suite.py's docstring describes the checks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import numpy
+import torch
+import torch.utils._pytree as pytree
+from torch.autograd import forward_ad as fwAD
+from torch.testing._internal import common_utils
+from torch.testing._internal.common_utils import noncontiguous_like
+from torch.testing._internal.opinfo.core import SampleInput
+
+import info_decorators
+import opinfo
+import suite_api
+from comparison import Mismatch, compare, to_device
+from evidence import describe_call, dtype_name, exception_evidence
+from sides import NoReference, Sides, Verdict
+from vocabulary import Outcome
+
+from . import ops_inputs
+
+OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
+
+
+subject_of = opinfo.subject
+
+
+OPS = opinfo.by_subject()
+
+
+def op_and_dtype(case_id: suite_api.CaseId) -> tuple[Any, torch.dtype]:
+    """The OpInfo and dtype a case id of the ops or compile suite names; KeyError when the OpInfo
+    does not exist or has no CPU kernel at the dtype."""
+    op = OPS.get(case_id.subject)
+    dtypes = {dtype_name(d): d for d in op.supported_dtypes("cpu")} if op is not None else {}
+    if case_id.dtype not in dtypes:
+        raise suite_api.unknown(case_id, "such OpInfo or dtype")
+    return op, dtypes[case_id.dtype]
+
+
+def _project_overrides() -> dict[str, Any]:
+    if not OVERRIDES_FILE.is_file():
+        return {}
+    data = json.loads(OVERRIDES_FILE.read_text())
+    return data.get("overrides", {})
+
+
+PROJECT_OVERRIDES = _project_overrides()
+
+
+def tolerance(op, dtype: torch.dtype) -> tuple[float, float, str]:
+    """(rtol, atol, source) for comparing this op's device results at dtype."""
+    rtol, atol, source = info_decorators.tolerance(_upstream_decorations(op, dtype), dtype, "OpInfo")
+    project = PROJECT_OVERRIDES.get(subject_of(op), {}).get(dtype_name(dtype))
+    if project:
+        rtol, atol = project.get("rtol", rtol), project.get("atol", atol)
+        source = "suites/ops/tolerances.json"
+    return rtol, atol, source
+
+
+def _upstream_decorations(op, dtype: torch.dtype):
+    """The decorators OpInfo applies to TestCommon.test_compare_cpu at `dtype` on any device."""
+    return info_decorators.decorations(op, dtype, "TestCommon", ["test_compare_cpu"])
+
+
+def values_not_comparable(op, dtype: torch.dtype) -> str | None:
+    """Upstream's reason when it skips comparing this op's values with the CPU (uninitialized or
+    random outputs), else None. Such cases compare output structure, shapes and dtypes only."""
+    for decorator, _ in _upstream_decorations(op, dtype):
+        probe = decorator(lambda: None) if callable(decorator) else None
+        if getattr(probe, "__unittest_skip__", False):
+            return str(getattr(probe, "__unittest_skip_why__", "")) or "skipped upstream"
+    return None
+
+
+def describe(sample) -> str:
+    """A sample's inputs as evidence names them (evidence.describe_call)."""
+    return describe_call([sample.input, *sample.args], sample.kwargs)
+
+
+def tensors(sample) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs]) if isinstance(t, torch.Tensor)]
+
+
+def noncontiguous(sample) -> SampleInput | None:
+    """Upstream's SampleInput.noncontiguous() (the same values in strided storage; sparse tensors
+    as they are), or None when it changes nothing: no strided tensor, or every one already
+    non-contiguous."""
+    variant = sample.transform(
+        lambda t: noncontiguous_like(t) if isinstance(t, torch.Tensor) and t.layout == torch.strided else t)
+    if all(a is b for a, b in zip(tensors(sample), tensors(variant))):
+        return None
+    return variant
+
+
+def on_device(sample, device: str):
+    """The sample with its tensors moved to `device` (comparison.to_device: layouts kept) and a
+    `device=` argument naming the CPU (factory functions and *_like ops, generated for "cpu")
+    naming `device`, as upstream's samples generated for the device under test would."""
+    moved = to_device(sample, device)
+    if isinstance(moved, SampleInput) and "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
+        moved = ops_inputs.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
+    return moved
+
+
+def forward(op, sample):
+    return sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
+
+
+def _differentiable(tensors) -> list[torch.Tensor]:
+    return [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
+
+
+def _grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
+    """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, float32, on its device:
+    the same on both sides, and drawn from a generator of their own (the case's seeded ones are
+    left alone)."""
+    generator = torch.Generator().manual_seed(7919 + index)
+    return (torch.rand(output.shape, generator=generator) + 0.5).to(output.device)
+
+
+def backward(op, sample, weighted: bool = False):
+    """The gradients of every differentiable input of the sum of the outputs; `weighted`, of
+    their sum weighted elementwise (_grad_weights), so that the gradient reaching the op's
+    backward is not all ones and a backward that ignores its values is wrong (the ops suite's
+    backward check; the compile suite differentiates the plain sum)."""
+    inputs = _differentiable(pytree.tree_leaves([sample.input, sample.args, sample.kwargs]))
+    outputs = _differentiable(pytree.tree_leaves(forward(op, sample)))
+    if not inputs or not outputs:
+        raise LookupError("no differentiable inputs or outputs")
+    terms = [o.to(torch.float32) if not o.is_complex() else o.abs() for o in outputs]
+    if weighted:
+        terms = [t * _grad_weights(t, i) for i, t in enumerate(terms)]
+    loss = sum(t.sum() for t in terms)
+    return torch.autograd.grad(loss, inputs, allow_unused=True)
+
+
+def forward_ad(op, sample):
+    with fwAD.dual_level():
+        def dual(t):
+            if isinstance(t, torch.Tensor) and t.requires_grad:
+                return fwAD.make_dual(t.detach(), torch.ones_like(t))
+            return t
+
+        s = sample.transform(dual)
+        outputs = pytree.tree_leaves(op(s.input, *s.args, **s.kwargs))
+        return [fwAD.unpack_dual(o).tangent for o in outputs if isinstance(o, torch.Tensor)]
+
+
+class Case(Sides):
+    """One case being run: its op, dtype, tolerance, seed and device, what it compared so far."""
+
+    def __init__(self, op, dtype: torch.dtype, ctx) -> None:
+        rtol, atol, source = tolerance(op, dtype)
+        super().__init__(ctx, rtol, atol)
+        self.op, self.dtype = op, dtype
+        self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
+        self.not_comparable = values_not_comparable(op, dtype)
+        self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
+        self.errors_matched = self.errors_not_raised_on_cpu = 0  # alike(): inputs the CPU refuses
+        self.edge_variants = 0
+        self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
+
+    def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True) -> None:
+        try:
+            super().compare(actual, expected, where, values=values)
+        except Verdict:
+            if not self.not_comparable or not values:
+                raise
+            # Uninitialized or random outputs: only structure, shapes and dtypes must match.
+            super().compare(actual, expected, where, values=False)
+            self.evidence["values_not_compared"] = f"upstream does not compare them: {self.not_comparable}"
+
+    def fail(self, message: str, where: dict[str, Any]) -> Verdict:
+        return Verdict(Outcome.FAIL, {"message": message, **where})
+
+    def against(self, actual, expected, where: dict[str, Any], own: Callable[[], Any]) -> bool:
+        """Compares a variant's device result with `expected`, the CPU's result for the sample the
+        variant was made from. When they differ, `own()` runs the variant itself on the CPU: if
+        the CPU's own result differs from `expected` too (an op whose result depends on the
+        layout, such as as_strided, or a random op filling strided memory in another order), the
+        device is judged against that; if the CPU cannot run the variant, there is no reference
+        (False). Raises Verdict when the device is wrong."""
+        try:
+            self.compare(actual, expected, where)
+            return True
+        except Verdict as verdict:
+            try:
+                mine = own()
+            except NoReference:
+                self.variants_without_reference += 1
+                return False
+            try:
+                compare(mine, expected, self.rtol, self.atol)
+            except Mismatch:
+                self.compare(actual, mine, where)
+                return True
+            raise verdict from None
+
+    # a sample and its variants against one CPU reference
+    def judge(self, run: Callable[[Any], Any], index: int, variants: Iterable[tuple[str, Any]],
+              reference, expected: Any) -> None:
+        """Runs each (name, CPU sample) variant on the device and compares it with `expected`, the
+        CPU's result for the sample `reference` (see against()). A variant the device cannot run
+        is an error unless the CPU cannot run it either (no reference)."""
+        for name, variant in variants:
+            where = {"variant": name, "sample_index": index, "sample": variant}
+            try:
+                actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where=where)
+            except Verdict:
+                if variant is reference:
+                    raise
+                try:
+                    self.cpu(run, variant)
+                except NoReference:
+                    self.variants_without_reference += 1
+                    continue
+                raise
+            if variant is reference:
+                self.compare(actual, expected, where)
+            elif not self.against(actual, expected, where, lambda: self.cpu(run, variant)):
+                continue
+            self.variants_compared += 1
+
+    def alike(self, run: Callable[[Any], Any], index: int, name: str, variant, *,
+              error_type: type | None = None, error_regex: str | None = None, change: str | None = None,
+              compare_accepted: bool = True) -> bool:
+        """An input whose validity the CPU decides (an edge or invalid variant, an error input).
+        Where the CPU raises, the device must raise an error of the CPU's type (and, given
+        `error_regex`, with a message it matches); where the CPU returns, the device must return
+        the same. `error_type` is what upstream says the input raises: when the CPU raises
+        something else, or nothing, the input is not an error here. Without `compare_accepted` an
+        input the CPU accepts is not run on the device at all: a generated invalid input that the
+        CPU does not validate (an index past the end of a segment) reads arbitrary memory, and
+        the device may rightly refuse it.
+        Returns whether the CPU raised (and the device with it). `change` says how the variant
+        was made."""
+        where = {"variant": name, "sample_index": index, "sample": variant, **({"change": change} if change else {})}
+        try:
+            expected = self._seeded(run, (variant,))
+            cpu_error = None
+        except Exception as exc:
+            expected, cpu_error = None, exc
+        if cpu_error is not None and error_type is not None and not (
+                isinstance(cpu_error, error_type) and re.search(error_regex or "", str(cpu_error))):
+            self.errors_not_raised_on_cpu += 1  # upstream's expectation does not hold on this CPU
+            return False
+        if cpu_error is None:
+            if error_type is not None:
+                self.errors_not_raised_on_cpu += 1
+            if compare_accepted:
+                actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where=where)
+                self._compare_reproducible(run, variant, actual, expected, where)
+                self.variants_compared += 1
+            return False
+        cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
+        try:
+            self._seeded(lambda s: run(on_device(s, self.ctx.device)), (variant,))
+        except Exception as exc:
+            if isinstance(exc, NotImplementedError) and not isinstance(cpu_error, NotImplementedError):
+                raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc
+            if not isinstance(exc, type(cpu_error)):
+                raise self.fail(f"the device raised {type(exc).__name__} ({str(exc)[:300]}) where the CPU raises "
+                                f"{cpu_says}", {**where, "property": "error type"}) from None
+            if error_regex and not re.search(error_regex, str(exc)):
+                raise self.fail(f"the device's error message {str(exc)[:300]!r} does not match upstream's "
+                                f"{error_regex!r} (the CPU raises {cpu_says})",
+                                {**where, "property": "error message"}) from None
+            self.errors_matched += 1
+            return True
+        raise self.fail(f"the device returned a result where the CPU raises {cpu_says}",
+                        {**where, "property": "raises"})
+
+    def _compare_reproducible(self, run: Callable[[Any], Any], variant, actual, expected,
+                              where: dict[str, Any]) -> None:
+        """compare(), except that where the device differs and the CPU's own second run of the
+        variant differs from its first (a result in uninitialized memory, such as resize_ growing
+        an emptied tensor), only structure, shapes and dtypes must match (and the evidence says so)."""
+        try:
+            self.compare(actual, expected, where)
+        except Verdict:
+            try:
+                compare(self._seeded(run, (variant,)), expected, self.rtol, self.atol)
+            except Mismatch:
+                self.compare(actual, expected, where, values=False)
+                self.evidence["values_not_compared"] = (f"{where['variant']}: the CPU's result is not reproducible "
+                                                        f"(uninitialized memory)")
+                return
+            raise
+
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        self.evidence.update({"inputs_compared": self.compared, "inputs_without_reference": self.without_reference,
+                              "variants_compared": self.variants_compared,
+                              "max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
+        if self.variants_without_reference:
+            self.evidence["variants_without_reference"] = self.variants_without_reference
+        if self.errors_matched:
+            self.evidence["errors_matched"] = self.errors_matched
+        if self.edge_variants:
+            self.evidence["edge_variants"] = self.edge_variants
+        if self.vacuous:
+            self.evidence["not_applicable"] = self.vacuous
+            return Outcome.PASS, self.evidence
+        if self.compared == 0:
+            return suite_api.no_reference(self.evidence, "sample input", self.first_cpu_error)
+        return Outcome.PASS, self.evidence
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        evidence = verdict.evidence
+        if isinstance(evidence.get("sample"), SampleInput):
+            evidence["sample"] = describe(evidence["sample"])
+        if verdict.outcome == Outcome.FAIL:
+            evidence["first_failing_sample"] = evidence.get("sample_index")
+        self.evidence.update(evidence)
+        self.evidence["inputs_compared"] = self.compared
+        return verdict.outcome, self.evidence
+
+
+def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False) -> list:
+    """op.reference_inputs("cpu", ...) (which are op.sample_inputs when the OpInfo has no
+    reference_inputs_func) or op.sample_inputs("cpu", ...): the same samples, seeded the same way
+    (the RNGs set to common_utils.SEED before each one, as TrackedInputIter does outside a test),
+    without TrackedInputIter's cost per call (it inspects the whole stack to find a test) and per
+    sample (torch.manual_seed also queues lazy seeds for CUDA, MPS and XPU).
+    Reference inputs that upstream makes as `sample.noncontiguous()` of another sample (the
+    elementwise ops' generators yield every sample twice, contiguous then not) are left out: the
+    suite runs every sample non-contiguously itself, against the CPU result it already has."""
+    make = op.reference_inputs_func if reference and op.reference_inputs_func is not None else op.sample_inputs_func
+    samples, twins = [], set()
+    with _twins_marked(twins):
+        generated = iter(make(op, "cpu", dtype, requires_grad))
+        while True:
+            value = common_utils.SEED
+            torch.default_generator.manual_seed(value)
+            random.seed(value)
+            numpy.random.seed(value)
+            try:
+                sample = next(generated)
+            except StopIteration:
+                return samples
+            if id(sample) not in twins:
+                samples.append(sample)
+            twins.clear()
+
+
+@contextlib.contextmanager
+def _twins_marked(twins: set[int]):
+    """While generating, SampleInput.noncontiguous() notes the id of what it returns in `twins`
+    (SampleInput has __slots__: it cannot carry a mark of its own)."""
+    original = SampleInput.noncontiguous
+
+    def noncontiguous(self):
+        twin = original(self)
+        twins.add(id(twin))
+        return twin
+
+    SampleInput.noncontiguous = noncontiguous
+    try:
+        yield
+    finally:
+        SampleInput.noncontiguous = original
+
