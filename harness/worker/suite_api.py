@@ -22,6 +22,7 @@ from typing import Any, Iterable, Iterator, NamedTuple
 from vocabulary import Outcome, Where
 
 PACKAGE = "neuron_conform_suites"
+DEFAULT_SUITE = "ops"  # what `run` runs without --suite: PyTorch's operator suite
 PROJECT_SUITES = Path(__file__).resolve().parents[2] / "suites"
 
 

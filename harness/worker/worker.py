@@ -146,7 +146,7 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--suite", help="the suite to load (every mode but --overloads and --suites)")
+    parser.add_argument("--suite", help="the suite to load (default: suite_api.DEFAULT_SUITE)")
     parser.add_argument("--backend-module", default="torch_neuronsim")
     parser.add_argument("--device", default="neuron")
     parser.add_argument("--seed", type=int, default=0)
@@ -186,8 +186,7 @@ def main() -> None:
             emit(out, describe_found(name, folder))
         return
 
-    if not args.suite:
-        parser.error("--suite is required with --list, --serve, --repro and --zygote")
+    args.suite = args.suite or suite_api.DEFAULT_SUITE
     suite = suite_api.load_suite(args.suite)
     try:
         options = suite_api.configure(suite, args.suite, json.loads(args.suite_options))
@@ -215,7 +214,7 @@ def main() -> None:
         try:
             if not callable(getattr(suite, "describe_suite", None)):
                 raise ValueError("its suite.py has no describe_suite() (suites/README.md says what a suite declares)")
-            emit(out, {"description": suite.describe_suite(), "options": options})
+            emit(out, {"suite": args.suite, "description": suite.describe_suite(), "options": options})
             for case in suite.list_cases():
                 emit(out, case)
                 count += 1

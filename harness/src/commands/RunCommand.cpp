@@ -58,7 +58,8 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   // The id first: the listing worker's log goes with the run, not into a folder that
   // concurrent runs on the same DB would share.
   run.id = Store::new_run_id();
-  fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n", o.suite, o.backend_module);
+  fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n",
+             o.suite.empty() ? "(the default)" : o.suite, o.backend_module);
   const Listing listing = list_suite(
       o.suite, worker_command(o.suite, o.backend_module, o.device, o.seed, o.suite_options),
       log_dir(o.db, run.id) + "/list-worker.log");
@@ -71,7 +72,7 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
     selected.clear();
     for (const auto& id : plan.cases) selected.push_back(CaseId::parse(id));
   }
-  run.suite = o.suite;
+  run.suite = listing.suite;
   run.started_at = Store::now_utc();
   run.label = o.label;
   run.seed = o.seed;
@@ -315,8 +316,8 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
       ->add_option("--suite", o->suite,
                    "Suite to run: a folder holding suite.py, in NEURON_CONFORM_SUITES or the "
                    "project's suites/ (`neuron-conform suites` lists those found, with their "
-                   "checks and options; suites/README.md says how to write one)")
-      ->required();
+                   "checks and options; suites/README.md says how to write one). Default: the "
+                   "project's default suite (suite_api.DEFAULT_SUITE, the operator suite)");
   cmd->add_option("--ops", o->ops_regex,
                   "Regular expression searched in the case subject (what the suite's cases are "
                   "about: an OpInfo name[.variant], an architecture class, ...); '^(add|mul)$' "

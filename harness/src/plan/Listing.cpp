@@ -36,25 +36,28 @@ Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path) {
   Worker worker(command, "--list", log_path);
   Listing listing;
+  listing.suite = suite;
   while (true) {
     const nlohmann::json json = next_line(worker);
     if (json.contains("ready")) {
       listing.hello = json;
     } else if (json.contains("description")) {
+      listing.suite = json.value("suite", suite);
       listing.description_json = json["description"];
-      listing.description = SuiteDescription::from_json(suite, listing.description_json);
+      listing.description = SuiteDescription::from_json(listing.suite, listing.description_json);
       listing.options = json.value("options", nlohmann::json::object());
     } else if (json.contains("done")) {
       break;
     } else {
       if (listing.description_json.is_null())
         throw std::invalid_argument(fmt::format(
-            "suite '{}' listed a case before describing itself (the worker is outdated)", suite));
+            "suite '{}' listed a case before describing itself (the worker is outdated)",
+            listing.suite));
       CaseId id = CaseId::parse(json.at("id").get<std::string>());
       if (!listing.description.has_check(id.check))
         throw std::invalid_argument(fmt::format(
             "suite '{}' lists case {} whose check '{}' its describe_suite() does not declare",
-            suite, id.str(), id.check));
+            listing.suite, id.str(), id.check));
       listing.cases.push_back(std::move(id));
     }
   }

@@ -16,6 +16,7 @@ namespace conform {
 // of itself, its cases, and what that worker said about itself (torch and backend versions,
 // start-up time).
 struct Listing {
+  std::string suite;  // as the worker named it (the default suite when none was asked for)
   nlohmann::json hello;
   SuiteDescription description;
   nlohmann::json description_json;  // as declared, stored with the run
@@ -25,7 +26,7 @@ struct Listing {
   std::vector<CaseId> cases;
 };
 
-// Throws std::runtime_error with the worker's own one-line reason when it cannot start (for
+// `suite` empty: the worker's default suite. Throws std::runtime_error with the worker's own one-line reason when it cannot start (for
 // example an unimportable backend module), and std::invalid_argument when the suite's
 // declaration is malformed or a case names a check the suite does not declare.
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
