@@ -18,12 +18,13 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model format clean help
+.PHONY: all setup cmake-build build run test test-fast test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model format clean help
 all: build
 
 help:
 	@echo "make run            set up, build and run the default run against the bundled backend"
 	@echo "make test           set up, build and run every test (ctest and pytest)"
+	@echo "make test-fast      the edit loop: ctest and the tests that start no run (architecture, comparison, suite API)"
 	@echo "make build          set up and build only"
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
 	@echo "make bench-ops      the whole operator suite, every check, -j 2: time and each check's share (ci/bench-ops.sh)"
@@ -94,6 +95,11 @@ test: test-cpp test-python
 
 test-cpp: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# The tests that need no run of the CLI: seconds, for the edit loop (make test runs them too).
+FAST_TESTS := harness/tests/test_architecture.py harness/tests/test_comparison.py harness/tests/test_suite_api.py
+test-fast: test-cpp
+	$(PY) -m pytest -q $(FAST_TESTS) $(wildcard harness/tests/test_backend_architecture.py)
 
 test-python: build
 	$(PY) -m pytest -q --durations=25 suites/device harness/tests
