@@ -1,5 +1,4 @@
 // The engine's pieces in C++: plan serialisation, the compile cache, signatures, tracking.
-#include "aten/CpuView.h"
 #include "engine/CompileCache.h"
 #include "engine/CallKey.h"
 #include "engine/Engine.h"
@@ -7,6 +6,7 @@
 #include "engine/Options.h"
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
+#include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
 

@@ -1,7 +1,7 @@
 // Copies into, out of and between neuron devices: the `_copy_from` family that
 // at::native::copy_ routes to for a PrivateUse1 tensor. Strides, storage offsets, dtype
 // conversion and broadcasting come from ATen's CPU copy kernel running on CPU views.
-#include "aten/CpuView.h"
+#include "runtime/CpuView.h"
 
 #include <ATen/native/Resize.h>
 #include <c10/core/DeviceGuard.h>

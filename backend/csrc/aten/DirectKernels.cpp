@@ -11,12 +11,11 @@
 // bfloat16 under NEURONSIM_MATMUL=bf16), a CPU tensor that is not a 0-dim scalar.
 #include "aten/DirectKernels.h"
 
-#include "aten/CpuView.h"
-
 #include "engine/CallKey.h"
 #include "engine/CompileCache.h"
 #include "engine/Engine.h"
 #include "engine/Tracking.h"
+#include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
 

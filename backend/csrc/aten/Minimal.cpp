@@ -1,7 +1,7 @@
 // The minimal aten set a PrivateUse1 device must provide itself: allocation, views, resizing,
 // storage swaps and reading a scalar. Everything else reaches the device through the kernels
 // in this folder or the CPU fallback.
-#include "aten/CpuView.h"
+#include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
 

@@ -10,10 +10,10 @@
 // suites/device/test_engine.py checks that every name resolves to an aten overload.
 #include "aten/NativeOps.h"
 
-#include "aten/CpuView.h"
 #include "aten/DirectKernels.h"
 #include "engine/Engine.h"
 #include "engine/Tracking.h"
+#include "runtime/CpuView.h"
 
 #include <torch/library.h>
 

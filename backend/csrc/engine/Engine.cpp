@@ -1,6 +1,5 @@
 #include "engine/Engine.h"
 
-#include "aten/CpuView.h"
 #include "engine/Arguments.h"
 #include "engine/CallKey.h"
 #include "engine/CompileCache.h"
@@ -8,6 +7,7 @@
 #include "engine/Options.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
+#include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
 #include "runtime/Generator.h"
