@@ -1,4 +1,5 @@
-"""The project's vocabulary on the Python side: outcomes and skip-list categories.
+"""The project's vocabulary on the Python side: outcomes, skip-list categories, kernels, run
+statuses and the evidence values the reports read (`where`, `stage`).
 
 Defined once, in C++ (harness/src/common/Vocabulary.h); harness/vocabulary.json is generated from
 it and a test keeps the two equal. Suites and the worker name outcomes through these enums, so a
@@ -17,6 +18,12 @@ Outcome = enum.StrEnum("Outcome", {o["name"].upper(): o["name"] for o in _DATA["
 Category = enum.StrEnum("Category", {c["name"].upper(): c["name"] for c in _DATA["categories"]})
 # What runs an op on the device, as check-model's capture sees the dispatcher.
 Kernel = enum.StrEnum("Kernel", {k["name"].upper(): k["name"] for k in _DATA["kernels"]})
+# Where a run stands (the results DB's runs.status).
+RunStatus = enum.StrEnum("RunStatus", {s["name"].upper(): s["name"] for s in _DATA["run_statuses"]})
+# Evidence the reports read: `where` (whose problem a failure is when not the device's) and
+# `stage` (the step that raised, where it means the same to every suite).
+Where = enum.StrEnum("Where", {w["name"].upper(): w["name"] for w in _DATA["wheres"]})
+Stage = enum.StrEnum("Stage", {s["name"].upper(): s["name"] for s in _DATA["stages"]})
 
 # Ran and matched the CPU (pass, fallback, xpass).
 MATCHED = frozenset(Outcome(o["name"]) for o in _DATA["outcomes"] if o["kind"] == "matched")

@@ -60,7 +60,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
     peak_memory = std::max(peak_memory, e["peak_device_memory"].get<std::int64_t>());
   for (const auto& op : c["fallback_ops"]) fallback_ops.insert(op.get<std::string>());
   if (e.contains("failing_op")) failing_ops.insert(e["failing_op"].get<std::string>());
-  built = built || e.value("stage", "") != "build";
+  built = built || e.value("stage", "") != name(Stage::kBuild);
   const bool passed = native_pass(c);
   if (repro.empty() && c.contains("repro") && !passed) repro = c["repro"];
   if (first_error.empty() && e.contains("message") && !passed)
@@ -70,7 +70,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   native_checks_ran = true;
   if (passed) return;
   native = false;
-  only_cpu_failures = only_cpu_failures && e.value("where", "") == "harness";
+  only_cpu_failures = only_cpu_failures && e.value("where", "") == name(Where::kHarness);
   // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
   for (const auto& op : c["fallback_ops"]) blockers.insert(op.get<std::string>());
   if (e.contains("failing_op")) {

@@ -15,8 +15,8 @@ namespace conform {
 //  - headline: how many subjects run natively, overall and in each declared headline subset;
 //  - op_impact: for every aten op that fell back or failed, the subjects it blocks, sorted by
 //    how many would run natively if it alone were fixed.
-// Evidence conventions it reads: `stage: "build"` (the subject could not be built),
-// `where: "harness"` (the CPU reference failed too), `failing_op`, `peak_device_memory`.
+// Evidence conventions it reads: `stage` Stage::kBuild (the subject could not be built),
+// `where` Where::kHarness (the CPU reference failed too), `failing_op`, `peak_device_memory`.
 nlohmann::json subject_view(const nlohmann::json& cases, const SuiteDescription& suite);
 
 }  // namespace conform

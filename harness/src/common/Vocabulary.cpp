@@ -51,7 +51,10 @@ json vocabulary_json() {
           {"subject_statuses", statuses},
           {"routes", named_rows(kRoutes)},
           {"kernels", named_rows(kKernels)},
-          {"op_verdicts", named_rows(kOpVerdicts)}};
+          {"op_verdicts", named_rows(kOpVerdicts)},
+          {"run_statuses", named_rows(kRunStatuses)},
+          {"wheres", named_rows(kWheres)},
+          {"stages", named_rows(kStages)}};
 }
 
 void to_json(json& j, Outcome o) {

@@ -14,7 +14,7 @@ namespace conform {
 // The results DB's CHECK, coverage.json's schema, skiplists/schema.json and the worker's
 // harness/vocabulary.json are derived from or tested against these tables
 // (harness/tests/cpp/test_vocabulary.cpp); harness/tests/test_architecture.py checks that no
-// other file spells an outcome or a category out.
+// other file spells out an outcome, a category, a run status or an evidence value (where, stage).
 
 // A row of a table that only names and explains its values.
 template <typename Enum>
@@ -169,6 +169,40 @@ inline constexpr std::array<OpVerdictInfo, 5> kOpVerdicts = {{
     {OpVerdict::kNative, "native", "it ran natively in a case that matched the CPU"},
 }};
 
+// Where a run stands (the results DB's runs.status).
+enum class RunStatus { kRunning, kComplete, kInterrupted };
+
+using RunStatusInfo = Named<RunStatus>;
+
+inline constexpr std::array<RunStatusInfo, 3> kRunStatuses = {{
+    {RunStatus::kRunning, "running", "started; its cases are being recorded (or it was killed)"},
+    {RunStatus::kComplete, "complete", "every planned case was recorded"},
+    {RunStatus::kInterrupted, "interrupted",
+     "stopped with planned cases unrecorded: --resume finishes it"},
+}};
+
+// Evidence the reports read, whatever the suite (docs/conventions.md): `where` says whose
+// problem a failure is when it is not the device's.
+enum class Where { kHarness, kImport };
+
+using WhereInfo = Named<Where>;
+
+inline constexpr std::array<WhereInfo, 2> kWheres = {{
+    {Where::kHarness, "harness",
+     "a problem of the harness or the CPU reference, not of the device"},
+    {Where::kImport, "import", "the test file could not be imported: none of its tests ran"},
+}};
+
+// Evidence the reports read: `stage`, the step of a case that raised, where it means something
+// to every suite (other stages are the suite's own words).
+enum class Stage { kBuild };
+
+using StageInfo = Named<Stage>;
+
+inline constexpr std::array<StageInfo, 1> kStages = {{
+    {Stage::kBuild, "build", "the subject could not be built: nothing of the device was tested"},
+}};
+
 // Looking the tables up. Each table's value field equals its position (a test checks it).
 template <typename Table>
 constexpr const auto& info_of(const Table& table, decltype(table[0].value) value) {
@@ -219,6 +253,15 @@ inline std::string_view name(Kernel k) {
 }
 inline std::string_view name(OpVerdict v) {
   return info_of(kOpVerdicts, v).name;
+}
+inline std::string_view name(RunStatus s) {
+  return info_of(kRunStatuses, s).name;
+}
+inline std::string_view name(Where w) {
+  return info_of(kWheres, w).name;
+}
+inline std::string_view name(Stage s) {
+  return info_of(kStages, s).name;
 }
 inline Outcome parse_outcome(std::string_view text) {
   return parse_named(kOutcomes, text, "outcome");

@@ -3,6 +3,7 @@
 #include "common/CaseId.h"
 #include "common/Ledger.h"
 #include "common/Result.h"
+#include "common/Vocabulary.h"
 #include "record/Sqlite.h"
 
 #include <cstdint>
@@ -18,7 +19,7 @@ namespace conform {
 struct RunInfo {
   std::string id;
   std::string suite;
-  std::string status = "running";  // running | complete | interrupted
+  std::string status{name(RunStatus::kRunning)};  // common/Vocabulary.h: kRunStatuses
   std::string started_at;
   std::optional<std::string> ended_at;
   std::optional<std::string> label;

@@ -48,6 +48,14 @@ TEST(Vocabulary, TablesAreIndexedByValueWithUniqueNames) {
     EXPECT_EQ(static_cast<std::size_t>(kModes[i].value), i) << kModes[i].name;
   for (std::size_t i = 0; i < kSubjectStatuses.size(); ++i)
     EXPECT_EQ(static_cast<std::size_t>(kSubjectStatuses[i].value), i) << kSubjectStatuses[i].name;
+  for (std::size_t i = 0; i < kRunStatuses.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kRunStatuses[i].value), i) << kRunStatuses[i].name;
+  for (std::size_t i = 0; i < kWheres.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kWheres[i].value), i) << kWheres[i].name;
+  for (std::size_t i = 0; i < kStages.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kStages[i].value), i) << kStages[i].name;
+  EXPECT_EQ(names(kRunStatuses).size(), kRunStatuses.size());
+  EXPECT_EQ(names(kWheres).size(), kWheres.size());
   EXPECT_EQ(names(kOutcomes).size(), kOutcomes.size());
   std::set<int> severities;
   std::set<std::string> letters;
@@ -80,18 +88,25 @@ TEST(Vocabulary, TheResultsDatabaseCheckAgrees) {
   std::filesystem::remove(path);
   {
     Store store(path.string());
-    auto st = store.db().prepare("SELECT sql FROM sqlite_master WHERE name = 'results'");
-    ASSERT_TRUE(st.step());
-    const std::string sql = st.text(0);
-    std::smatch in_list;
-    ASSERT_TRUE(std::regex_search(sql, in_list, std::regex(R"(outcome IN\s*\(([^)]*)\))")));
-    std::set<std::string> in_check;
-    const std::string list = in_list[1];
-    const std::regex quoted("'([^']*)'");
-    for (auto it = std::sregex_iterator(list.begin(), list.end(), quoted);
-         it != std::sregex_iterator(); ++it)
-      in_check.insert((*it)[1]);
-    EXPECT_EQ(in_check, names(kOutcomes));
+    // The names a table's CHECK (column IN (...)) allows.
+    const auto in_check = [&](const std::string& table, const std::string& column) {
+      auto st = store.db().prepare("SELECT sql FROM sqlite_master WHERE name = ?1");
+      st.bind(1, table);
+      std::set<std::string> out;
+      if (!st.step()) return out;
+      const std::string sql = st.text(0);
+      std::smatch in_list;
+      if (!std::regex_search(sql, in_list, std::regex(column + R"( IN\s*\(([^)]*)\))")))
+        return out;
+      const std::string list = in_list[1];
+      const std::regex quoted("'([^']*)'");
+      for (auto it = std::sregex_iterator(list.begin(), list.end(), quoted);
+           it != std::sregex_iterator(); ++it)
+        out.insert((*it)[1]);
+      return out;
+    };
+    EXPECT_EQ(in_check("results", "outcome"), names(kOutcomes));
+    EXPECT_EQ(in_check("runs", "status"), names(kRunStatuses));
   }
   std::filesystem::remove(path);
 }
@@ -104,6 +119,8 @@ TEST(Vocabulary, TheCoverageSchemaAgrees) {
     all.erase(std::string(name(SubjectStatus::kNotRun)));  // the dashboard's only
     return all;
   }());
+  const json& run = schema["properties"]["run"]["properties"];
+  EXPECT_EQ(run["status"]["enum"].get<std::set<std::string>>(), names(kRunStatuses));
 }
 
 TEST(Vocabulary, TheSkipListSchemaAgrees) {
