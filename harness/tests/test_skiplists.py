@@ -5,7 +5,7 @@ import json
 from conform_cli import cli, outcomes, query
 
 def slice_of(ops="^(sin|tan|add|mul)$"):
-    return ["--ops", ops, "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
+    return ["--suite", "ops", "--ops", ops, "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
             "--timeout", "20"]
 
 
@@ -64,7 +64,8 @@ def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
         {"suite": "ops", "subject": "erfinv", "dtype": "float64", "mode": "skip", "category": "dtype",
          "reason": "matches nothing in a float32 run"},
     ])
-    assert cli("skiplist", "lint", str(lists)).stdout.strip() == "skip lists clean: 2 active entries"
+    assert cli("skiplist", "lint", str(lists)).stdout.splitlines() == [
+        "subjects checked in 2 of 2 active entries (suites listed: ops)", "skip lists clean: 2 active entries"]
     bad = write(tmp_path, [{"suite": "ops", "subject": "not_an_op", "mode": "skip", "category": "dtype", "reason": "x"}],
                 name="bad.json")
     linted = cli("skiplist", "lint", str(bad), check=False)
@@ -95,12 +96,35 @@ def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
     assert json.loads(proposal_path.read_text())["remove"] == [] and json.loads(proposal_path.read_text())["add"] == []
 
 
+def test_lint_checks_subjects_in_every_suite_an_entry_names(tmp_path):
+    """Not only --suite's entries: each suite an entry names is listed once; one that needs a run's
+    options (upstream: a PyTorch checkout) is said to be unchecked, a suite that does not exist is
+    a problem."""
+    lists = write(tmp_path, [
+        {"suite": "optim", "subject": "Adamm", "mode": "skip", "category": "dtype", "reason": "misspelt"},
+        {"suite": ["ops", "optim"], "subject": ["add", "not_an_op"], "mode": "skip", "category": "dtype",
+         "reason": "one subject misspelt"},
+        {"suite": "upstream", "subject": "test_torch", "mode": "skip", "category": "dtype", "reason": "unlisted"},
+        {"suite": "opz", "mode": "skip", "category": "dtype", "reason": "no such suite"},
+    ])
+    linted = cli("skiplist", "lint", str(lists), check=False)
+    assert linted.returncode == 1, linted.stdout
+    lines = linted.stdout.splitlines()
+    assert f"{lists}:3:5: subject 'Adamm' names no case of suite 'optim' in torch" in linted.stdout
+    assert f"{lists}:10:5: subject 'not_an_op' names no case of suites 'ops', 'optim' in torch" in linted.stdout
+    assert not any("'add'" in line for line in lines)
+    assert f"{lists}:30:5: suite 'opz' is no suite" in linted.stdout
+    assert any(line.startswith("suite 'upstream': the subjects of 1 entry is not checked: ") for line in lines)
+    assert "subjects checked in 2 of 4 active entries (suites listed: ops, optim)" in lines
+    assert "neuron-conform: skiplist lint: 3 problem(s)" in linted.stderr
+
+
 def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
     """The bundled backend's lists: clean against the installed torch, one file per category."""
     linted = cli("skiplist", "lint")
-    assert linted.stdout.startswith("skip lists clean:")
+    assert linted.stdout.splitlines()[-1].startswith("skip lists clean:")
     # A slice the lists cover: complex add is refused by the device and expected to fail so.
-    cli("run", "--ops", "^(add|sub)$", "--dtypes", "complex64,float32", "--checks", "forward", "--strict",
+    cli("run", "--suite", "ops", "--ops", "^(add|sub)$", "--dtypes", "complex64,float32", "--checks", "forward", "--strict",
         "--db", str(db), "--timeout", "60")
     assert outcomes(db) == {"ops/add/complex64/forward": "xfail", "ops/add/float32/forward": "pass",
                             "ops/sub/complex64/forward": "xfail", "ops/sub/float32/forward": "pass"}

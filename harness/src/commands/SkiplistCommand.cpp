@@ -279,15 +279,17 @@ Command add_skiplist_command(CLI::App& cli) {
   auto* lint_cmd = cmd->add_subcommand(
       "lint",
       "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, "
-      "subjects that name no case of the installed suite, duplicate and shadowed entries; exit 1 "
-      "on any");
+      "subjects that name no case of the suites their entries name (each listed once), duplicate "
+      "and shadowed entries; exit 1 on any");
   add_paths(lint_cmd);
-  lint_cmd->add_option("--suite", o->suite, "Suite whose subjects entries must name")
+  lint_cmd
+      ->add_option("--suite", o->suite,
+                   "Suite for the entries whose suite is '*' (its torch selects active entries)")
       ->capture_default_str();
   lint_cmd->add_option("--backend-module", o->backend_module, "Backend the listing worker imports")
       ->capture_default_str();
   lint_cmd->add_flag("!--no-subject-check", o->check_subjects,
-                     "Skip checking subjects against the suite");
+                     "Skip checking subjects against the suites");
   auto* stats_cmd =
       cmd->add_subcommand("stats", "Entries and the run's decided cases by category and mode");
   add_paths(stats_cmd);

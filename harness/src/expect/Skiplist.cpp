@@ -385,6 +385,53 @@ const std::set<std::string>& skiplist_file_fields() {
   return fields;
 }
 
+namespace {
+
+std::vector<std::string> suites_of(const Entry& e, const std::string& default_suite) {
+  std::vector<std::string> out;
+  for (const auto& s : e.suite) out.push_back(s == "*" ? default_suite : s);
+  return out;
+}
+
+}  // namespace
+
+std::set<std::string> suites_named(const std::vector<Entry>& entries,
+                                   const std::string& default_suite) {
+  std::set<std::string> out;
+  for (const Entry& e : entries)
+    for (auto& s : suites_of(e, default_suite)) out.insert(std::move(s));
+  return out;
+}
+
+SubjectCheck check_subjects(const std::vector<Entry>& entries,
+                            const std::map<std::string, std::set<std::string>>& listed,
+                            const std::string& default_suite, const std::string& torch_version) {
+  SubjectCheck out;
+  for (const Entry& e : entries) {
+    const std::vector<std::string> suites = suites_of(e, default_suite);
+    bool all_listed = true;
+    for (const auto& s : suites) {
+      if (listed.contains(s)) continue;
+      all_listed = false;
+      ++out.unchecked[s];
+    }
+    if (all_listed) ++out.checked;
+    for (const auto& subject : e.subject) {
+      if (subject == "*") continue;
+      const bool found = std::any_of(suites.begin(), suites.end(), [&](const std::string& s) {
+        const auto it = listed.find(s);
+        return it != listed.end() && it->second.contains(subject);
+      });
+      if (found || !all_listed) continue;
+      out.problems.push_back(
+          {e.where, fmt::format("subject '{}' names no case of suite{} '{}' in torch {}", subject,
+                                suites.size() == 1 ? "" : "s", fmt::join(suites, "', '"),
+                                torch_version)});
+    }
+  }
+  return out;
+}
+
 bool Entry::matches(const CaseId& id) const {
   return field_matches(suite, id.suite) && field_matches(subject, id.subject) &&
          field_matches(dtype, id.dtype) && field_matches(check, id.check);

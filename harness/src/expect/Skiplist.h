@@ -3,6 +3,8 @@
 #include "common/CaseId.h"
 #include "common/Result.h"
 
+#include <cstddef>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,6 +52,23 @@ struct Skiplists {
 // checking each entry against the documented format (skiplists/schema.json). `torch_version`
 // selects the entries whose torch range includes it.
 Skiplists load_skiplists(const std::vector<std::string>& paths, const std::string& torch_version);
+
+// The suites entries name, each once; an entry's "*" stands for `default_suite`.
+std::set<std::string> suites_named(const std::vector<Entry>& entries,
+                                   const std::string& default_suite);
+
+// Each entry's subjects against the subjects of the suites it names ("*" stands for
+// `default_suite`): a subject that names no case of any of them is a problem. `listed` holds the
+// subjects of each suite that could be listed; an entry naming a suite that is not in it is not
+// checked (a subject found in a listed suite of it is fine all the same).
+struct SubjectCheck {
+  std::vector<Problem> problems;
+  std::size_t checked = 0;                       // entries whose every suite was listed
+  std::map<std::string, std::size_t> unchecked;  // per suite not listed: the entries naming it
+};
+SubjectCheck check_subjects(const std::vector<Entry>& entries,
+                            const std::map<std::string, std::set<std::string>>& listed,
+                            const std::string& default_suite, const std::string& torch_version);
 
 // Decides cases quickly: entries indexed by subject, the first matching entry in file order wins.
 class Expectations {

@@ -146,3 +146,33 @@ TEST(Skiplist, MissingPathsAreProblems) {
   ASSERT_EQ(lists.problems.size(), 1u);
   EXPECT_NE(lists.problems[0].message.find("no such skip-list"), std::string::npos);
 }
+
+TEST(Skiplist, SubjectsAreCheckedAgainstEverySuiteAnEntryNames) {
+  const auto lists = load(R"({"entries": [
+  {"suite": "ops", "subject": "add", "mode": "skip", "category": "dtype", "reason": "r"},
+  {"suite": "optim", "subject": "Adamm", "mode": "skip", "category": "dtype", "reason": "r"},
+  {"suite": ["ops", "optim"], "subject": ["SGD", "sinn"], "mode": "skip", "category": "dtype",
+   "reason": "r"},
+  {"subject": "mul", "mode": "skip", "category": "dtype", "reason": "r"},
+  {"suite": "upstream", "subject": "test_torch", "mode": "skip", "category": "dtype",
+   "reason": "r"},
+  {"suite": ["optim", "upstream"], "subject": "nothing", "mode": "skip", "category": "dtype",
+   "reason": "r"}
+]})");
+  ASSERT_TRUE(lists.problems.empty()) << lists.problems.front().str();
+  EXPECT_EQ(suites_named(lists.entries, "ops"),
+            (std::set<std::string>{"ops", "optim", "upstream"}));
+  const std::map<std::string, std::set<std::string>> listed{{"ops", {"add", "mul"}},
+                                                            {"optim", {"SGD", "Adam"}}};
+  const SubjectCheck check = check_subjects(lists.entries, listed, "ops", "2.13.0");
+  ASSERT_EQ(check.problems.size(), 2u);
+  EXPECT_EQ(check.problems[0].where.line, 3);
+  EXPECT_EQ(check.problems[0].message,
+            "subject 'Adamm' names no case of suite 'optim' in torch 2.13.0");
+  EXPECT_EQ(check.problems[1].where.line, 4);
+  EXPECT_EQ(check.problems[1].message,
+            "subject 'sinn' names no case of suites 'ops', 'optim' in torch 2.13.0");
+  // "*" is the default suite; entries naming a suite not listed are counted, not judged.
+  EXPECT_EQ(check.checked, 4u);
+  EXPECT_EQ(check.unchecked, (std::map<std::string, std::size_t>{{"upstream", 2}}));
+}
