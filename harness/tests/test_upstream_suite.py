@@ -59,7 +59,7 @@ def test_each_planted_test_is_recorded_with_its_outcome(db, tmp_path):
     assert "neuron_conform_no_such_module" in imported["message"]
     # the run remembers its options, so resume and repro start workers the same way
     (options,) = query(db, "SELECT suite_options FROM runs")
-    assert json.loads(options[0]) == {"pytorch_test_dir": str(root)}
+    assert json.loads(options[0]) == {"pytorch_test_dir": str(root), "test_files": ""}  # resolved: defaults too
     repro = cli("repro", f"{GENERIC}/float32/test_add", "--db", str(db), "--print-only")
     assert "--suite-options" in repro.stdout and str(root) in repro.stdout
 

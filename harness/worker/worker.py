@@ -10,7 +10,7 @@ Modes:
                     "cpu_overloads" and "device_composite" (overloads.py), which the run stores
                     for the ledger
   --suites          print {"ready": ...}, then one line per suite found (suite_api.find_suites()):
-                    {"suite", "folder", "description"} or {"suite", "folder", "error"}
+                    {"suite", "folder", "description"} or {"suite", "folder", "problem"}
   --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...], "device_composite":
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
@@ -44,7 +44,7 @@ import suite_api
 import zygote
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
-from vocabulary import Outcome
+from vocabulary import Outcome, Where
 
 def protocol_stream() -> TextIO:
     """A private copy of stdout for the protocol; fd 1 then points at stderr."""
@@ -122,7 +122,7 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
         if verbose:
             traceback.print_exc()
         outcome = Outcome.ERROR
-        evidence = {**exception_evidence(exc), "where": "harness", "traceback": traceback.format_exc()[-4000:]}
+        evidence = {**exception_evidence(exc), "where": Where.HARNESS, "traceback": traceback.format_exc()[-4000:]}
         evidence.pop("failing_op", None)  # the suite failed, not an op of the backend
     native, fallback = ctx.tracked_ops()
     if outcome == Outcome.PASS and fallback:
@@ -238,7 +238,7 @@ def describe_found(name: str, folder: Path) -> dict[str, Any]:
     try:
         return {"suite": name, "folder": str(folder), "description": suite_api.load_suite(name).describe_suite()}
     except (Exception, SystemExit) as exc:  # one broken suite must not hide the others
-        return {"suite": name, "folder": str(folder), "error": f"{type(exc).__name__}: {str(exc)[:500]}"}
+        return {"suite": name, "folder": str(folder), "problem": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
 
 def serve(out: TextIO, suite: ModuleType, ctx: Context, requests: TextIO) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harness" / "worker"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "harness/worker"))
 import suite_api  # noqa: E402 (the worker's modules, on the path from here on)
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ import compilation
 from comparison import Mismatch, to_device
 from evidence import exception_evidence
 import suite_api
+import vocabulary
 from vocabulary import Outcome, Where
 from .models import SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts, most_used, overrides
 
@@ -272,7 +273,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         try:
             cpu, evidence["parameters"] = build(arch, DTYPES[dtype_name], ctx.seed)
         except Exception as exc:
-            raise Stage("build", exc) from exc
+            raise Stage(vocabulary.Stage.BUILD, exc) from exc
         try:
             dev, untied_by_plain_to, ties = move(cpu, ctx.device)
         except Exception as exc:
@@ -287,7 +288,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
                                    f"are no longer summed: {evidence.get('message', '')}")
     except Stage as stage:
         evidence.update(exception_evidence(stage.cause), stage=stage.stage)
-        if stage.stage in ("build", "cpu_reference"):
+        if stage.stage in (vocabulary.Stage.BUILD, "cpu_reference"):
             evidence["where"] = Where.HARNESS  # the architecture itself, not the backend
             evidence.pop("failing_op", None)
         outcome = Outcome.ERROR

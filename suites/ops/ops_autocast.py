@@ -31,7 +31,7 @@ import torch.utils._pytree as pytree
 import opinfo
 from evidence import dtype_name
 from sides import NoReference, Verdict
-from vocabulary import Outcome
+from vocabulary import Outcome, Where
 
 from . import opinfo_runs as runs
 
@@ -96,7 +96,7 @@ def _policy_of(backend, overloads: tuple[str, ...]) -> tuple[str, torch.dtype]:
     declare = getattr(backend, "autocast_policy", None)
     if not callable(declare):
         raise Verdict(Outcome.ERROR, {
-            "exception_type": "LookupError", "where": "harness",
+            "exception_type": "LookupError", "where": Where.HARNESS,
             "message": f"the backend registers autocast kernels ({', '.join(overloads)}) but declares no policy: "
                        f"it has no autocast_policy() (suites/ops/ops_autocast.py says what it returns)"})
     declared = declare()

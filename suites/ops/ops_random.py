@@ -41,7 +41,7 @@ import torch.nn.functional as F
 
 from evidence import exception_evidence
 from sides import Verdict
-from vocabulary import Outcome
+from vocabulary import Outcome, Where
 
 from . import opinfo_runs as runs
 
@@ -249,7 +249,7 @@ def run(case, suite) -> None:
     draw = DRAWS.get(subject)
     if draw is None:
         raise Verdict(Outcome.ERROR, {
-            "exception_type": "LookupError", "where": "harness",
+            "exception_type": "LookupError", "where": Where.HARNESS,
             "message": f"{subject} is a random op (suites/ops/ops_random.py's rule) with no reviewed draw: "
                        f"add it to DRAWS, or to NOT_RANDOM with the reason"})
     r = _Run(case, draw)
@@ -257,7 +257,7 @@ def run(case, suite) -> None:
     failures: list[tuple[str, str, str]] = []  # (variant, property, what was found)
 
     def judge(variant: str, prop: str, ok: bool, found: str) -> None:
-        results[variant] = "pass" if ok else f"fail: {found}"
+        results[variant] = Outcome.PASS.value if ok else f"{Outcome.FAIL.value}: {found}"
         if not ok:
             failures.append((variant, prop, found))
 
@@ -313,7 +313,7 @@ def run(case, suite) -> None:
         torch.default_generator.manual_seed(s + CPU_SEED_OFFSET)
         cpu_draw = draw.call("cpu", case.dtype)
     except Exception as exc:
-        raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "where": "harness", "variant": "distribution",
+        raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "where": Where.HARNESS, "variant": "distribution",
                                       "message": f"the CPU cannot draw: {exc}"[:2000]}) from exc
     found: dict[str, Any] = {}
     if device_draw.dtype != cpu_draw.dtype or device_draw.shape != cpu_draw.shape:

@@ -8,6 +8,7 @@
 #include "common/Environment.h"
 #include "common/SuiteDescription.h"
 #include "common/Text.h"
+#include "common/Vocabulary.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "plan/Planner.h"
@@ -217,13 +218,14 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
   try {
     out.stats = scheduler.run(cases);
   } catch (...) {
-    store.finish_run(run.id, "interrupted");  // what was recorded stays; --resume finishes it
+    store.finish_run(run.id, std::string(name(RunStatus::kInterrupted)));  // what was recorded stays; --resume finishes it
     throw;
   }
   progress.finish();
   out.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  store.finish_run(run.id, store.unrecorded(run.id).empty() ? "complete" : "interrupted");
+  store.finish_run(run.id, std::string(name(store.unrecorded(run.id).empty() ? RunStatus::kComplete
+                                                                             : RunStatus::kInterrupted)));
   return out;
 }
 

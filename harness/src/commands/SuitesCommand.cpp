@@ -17,14 +17,14 @@ namespace {
 nlohmann::json as_json(const FoundSuite& s) {
   nlohmann::json j = {{"suite", s.name}, {"folder", s.folder}};
   if (s.description) j["description"] = s.description->to_json();
-  if (!s.error.empty()) j["error"] = s.error;
+  if (!s.problem.empty()) j["problem"] = s.problem;
   return j;
 }
 
 void print_text(const FoundSuite& s) {
   fmt::print("{}  ({})\n", s.name, s.folder);
   if (!s.description) {
-    fmt::print("  cannot be loaded: {}\n\n", s.error);
+    fmt::print("  cannot be loaded: {}\n\n", s.problem);
     return;
   }
   const SuiteDescription& d = *s.description;

@@ -74,12 +74,12 @@ std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::str
     if (!json.is_object() || !json.contains("suite"))
       throw std::runtime_error("the worker listing suites wrote an unexpected line: " + line);
     FoundSuite suite{json["suite"].get<std::string>(), json.value("folder", ""), std::nullopt,
-                     json.value("error", "")};
+                     json.value("problem", "")};
     if (json.contains("description")) {
       try {
         suite.description = SuiteDescription::from_json(suite.name, json["description"]);
       } catch (const std::invalid_argument& e) {
-        suite.error = e.what();
+        suite.problem = e.what();
       }
     }
     found.push_back(std::move(suite));

@@ -39,7 +39,7 @@ struct FoundSuite {
   std::string name;
   std::string folder;
   std::optional<SuiteDescription> description;
-  std::string error;  // when it has no valid description
+  std::string problem;  // why it has no valid description
 };
 std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path);
 
