@@ -5,7 +5,7 @@ conclusions every suite reaches the same way.
 Suites are imported as the package `neuron_conform_suites`, whose folders are those of
 NEURON_CONFORM_SUITES (os.pathsep-separated, first wins) and then the project's suites/: the ops
 suite is `neuron_conform_suites.ops.suite`, its modules `neuron_conform_suites.ops.<module>`.
-A suite imports its own modules package-relatively (`from . import shrink`) and another suite's
+A suite imports its own modules package-relatively (`from . import models`) and another suite's
 by name (`from neuron_conform_suites.ops import opinfo_runs`), so no suite's module is a global
 name another suite's could shadow.
 """
@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable, Iterator, NamedTuple
 
+from evidence import dtype_name
 from vocabulary import Outcome, Where
 
 PACKAGE = "neuron_conform_suites"
@@ -105,6 +106,16 @@ def unknown(case_id: CaseId, what: str) -> KeyError:
     return KeyError(f"unknown case {case_id}: the {case_id.suite} suite has no {what}")
 
 
+def info_and_dtype(case_id: CaseId, infos: dict[str, Any], noun: str) -> tuple[Any, Any]:
+    """The OpInfo or ModuleInfo (`infos[subject]`) and the torch dtype a case id names; the
+    KeyError of unknown() when there is no such info or it has no CPU kernel at the dtype."""
+    info = infos.get(case_id.subject)
+    dtypes = {dtype_name(d): d for d in info.supported_dtypes("cpu")} if info is not None else {}
+    if case_id.dtype not in dtypes:
+        raise unknown(case_id, f"such {noun} or dtype")
+    return info, dtypes[case_id.dtype]
+
+
 # --- the device under test -------------------------------------------------------------------
 
 def device_type() -> str:
@@ -136,21 +147,20 @@ def _boolean(text: str) -> bool:
     raise ValueError(f"'{text}' is not a boolean (true/false, yes/no, on/off, 1/0)")
 
 
-def _typed(kind: str, value: Any) -> Any:
-    if kind == "bool":
-        return value if isinstance(value, bool) else _boolean(str(value))
-    if kind == "int":
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-            raise ValueError(f"'{value}' is not an integer")
-        return int(str(value).strip()) if not isinstance(value, (int, float)) else int(value)
-    if kind == "float":
-        return float(value)
-    if kind == "path":
-        return str(Path(str(value)).expanduser().absolute())
-    return str(value)
+def _integer(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return int(str(value).strip())  # '2.5' and 'many' raise ValueError
 
 
-OPTION_TYPES = ("int", "float", "str", "bool", "path")
+# An option's type -> its value from a text (the command line) or the typed value a run stored.
+_TYPED = {
+    "int": _integer,
+    "float": float,
+    "bool": lambda value: value if isinstance(value, bool) else _boolean(str(value)),
+    "str": str,
+    "path": lambda value: str(Path(str(value)).expanduser().absolute()),
+}
 
 
 def resolve_options(suite: str, declared: dict[str, dict[str, Any]], given: dict[str, Any]) -> dict[str, Any]:
@@ -167,7 +177,7 @@ def resolve_options(suite: str, declared: dict[str, dict[str, Any]], given: dict
     for name, spec in declared.items():
         if given.get(name) is not None:  # a stored run's option without a default is null
             try:
-                resolved[name] = _typed(spec["type"], given[name])
+                resolved[name] = _TYPED[spec["type"]](given[name])
             except ValueError as exc:
                 article = "an" if spec["type"] == "int" else "a"
                 raise ValueError(f"the {suite} suite's option {name} takes {article} {spec['type']}: {exc}") from None
@@ -176,7 +186,7 @@ def resolve_options(suite: str, declared: dict[str, dict[str, Any]], given: dict
                              f"--suite-option {name}=VALUE")
         else:
             default = spec.get("default")
-            resolved[name] = None if default is None else _typed(spec["type"], default)
+            resolved[name] = None if default is None else _TYPED[spec["type"]](default)
     return resolved
 
 

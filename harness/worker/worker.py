@@ -10,7 +10,8 @@ Modes:
                     "cpu_overloads" and "device_composite" (overloads.py), which the run stores
                     for the ledger
   --suites          print {"ready": ...}, then one line per suite found (suite_api.find_suites()):
-                    {"suite", "folder", "description"} or {"suite", "folder", "problem"}
+                    {"suite", "folder", "description"} or {"suite", "folder", "problem"}, then
+                    {"done": N}
   --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...], "device_composite":
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
@@ -45,6 +46,7 @@ import zygote
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
 from vocabulary import Outcome, Where
+
 
 def protocol_stream() -> TextIO:
     """A private copy of stdout for the protocol; fd 1 then points at stderr."""
@@ -182,8 +184,10 @@ def main() -> None:
 
     if args.suites:  # every suite found, described: no case listed, nothing configured
         emit(out, {"ready": True, "pid": os.getpid(), "torch": torch.__version__})
-        for name, folder in suite_api.find_suites().items():
+        found = suite_api.find_suites()
+        for name, folder in found.items():
             emit(out, describe_found(name, folder))
+        emit(out, {"done": len(found)})
         return
 
     args.suite = args.suite or suite_api.DEFAULT_SUITE

@@ -103,9 +103,7 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    yield from suite_api.cases("compile", ((subject, dtype_name(dtype), check) for subject, op in sorted(ops.OPS.items())
-                                           for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name)
-                                           for check in checks_for(op, dtype)))
+    yield from suite_api.cases("compile", ops.case_rows(checks_for))
 
 
 class Compilation(ops.Case):
@@ -213,7 +211,7 @@ def _check_recompile(case: Compilation, samples: list) -> None:
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     parsed = suite_api.parse(case_id, "compile", CHECKS)
-    op, dtype = ops.op_and_dtype(parsed)
+    op, dtype = suite_api.info_and_dtype(parsed, ops.OPS, "OpInfo")
     check = parsed.check
     case = Compilation(op, dtype, ctx)
     try:

@@ -94,8 +94,8 @@ def describe_suite() -> dict[str, Any]:
     return {
         "noun": "distributed API",
         "nouns": "collectives and parallel APIs",
-        "checks": {check(): f"every rank of a world of {n} processes, one {suite_api.device_type()} device each, against the "
-                            f"same computation on the CPU in one process"},
+        "checks": {check(): f"every rank of a world of {n} processes, one {suite_api.device_type()} device each, "
+                            f"against the same computation on the CPU in one process"},
         "native_phrase": f"pass natively on {n} ranks at every dtype",
         "options": OPTIONS,
     }

@@ -401,11 +401,7 @@ def _run_state(case: Case, module_input, inputs) -> None:
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "modules", CHECKS)
-    info = MODULES.get(subject)
-    dtypes = {dtype_name(d): d for d in info.supported_dtypes("cpu")} if info is not None else {}
-    if dtype_str not in dtypes:
-        raise suite_api.unknown(parsed, "such ModuleInfo or dtype")
-    dtype = dtypes[dtype_str]
+    info, dtype = suite_api.info_and_dtype(parsed, MODULES, "ModuleInfo")
     case = Case(info, dtype, check, ctx)
     needs_grad = check in ("backward", "noncontiguous")
     modes = [True] if check in ("state", "save_load") else case.modes

@@ -11,7 +11,7 @@ import json
 import random
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy
 import torch
@@ -29,7 +29,7 @@ from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
 
-from . import ops_inputs
+from . import ops_arguments, ops_inputs
 
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
@@ -40,14 +40,13 @@ subject_of = opinfo.subject
 OPS = opinfo.by_subject()
 
 
-def op_and_dtype(case_id: suite_api.CaseId) -> tuple[Any, torch.dtype]:
-    """The OpInfo and dtype a case id of the ops or compile suite names; KeyError when the OpInfo
-    does not exist or has no CPU kernel at the dtype."""
-    op = OPS.get(case_id.subject)
-    dtypes = {dtype_name(d): d for d in op.supported_dtypes("cpu")} if op is not None else {}
-    if case_id.dtype not in dtypes:
-        raise suite_api.unknown(case_id, "such OpInfo or dtype")
-    return op, dtypes[case_id.dtype]
+def case_rows(checks_for: Callable[[Any, torch.dtype], Iterable[str]]) -> Iterator[tuple[str, str, str]]:
+    """(subject, dtype, check) of every OpInfo at each of its CPU dtypes, for the checks
+    `checks_for(op, dtype)` gives: the rows of the ops and compile suites' listings."""
+    for subject, op in sorted(OPS.items()):
+        for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name):
+            for check in checks_for(op, dtype):
+                yield subject, dtype_name(dtype), check
 
 
 def _project_overrides() -> dict[str, Any]:
@@ -372,3 +371,40 @@ def _twins_marked(twins: set[int]):
     finally:
         SampleInput.noncontiguous = original
 
+
+def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool,
+                 edges: bool = False, arguments: bool = False) -> None:
+    """forward, backward, forward_ad: each sample (and its non-contiguous variant) against the
+    CPU's result for the sample; with `edges`, also its edge variants (a zero-size dimension,
+    0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
+    with `arguments`, the arguments no sample moves off their default, at other values
+    (ops_arguments)."""
+    for index, sample in enumerate(samples):
+        try:
+            expected = case.cpu(run, sample)
+        except NoReference:
+            case.without_reference += 1  # no CPU reference for this sample: nothing to compare against
+            continue
+        variants: list[tuple[str, Any]] = [("sample", sample)]
+        if with_variants and (nc := noncontiguous(sample)) is not None:
+            variants.append(("noncontiguous", nc))
+        case.judge(run, index, variants, sample, expected)
+        if edges:
+            for name, variant in [*ops_inputs.zero_size(sample), *ops_inputs.zero_dim(sample)]:
+                if (why := ops_inputs.undefined_on_cpu(case.op, name)) is not None:
+                    case.evidence["edge_variants_not_made"] = f"{name}: {why}"
+                    continue
+                case.alike(run, index, name, variant)
+                case.edge_variants += 1
+        case.compared += 1
+    varied: set[str] = set()
+    for index, name, variant in ops_arguments.variants(case.op, samples) if arguments else ():
+        try:
+            expected = case.cpu(run, variant)
+        except NoReference:  # a value the CPU refuses for this sample
+            case.variants_without_reference += 1
+            continue
+        case.judge(run, index, [(name, variant)], variant, expected)
+        varied.add(name.removeprefix("argument "))
+    if varied:
+        case.evidence["arguments_varied"] = sorted(varied)

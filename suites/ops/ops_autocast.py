@@ -131,7 +131,7 @@ def compute_dtype(policy: str, autocast_dtype: torch.dtype, sample) -> torch.dty
     return None
 
 
-def run(case, suite) -> None:
+def run(case) -> None:
     op, device = case.op, case.ctx.device
     device_type = torch.device(device).type
     base = _base_name(op)

@@ -34,7 +34,7 @@ def applies(op, dtype: torch.dtype) -> bool:
     return dtype == ops_inputs.representative_dtype(op)
 
 
-def run(case, suite) -> None:
+def run(case) -> None:
     op = case.op
     raw = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731
     error_inputs = 0

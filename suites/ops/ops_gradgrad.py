@@ -21,7 +21,7 @@ def applies(op, dtype: torch.dtype) -> bool:
             and dtype in op.supported_backward_dtypes("cpu"))
 
 
-def _gradgrad(suite, op, sample):
+def _gradgrad(op, sample):
     inputs = [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
               if isinstance(t, torch.Tensor) and t.requires_grad]
     outputs = [o for o in pytree.tree_leaves(runs.forward(op, sample))
@@ -38,8 +38,8 @@ def _gradgrad(suite, op, sample):
     return [torch.zeros_like(t) if g is None else g for g, t in zip(second, inputs)]
 
 
-def run(case, suite) -> None:
+def run(case) -> None:
     op = case.op
     samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
                for s in runs.samples(op, case.dtype, reference=False, requires_grad=True)]
-    suite._check_values(case, lambda s: _gradgrad(suite, op, s), samples, with_variants=False)
+    runs.check_values(case, lambda s: _gradgrad(op, s), samples, with_variants=False)

@@ -108,7 +108,7 @@ def _names_cpu(value: Any) -> bool:
     return _names(value, "cpu")
 
 
-def _compare_layout(case, suite, index: int, name: str, sample, compare_strides: bool) -> bool:
+def _compare_layout(case, index: int, name: str, sample, compare_strides: bool) -> bool:
     """One sample (variant `name`): the device's outputs against the CPU's. Returns False when the
     CPU cannot run it (no reference)."""
     op = case.op
@@ -162,17 +162,17 @@ def _compare_layout(case, suite, index: int, name: str, sample, compare_strides:
     return True
 
 
-def run(case, suite) -> None:
+def run(case) -> None:
     op = case.op
     variants = _layout_variants(op)
     case.outputs_checked = 0
     case.evidence["strides_compared"] = variants is not None
     for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
-        if not _compare_layout(case, suite, index, "sample", sample, variants is not None):
+        if not _compare_layout(case, index, "sample", sample, variants is not None):
             case.without_reference += 1
             continue
         for name, variant in variants(sample) if variants else ():
-            if not _compare_layout(case, suite, index, name, variant, True):
+            if not _compare_layout(case, index, name, variant, True):
                 case.variants_without_reference += 1
         case.compared += 1
     case.evidence["outputs_checked"] = case.outputs_checked

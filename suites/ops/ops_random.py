@@ -244,7 +244,7 @@ def _differing(a: torch.Tensor, b: torch.Tensor) -> str:
     return f"{int((a != b).sum())} of {a.numel()} values differ"
 
 
-def run(case, suite) -> None:
+def run(case) -> None:
     subject = runs.subject_of(case.op)
     draw = DRAWS.get(subject)
     if draw is None:

@@ -99,7 +99,7 @@ def _max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
     return float((actual.detach().cpu().to(torch.float64) - expected).abs().max())
 
 
-def run(case, suite) -> None:
+def run(case) -> None:
     device = case.ctx.device
     results: dict[str, dict[str, float]] = {}
     failed: list[str] = []

@@ -60,9 +60,8 @@ from __future__ import annotations
 import importlib
 import math
 import re
-import sys
 import warnings
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 import torch
 import torch.utils._pytree as pytree
@@ -71,16 +70,14 @@ from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, Un
 
 import suite_api
 from comparison import to_device
-from evidence import dtype_name
 from sides import NoReference, Verdict, seed
 
-from . import ops_arguments, ops_inputs
+from . import ops_inputs
 from . import opinfo_runs as runs
 
 # Checks that live in modules of their own beside this file (ops_<check>.py), each with
 # DESCRIPTION (a sentence for describe_suite), applies(op, dtype) -> bool (whether the check has
-# a case for the OpInfo at the dtype) and run(case, suite) (raises Verdict or returns; `suite`
-# is this module, whose _check_values some of them use).
+# a case for the OpInfo at the dtype) and run(case) (raises Verdict or returns).
 CHECK_MODULES: dict[str, Any] = {name: importlib.import_module(f"{__package__}.ops_{name}") for name in (
     "layout", "errors", "gradgrad", "random", "autocast", "sdpa",
 )}
@@ -132,9 +129,7 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    yield from suite_api.cases("ops", ((subject, dtype_name(dtype), check) for subject, op in sorted(runs.OPS.items())
-                                       for dtype in sorted(op.supported_dtypes("cpu"), key=dtype_name)
-                                       for check in checks_for(op, dtype)))
+    yield from suite_api.cases("ops", runs.case_rows(checks_for))
 
 
 # --- tolerances ---------------------------------------------------------------------------
@@ -252,44 +247,6 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
 
 
 
-
-
-def _check_values(case: runs.Case, run: Callable[[Any], Any], samples: list, with_variants: bool,
-                  edges: bool = False, arguments: bool = False) -> None:
-    """forward, backward, forward_ad: each sample (and its non-contiguous variant) against the
-    CPU's result for the sample; with `edges`, also its edge variants (a zero-size dimension,
-    0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
-    with `arguments`, the arguments no sample moves off their default, at other values
-    (ops_arguments)."""
-    for index, sample in enumerate(samples):
-        try:
-            expected = case.cpu(run, sample)
-        except NoReference:
-            case.without_reference += 1  # no CPU reference for this sample: nothing to compare against
-            continue
-        variants: list[tuple[str, Any]] = [("sample", sample)]
-        if with_variants and (nc := runs.noncontiguous(sample)) is not None:
-            variants.append(("noncontiguous", nc))
-        case.judge(run, index, variants, sample, expected)
-        if edges:
-            for name, variant in [*ops_inputs.zero_size(sample), *ops_inputs.zero_dim(sample)]:
-                if (why := ops_inputs.undefined_on_cpu(case.op, name)) is not None:
-                    case.evidence["edge_variants_not_made"] = f"{name}: {why}"
-                    continue
-                case.alike(run, index, name, variant)
-                case.edge_variants += 1
-        case.compared += 1
-    varied: set[str] = set()
-    for index, name, variant in ops_arguments.variants(case.op, samples) if arguments else ():
-        try:
-            expected = case.cpu(run, variant)
-        except NoReference:  # a value the CPU refuses for this sample
-            case.variants_without_reference += 1
-            continue
-        case.judge(run, index, [(name, variant)], variant, expected)
-        varied.add(name.removeprefix("argument "))
-    if varied:
-        case.evidence["arguments_varied"] = sorted(varied)
 
 
 def _check_extremal(case: runs.Case, samples: list) -> None:
@@ -471,11 +428,11 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
 
 def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "ops", CHECKS)
-    op, dtype = runs.op_and_dtype(parsed)
+    op, dtype = suite_api.info_and_dtype(parsed, runs.OPS, "OpInfo")
     case = runs.Case(op, dtype, ctx)
     try:
         if check == "forward":
-            _check_values(case, lambda s: runs.forward(op, s),
+            runs.check_values(case, lambda s: runs.forward(op, s),
                           runs.samples(op, dtype, reference=True), with_variants=True, edges=True, arguments=True)
         elif check == "backward":
             # Reference inputs are generated under no_grad: a view made there (a transposed or
@@ -489,10 +446,10 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
                 samples = runs.samples(op, dtype, reference=False, requires_grad=True)
             samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
                                    if isinstance(t, torch.Tensor) else t) for s in samples]
-            _check_values(case, lambda s: runs.backward(op, s, weighted=True), samples, with_variants=True,
+            runs.check_values(case, lambda s: runs.backward(op, s, weighted=True), samples, with_variants=True,
                           arguments=True)
         elif check == "forward_ad":
-            _check_values(case, lambda s: runs.forward_ad(op, s),
+            runs.check_values(case, lambda s: runs.forward_ad(op, s),
                           runs.samples(op, dtype, reference=False, requires_grad=True), with_variants=False)
         elif check == "extremal":
             _check_extremal(case, runs.samples(op, dtype, reference=False))
@@ -501,7 +458,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         elif check == "inplace":
             _check_inplace(case, runs.samples(op, dtype, reference=False))
         else:
-            CHECK_MODULES[check].run(case, sys.modules[__name__])
+            CHECK_MODULES[check].run(case)
     except Verdict as verdict:
         return case.failed(verdict)
     return case.conclude()

@@ -1,6 +1,7 @@
 // `neuron-conform ledger`: which aten overloads with a CPU kernel the runs reached at the device,
 // and why the others were not (docs/ledger.md).
 #include "commands/Commands.h"
+#include "common/Environment.h"
 #include "common/Ledger.h"
 #include "execute/Worker.h"
 #include "plan/Listing.h"
@@ -10,19 +11,10 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <set>
 
 namespace conform {
 namespace {
-
-std::string scratch_log() {
-  return (std::filesystem::temp_directory_path() /
-          fmt::format("neuron-conform-ledger-{}.log", getpid()))
-      .string();
-}
 
 // The latest run of each suite of the DB, oldest suite first.
 std::vector<std::string> latest_of_each_suite(Store& store) {
@@ -52,11 +44,9 @@ Source overloads_of(Store* store, const std::vector<std::string>& runs,
                 fmt::format("run {}", *it)};
     }
   }
-  const std::string log = scratch_log();
-  Source s{list_overloads(worker_command("", backend_module, "neuron", 0), log),
-           "the installed torch"};
-  std::filesystem::remove(log);
-  return s;
+  const ScratchLog log("ledger");
+  return {list_overloads(worker_command("", backend_module, "neuron", 0), log.path()),
+          "the installed torch"};
 }
 
 void print_problems(const Dispositions& d) {
@@ -150,7 +140,7 @@ Command add_ledger_command(CLI::App& cli) {
       "(not_applicable, unreached, with a reason), served by a composite kernel on the device "
       "(the backend has none of its own; found in the dispatcher), or unreached with no "
       "disposition. Coverage = reached / (all - not_applicable - composite). Exit 0, 1 below "
-      "--fail-under, 2 bad input (docs/o->md)");
+      "--fail-under, 2 bad input (docs/ledger.md)");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
   cmd
       ->add_option("--runs", o->runs,

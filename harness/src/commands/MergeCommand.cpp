@@ -75,9 +75,7 @@ int merge_command(const MergeOptions& o) {
     out.record_results(merged.id, in.results);
     recorded += in.results.size();
   }
-  const RunStatus status =
-      out.unrecorded(merged.id).empty() ? RunStatus::kComplete : RunStatus::kInterrupted;
-  out.finish_run(merged.id, std::string(name(status)));
+  out.finish_run(merged.id);
   fmt::print("merged {} input run(s) into run {} in {}: {} planned cases, {} results\n",
              inputs.size(), merged.id, o.output, plan.size(), recorded);
   return 0;

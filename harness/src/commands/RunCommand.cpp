@@ -8,7 +8,6 @@
 #include "common/Environment.h"
 #include "common/SuiteDescription.h"
 #include "common/Text.h"
-#include "common/Vocabulary.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "plan/Planner.h"
@@ -218,14 +217,13 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
   try {
     out.stats = scheduler.run(cases);
   } catch (...) {
-    store.finish_run(run.id, std::string(name(RunStatus::kInterrupted)));  // what was recorded stays; --resume finishes it
+    store.finish_run(run.id);  // what was recorded stays; --resume finishes it
     throw;
   }
   progress.finish();
   out.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  store.finish_run(run.id, std::string(name(store.unrecorded(run.id).empty() ? RunStatus::kComplete
-                                                                             : RunStatus::kInterrupted)));
+  store.finish_run(run.id);
   return out;
 }
 
@@ -287,6 +285,8 @@ int run_command(const RunOptions& o) {
   return conclude(store, o, plan.run, done);
 }
 
+namespace {
+
 // The arguments `run` does not know, read as the suite's options spelt as flags: --world-size 4,
 // --world-size=4, or --flag alone (true). Throws std::invalid_argument for anything else.
 void add_suite_flags(const std::vector<std::string>& rest,
@@ -309,6 +309,8 @@ void add_suite_flags(const std::vector<std::string>& rest,
     into[name] = value;
   }
 }
+
+}  // namespace
 
 Command add_run_command(CLI::App& cli, const std::string& command_line) {
   auto o = std::make_shared<RunOptions>();

@@ -12,15 +12,12 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <ranges>
 #include <set>
-#include <sstream>
 #include <tuple>
 
 namespace conform {
@@ -30,32 +27,21 @@ std::vector<std::string> paths_or_default(const SkiplistOptions& o) {
   return o.paths.empty() ? std::vector<std::string>{source_dir() + "/skiplists"} : o.paths;
 }
 
-// The folder of a suite, as the worker finds suites (harness/worker/suite_api.py): the folders
-// of NEURON_CONFORM_SUITES first, then the project's suites/. Empty when there is none.
-std::string suite_folder(const std::string& suite) {
-  std::vector<std::filesystem::path> dirs;
-  if (const char* extra = std::getenv("NEURON_CONFORM_SUITES")) {
-    std::stringstream s(extra);
-    for (std::string dir; std::getline(s, dir, ':');)
-      if (!dir.empty()) dirs.emplace_back(dir);
-  }
-  dirs.emplace_back(std::filesystem::path(source_dir()) / "suites");
-  for (const auto& dir : dirs)
-    if (std::filesystem::is_regular_file(dir / suite / "suite.py")) return (dir / suite).string();
-  return "";
+// The names of the suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
+std::set<std::string> suite_names(const SkiplistOptions& o) {
+  const ScratchLog log("lint-suites");
+  std::set<std::string> names;
+  for (const auto& found : find_suites(worker_command("", o.backend_module, "neuron", 0), log.path()))
+    names.insert(found.name);
+  return names;
 }
 
 // The subjects of a suite's cases, and the torch the listing worker imported.
 std::pair<std::set<std::string>, std::string> list_subjects(const SkiplistOptions& o,
                                                             const std::string& suite) {
-  const std::string scratch =
-      (std::filesystem::temp_directory_path() /
-       fmt::format("neuron-conform-lint-{}-{}.log", getpid(), suite))
-          .string();
+  const ScratchLog log("lint-" + suite);
   const Listing listing =
-      list_suite(suite, worker_command(suite, o.backend_module, "neuron", 0), scratch);
-  std::error_code ignored;
-  std::filesystem::remove(scratch, ignored);
+      list_suite(suite, worker_command(suite, o.backend_module, "neuron", 0), log.path());
   std::set<std::string> subjects;
   for (const auto& c : listing.cases) subjects.insert(c.subject);
   return {std::move(subjects), listing.hello.value("torch", "0")};
@@ -74,9 +60,11 @@ int lint(const SkiplistOptions& o) {
   if (o.check_subjects) {
     std::set<std::string> missing;
     std::map<std::string, std::string> unlisted;  // suite -> why the worker could not list it
+    std::optional<std::set<std::string>> existing;  // asked once, when an entry names another suite
     for (const auto& suite : suites_named(lists.entries, o.suite)) {
       if (listed.contains(suite)) continue;
-      if (suite_folder(suite).empty()) {
+      if (!existing) existing = suite_names(o);
+      if (!existing->contains(suite)) {
         missing.insert(suite);
         continue;
       }

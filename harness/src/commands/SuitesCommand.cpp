@@ -6,9 +6,6 @@
 
 #include <fmt/format.h>
 
-#include <unistd.h>
-
-#include <filesystem>
 
 namespace conform {
 
@@ -43,10 +40,8 @@ void print_text(const FoundSuite& s) {
 }  // namespace
 
 int suites_command(const SuitesOptions& o) {
-  const auto log = (std::filesystem::temp_directory_path() /
-                    fmt::format("neuron-conform-suites-{}.log", getpid()))
-                       .string();
-  const auto found = find_suites(worker_command("", o.backend_module, "neuron", 0), log);
+  const ScratchLog log("suites");
+  const auto found = find_suites(worker_command("", o.backend_module, "neuron", 0), log.path());
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& s : found) all.push_back(as_json(s));

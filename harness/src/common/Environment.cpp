@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -36,6 +39,18 @@ void ensure_parent_dir(const std::string& path) {
   if (ec)
     throw std::runtime_error(
         fmt::format("cannot create directory {}: {}", parent.string(), ec.message()));
+}
+
+ScratchLog::ScratchLog(const std::string& purpose) {
+  static std::atomic<int> count{0};
+  path_ = (fs::temp_directory_path() /
+           fmt::format("neuron-conform-{}-{}-{}.log", purpose, getpid(), count++))
+              .string();
+}
+
+ScratchLog::~ScratchLog() {
+  std::error_code ignored;
+  fs::remove(path_, ignored);
 }
 
 }  // namespace conform

@@ -17,4 +17,19 @@ std::string run_dir(const std::string& db_path, const std::string& run_id);
 // Creates the parent directory of `path` if needed; throws naming it when impossible.
 void ensure_parent_dir(const std::string& path);
 
+// The log of a worker whose log nobody keeps (the listings of `skiplist lint`, `suites` and
+// `ledger`): a file of its own in the temporary folder, removed when this goes out of scope. A
+// worker that fails says why in the error itself (its stderr's tail).
+class ScratchLog {
+ public:
+  explicit ScratchLog(const std::string& purpose);
+  ~ScratchLog();
+  ScratchLog(const ScratchLog&) = delete;
+  ScratchLog& operator=(const ScratchLog&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace conform

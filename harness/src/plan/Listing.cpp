@@ -67,13 +67,9 @@ Listing list_suite(const std::string& suite, const WorkerCommand& command,
 std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path) {
   Worker worker(command, "--suites", log_path);
   std::vector<FoundSuite> found;
-  next_line(worker);  // hello
-  std::string line;
-  while (worker.read_line(std::chrono::minutes(10), line) == Worker::Read::kLine) {
-    const auto json = nlohmann::json::parse(line, nullptr, false);
-    if (!json.is_object() || !json.contains("suite"))
-      throw std::runtime_error("the worker listing suites wrote an unexpected line: " + line);
-    FoundSuite suite{json["suite"].get<std::string>(), json.value("folder", ""), std::nullopt,
+  for (nlohmann::json json = next_line(worker); !json.contains("done"); json = next_line(worker)) {
+    if (json.contains("ready")) continue;
+    FoundSuite suite{json.at("suite").get<std::string>(), json.value("folder", ""), std::nullopt,
                      json.value("problem", "")};
     if (json.contains("description")) {
       try {
@@ -84,6 +80,7 @@ std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::str
     }
     found.push_back(std::move(suite));
   }
+  worker.close_input();
   worker.wait();
   return found;
 }

@@ -232,10 +232,12 @@ void Store::create_run(const RunInfo& r) {
   tx.commit();
 }
 
-void Store::finish_run(const std::string& run_id, const std::string& status) {
+void Store::finish_run(const std::string& run_id) {
+  const RunStatus status =
+      unrecorded(run_id).empty() ? RunStatus::kComplete : RunStatus::kInterrupted;
   Transaction tx(db_);
   db_.prepare("UPDATE runs SET status = ?1, ended_at = ?2 WHERE id = ?3")
-      .bind(1, status)
+      .bind(1, name(status))
       .bind(2, now_utc())
       .bind(3, run_id)
       .run();

@@ -60,7 +60,9 @@ class Store {
   static std::string now_utc();
 
   void create_run(const RunInfo& run);
-  void finish_run(const std::string& run_id, const std::string& status);
+  // Ends the run: `complete` when every planned case is recorded, else `interrupted` (what was
+  // recorded stays; --resume finishes it).
+  void finish_run(const std::string& run_id);
   std::optional<RunInfo> run(const std::string& id);
   // A run id, "latest" or "previous" -> the run id. Throws StoreError naming the reference.
   std::string resolve_run(const std::string& ref);
