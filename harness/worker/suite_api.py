@@ -172,7 +172,8 @@ def resolve_options(suite: str, declared: dict[str, dict[str, Any]], given: dict
     if unknown_options:
         takes = ", ".join(sorted(declared)) or "none"
         raise ValueError(f"the {suite} suite has no option {', '.join(unknown_options)} (it takes: {takes}; "
-                         f"neuron-conform suites lists them)")
+                         f"neuron-conform suites lists them; given as --NAME, it may be a misspelt option of "
+                         f"run itself: run --help)")
     resolved: dict[str, Any] = {}
     for name, spec in declared.items():
         if given.get(name) is not None:  # a stored run's option without a default is null
