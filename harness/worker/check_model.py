@@ -381,7 +381,9 @@ def main() -> None:
             ops = capture(model, inputs, args.train, Context(backend, args.device, 0))
         document: dict[str, Any] = {"model": {**model_info, "dtype": args.dtype, "train": args.train,
                                               "torch": torch.__version__},
-                                    "ops": ops}
+                                    "ops": ops,
+                                    # the evidence suite when check-model is given no --suite
+                                    "default_suite": suite_api.DEFAULT_SUITE}
         if args.probe:
             document["probe"] = probe(rebuild, backend, args.device)
         if args.compile:

@@ -24,6 +24,8 @@ RunStatus = enum.StrEnum("RunStatus", {s["name"].upper(): s["name"] for s in _DA
 # `stage` (the step that raised, where it means the same to every suite).
 Where = enum.StrEnum("Where", {w["name"].upper(): w["name"] for w in _DATA["wheres"]})
 Stage = enum.StrEnum("Stage", {s["name"].upper(): s["name"] for s in _DATA["stages"]})
+# A worker that exits with this code stopped because a case exceeded the worker memory limit.
+EXIT_MEMORY_LIMIT: int = _DATA["worker_exit_codes"]["memory_limit"]
 
 # Ran and matched the CPU (pass, fallback, xpass).
 MATCHED = frozenset(Outcome(o["name"]) for o in _DATA["outcomes"] if o["kind"] == "matched")

@@ -34,6 +34,8 @@ import importlib
 import json
 import math
 import os
+import re
+import resource
 import sys
 import time
 import traceback
@@ -45,7 +47,7 @@ import suite_api
 import zygote
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
-from vocabulary import Outcome, Where
+from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Where
 
 
 def protocol_stream() -> TextIO:
@@ -154,6 +156,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--suite-options", default="{}", metavar="JSON",
                         help="options for the suite's configure() (the upstream suite's test folder, ...)")
+    parser.add_argument("--max-memory", type=int, default=0, metavar="BYTES",
+                        help="each serving worker's memory limit (RLIMIT_DATA); 0: none")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--list", action="store_true")
     mode.add_argument("--serve", action="store_true")
@@ -232,9 +236,9 @@ def main() -> None:
         emit(out, result, indent=2)
         sys.exit(0 if result["outcome"] in (Outcome.PASS, Outcome.FALLBACK) else 1)
     if args.zygote:
-        zygote.run(out, hello, lambda results, requests: serve(results, suite, ctx, requests))
+        zygote.run(out, hello, lambda results, requests: serve(results, suite, ctx, requests, args.max_memory))
         return
-    serve(out, suite, ctx, sys.stdin)
+    serve(out, suite, ctx, sys.stdin, args.max_memory)
 
 
 def describe_found(name: str, folder: Path) -> dict[str, Any]:
@@ -245,14 +249,45 @@ def describe_found(name: str, folder: Path) -> dict[str, Any]:
         return {"suite": name, "folder": str(folder), "problem": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
 
-def serve(out: TextIO, suite: ModuleType, ctx: Context, requests: TextIO) -> None:
-    """One result line for each {"case": ID} line, until the harness closes the requests."""
+# What an allocation that failed says, in the evidence of the case that asked for it: Python's
+# MemoryError, c10's CPU allocator, C++'s std::bad_alloc, the C library's ENOMEM.
+_OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|bad_alloc|Cannot allocate memory|out of memory")
+
+
+def limit_memory(max_memory: int) -> None:
+    """This worker's memory limit, and the kernel's OOM killer told to pick it before anything else
+    (the harness above all) when memory runs out anyway."""
+    if max_memory > 0:
+        # RLIMIT_DATA counts the heap and private anonymous mappings: what tensors use. (RLIMIT_AS
+        # would also count reserved-but-unused address space, which grows with threads.)
+        resource.setrlimit(resource.RLIMIT_DATA, (max_memory, max_memory))
+    try:
+        Path("/proc/self/oom_score_adj").write_text("1000")
+    except OSError:
+        pass
+
+
+def out_of_memory(result: dict[str, Any]) -> bool:
+    """Whether a case failed because an allocation failed: under a limit, the limit was reached."""
+    return result["outcome"] not in MATCHED and bool(_OUT_OF_MEMORY.search(json.dumps(result["evidence"], default=str)))
+
+
+def serve(out: TextIO, suite: ModuleType, ctx: Context, requests: TextIO, max_memory: int = 0) -> None:
+    """One result line for each {"case": ID} line, until the harness closes the requests. A case
+    that ran out of memory under the limit ends the worker (EXIT_MEMORY_LIMIT, its result on
+    stderr): its heap may be left in pieces, and the harness records the case as a crash."""
+    limit_memory(max_memory)
     for line in requests:
         line = line.strip()
         if not line:
             continue
         request = json.loads(line)
-        emit(out, run_one(suite, ctx, request["case"]))
+        result = run_one(suite, ctx, request["case"])
+        if max_memory > 0 and out_of_memory(result):
+            print(f"worker: {request['case']} exceeded the memory limit ({max_memory} bytes):",
+                  json.dumps(strict_json(result["evidence"]))[:4000], file=sys.stderr, flush=True)
+            os._exit(EXIT_MEMORY_LIMIT)
+        emit(out, result)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,9 @@ def _become_worker(request: dict[str, str], hello: dict[str, Any], serve: Serve,
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != zygote_pid:  # the zygote died before the line above
         os._exit(127)
+    # Its own process group: when the harness kills the worker, it kills the group, so what a
+    # case forked (and left running) goes with it.
+    os.setpgid(0, 0)
     requests = os.open(request["stdin"], os.O_RDONLY)
     results = os.open(request["stdout"], os.O_WRONLY)
     log = os.open(request["stderr"], os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

@@ -57,21 +57,25 @@ int check_model_command(const CheckModelOptions& o) {
   if (!std::filesystem::exists(o.db))
     throw std::invalid_argument(fmt::format("no results database at {}", o.db));
   Store store(o.db, /*create=*/false);
+  if (o.run) store.resolve_run(*o.run);  // a wrong --run fails before the capture
+  const nlohmann::json captured = capture_model(o);
+  // Without --suite, the suite `run` runs by default, as the capture helper names it.
+  const std::string suite = o.suite ? *o.suite : captured.value("default_suite", std::string());
   std::string run_id;
   if (o.run) {
     run_id = store.resolve_run(*o.run);
   } else {
-    const auto runs = store.run_ids(o.suite);
+    const auto runs = store.run_ids(suite);
     if (runs.empty())
       throw std::invalid_argument(
-          fmt::format("{} has no run of the {} suite to judge the model's ops by", o.db, o.suite));
+          fmt::format("{} has no run of the {} suite to judge the model's ops by", o.db, suite));
     run_id = runs.back();
   }
-  if (const std::string suite = store.run(run_id)->suite; suite != o.suite)
+  if (const std::string run_suite = store.run(run_id)->suite; run_suite != suite)
     throw std::invalid_argument(
         fmt::format("run {} is of suite '{}'; check-model needs a run of the {} suite (--suite)",
-                    run_id, suite, o.suite));
-  const nlohmann::json result = judge_model(capture_model(o), store, run_id, o.db);
+                    run_id, run_suite, suite));
+  const nlohmann::json result = judge_model(captured, store, run_id, o.db);
   if (o.json) {
     fmt::print("{}\n", result.dump(2));
   } else {
@@ -106,8 +110,8 @@ Command add_check_model_command(CLI::App& cli) {
                         "Run of the evidence suite (id, latest, previous); default its newest");
   cmd
       ->add_option("--suite", o->suite,
-                   "Suite whose runs judge the model's ops (subjects named after aten ops)")
-      ->capture_default_str();
+                   "Suite whose runs judge the model's ops (subjects named after aten ops); "
+                   "default: the default suite of `run`");
   cmd->add_flag("--json", o->json, "Print the result as JSON (docs/check-model.md)");
   cmd->add_flag("--markdown", o->markdown,
                       "Print the result as Markdown, for a pull request");

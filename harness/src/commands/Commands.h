@@ -22,6 +22,7 @@ struct RunOptions {
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
   double timeout_seconds = 300;
+  std::optional<std::string> max_worker_memory;  // a size (6G); default: default_worker_memory
   int reruns = 2;  // a failing case runs again, in a fresh worker, up to this many times
   int repeat = 1;  // every case runs this many times (to hunt flakiness on purpose)
   std::string db = "out/results.db";
@@ -62,7 +63,7 @@ struct SkiplistOptions {
   std::vector<std::string> paths;  // files or directories; empty: <source>/skiplists
   std::string db = "out/results.db";
   std::string run = "latest";
-  std::string suite = "ops";
+  std::string suite;  // lint's "*"; empty: the worker's default suite
   std::string backend_module = "torch_neuronsim";
   bool check_subjects = true;  // lint: every subject must name a case of the suite
   std::string output = "out/skiplists-proposal.json";
@@ -104,8 +105,9 @@ struct CheckModelOptions {
   bool train = false;
   std::string db = "out/results.db";
   std::optional<std::string> run;  // default: the newest run of `suite`
-  // The suite whose runs are the evidence: its subjects must be named after aten ops.
-  std::string suite = "ops";
+  // The suite whose runs are the evidence: its subjects must be named after aten ops. None: the
+  // worker's default suite.
+  std::optional<std::string> suite;
   bool json = false;
   bool markdown = false;
   bool probe = false;

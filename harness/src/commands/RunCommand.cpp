@@ -152,6 +152,7 @@ struct Execution {
   ScheduleStats stats;
   double wall_seconds = 0;
   int workers = 1;
+  std::int64_t worker_memory = 0;  // each worker's limit; 0: none
   std::vector<std::string> news;  // xpass and unexpected failures: what --strict refuses
 };
 
@@ -166,8 +167,15 @@ void order_for_scheduling(std::vector<std::string>& cases,
   });
 }
 
+// Each worker's memory limit: --max-worker-memory (0: none), else the machine's share per job.
+std::int64_t worker_memory(const RunOptions& o, int jobs) {
+  return o.max_worker_memory ? parse_bytes(*o.max_worker_memory, "--max-worker-memory")
+                             : default_worker_memory(jobs);
+}
+
 Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expected& expected,
-                  const std::map<std::string, double>& durations, int jobs) {
+                  const std::map<std::string, double>& durations, int jobs,
+                  std::int64_t memory) {
   std::vector<std::string>& cases = expected.to_run;
   order_for_scheduling(cases, durations);
   ScheduleOptions schedule;
@@ -184,6 +192,7 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
     schedule.worker.env.emplace_back(
         "OMP_NUM_THREADS", std::to_string(std::max(1U, cores / static_cast<unsigned>(jobs))));
   }
+  schedule.worker.max_memory_bytes = memory;
   schedule.log_dir = log_dir(o.db, run.id);
   schedule.repeat = o.repeat;
   schedule.reruns = o.reruns;
@@ -196,6 +205,7 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
 
   Execution out;
   out.workers = std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())));
+  out.worker_memory = memory;
   Progress progress(cases.size(), isatty(STDERR_FILENO) != 0);
   const auto start = std::chrono::steady_clock::now();
   Scheduler scheduler(schedule, [&](const CaseResult& observed) {
@@ -234,10 +244,11 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
   if (done.stats.workers_started > 0) {
     fmt::print(
         "  workers: {} started (zygote start-up {:.2f}s once, then {:.2f}s mean per worker), {} "
-        "crash(es), {} timeout(s), {} rerun(s), {} flaky\n",
+        "crash(es), {} timeout(s), {} rerun(s), {} flaky; memory limit {}\n",
         done.stats.workers_started, done.stats.zygote_startup_seconds,
         done.stats.startup_seconds_total / done.stats.workers_started, done.stats.crashes,
-        done.stats.timeouts, done.stats.reruns, done.stats.flaky);
+        done.stats.timeouts, done.stats.reruns, done.stats.flaky,
+        done.worker_memory > 0 ? describe_bytes(done.worker_memory) + " each" : "none");
   }
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);
@@ -273,6 +284,7 @@ int run_command(const RunOptions& o) {
     throw std::invalid_argument(fmt::format("--repeat {} must be 1 or more", o.repeat));
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   if (o.shard) ShardSpec::parse(*o.shard);  // bad input fails before anything is written
+  const std::int64_t memory = worker_memory(o, jobs);
 
   ensure_parent_dir(o.db);
   Store store(o.db);
@@ -281,7 +293,7 @@ int run_command(const RunOptions& o) {
   const Plan plan =
       o.resume ? plan_resumed_run(store, *o.resume) : plan_new_run(store, o, durations, jobs);
   Expected expected = expect(store, o, plan);
-  const Execution done = execute(store, o, plan.run, expected, durations, jobs);
+  const Execution done = execute(store, o, plan.run, expected, durations, jobs, memory);
   return conclude(store, o, plan.run, done);
 }
 
@@ -337,6 +349,11 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
                       "Run shard K of N (K/N, 1-based), balanced by recorded durations");
   cmd->add_option("--timeout", o->timeout_seconds, "Per-case time limit in seconds")
       ->capture_default_str();
+  cmd->add_option("--max-worker-memory", o->max_worker_memory,
+                  "Memory each worker may allocate (512M, 6G; 0: no limit), as RLIMIT_DATA: a case "
+                  "that exceeds it is a crash saying so and the run goes on. Default: the "
+                  "machine's memory less a tenth (at least 2 GiB) for the harness, shared by the "
+                  "workers (-j)");
   cmd
       ->add_option(
           "--reruns", o->reruns,

@@ -37,31 +37,44 @@ std::set<std::string> suite_names(const SkiplistOptions& o) {
 }
 
 // The subjects of a suite's cases, and the torch the listing worker imported.
-std::pair<std::set<std::string>, std::string> list_subjects(const SkiplistOptions& o,
-                                                            const std::string& suite) {
-  const ScratchLog log("lint-" + suite);
+// A suite's subjects as a worker lists them; `suite` empty: the worker's default suite.
+struct ListedSubjects {
+  std::string suite;  // as the worker named it
+  std::set<std::string> subjects;
+  std::string torch_version;
+};
+
+ListedSubjects list_subjects(const SkiplistOptions& o, const std::string& suite) {
+  const ScratchLog log("lint-" + (suite.empty() ? std::string("default") : suite));
   const Listing listing =
       list_suite(suite, worker_command(suite, o.backend_module, "neuron", 0), log.path());
-  std::set<std::string> subjects;
-  for (const auto& c : listing.cases) subjects.insert(c.subject);
-  return {std::move(subjects), listing.hello.value("torch", "0")};
+  ListedSubjects out{listing.suite, {}, listing.hello.value("torch", "0")};
+  for (const auto& c : listing.cases) out.subjects.insert(c.subject);
+  return out;
 }
 
 // Every entry's subjects are checked against the suites it names, each suite listed once by a
-// worker; "*" stands for --suite, which must list (its torch selects the active entries). A suite
+// worker; "*" stands for --suite (default: the worker's default suite), which must list (its
+// torch selects the active entries). A suite
 // that cannot be listed as it is (upstream needs a PyTorch checkout: an option of a run) leaves
 // its entries' subjects unchecked, said in the output; a suite that does not exist is a problem.
 int lint(const SkiplistOptions& o) {
   std::string torch_version = "0";
+  std::string star_suite = o.suite;  // what "*" stands for
   std::map<std::string, std::set<std::string>> listed;
-  if (o.check_subjects) std::tie(listed[o.suite], torch_version) = list_subjects(o, o.suite);
+  if (o.check_subjects) {
+    ListedSubjects first = list_subjects(o, o.suite);
+    star_suite = first.suite;
+    torch_version = first.torch_version;
+    listed[first.suite] = std::move(first.subjects);
+  }
   Skiplists lists = load_skiplists(paths_or_default(o), torch_version);
   std::vector<std::string> notes;
   if (o.check_subjects) {
     std::set<std::string> missing;
     std::map<std::string, std::string> unlisted;  // suite -> why the worker could not list it
     std::optional<std::set<std::string>> existing;  // asked once, when an entry names another suite
-    for (const auto& suite : suites_named(lists.entries, o.suite)) {
+    for (const auto& suite : suites_named(lists.entries, star_suite)) {
       if (listed.contains(suite)) continue;
       if (!existing) existing = suite_names(o);
       if (!existing->contains(suite)) {
@@ -69,7 +82,7 @@ int lint(const SkiplistOptions& o) {
         continue;
       }
       try {
-        listed[suite] = list_subjects(o, suite).first;
+        listed[suite] = list_subjects(o, suite).subjects;
       } catch (const std::exception& e) {
         const std::string why = e.what();
         unlisted[suite] = why.substr(0, why.find('\n'));
@@ -82,7 +95,7 @@ int lint(const SkiplistOptions& o) {
               {e.where, fmt::format("suite '{}' is no suite: no {}/suite.py in "
                                     "NEURON_CONFORM_SUITES or {}/suites",
                                     s, s, source_dir())});
-    const SubjectCheck checked = check_subjects(lists.entries, listed, o.suite, torch_version);
+    const SubjectCheck checked = check_subjects(lists.entries, listed, star_suite, torch_version);
     lists.problems.insert(lists.problems.end(), checked.problems.begin(),
                           checked.problems.end());
     for (const auto& [suite, n] : checked.unchecked) {
@@ -272,8 +285,8 @@ Command add_skiplist_command(CLI::App& cli) {
   add_paths(lint_cmd);
   lint_cmd
       ->add_option("--suite", o->suite,
-                   "Suite for the entries whose suite is '*' (its torch selects active entries)")
-      ->capture_default_str();
+                   "Suite for the entries whose suite is '*' (its torch selects active entries); "
+                   "default: the default suite of `run`");
   lint_cmd->add_option("--backend-module", o->backend_module, "Backend the listing worker imports")
       ->capture_default_str();
   lint_cmd->add_flag("!--no-subject-check", o->check_subjects,

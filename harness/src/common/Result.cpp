@@ -41,6 +41,8 @@ CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
     r.case_id = line.at("case").get<std::string>();
     r.duration = line.at("duration").get<double>();
     r.evidence = line.value("evidence", nlohmann::json::object());
+    if (!r.evidence.is_object())
+      throw std::runtime_error(fmt::format("the evidence of {} is not a JSON object", r.case_id));
     r.native_ops = line.value("native_ops", std::map<std::string, std::int64_t>{});
     r.fallback_ops = line.value("fallback_ops", std::map<std::string, std::int64_t>{});
     const std::string outcome = line.at("outcome").get<std::string>();

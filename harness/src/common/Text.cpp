@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
 namespace conform {
 
 std::string shell_quote(const std::string& word) {
@@ -41,6 +47,52 @@ std::string format_duration(double seconds) {
   const auto s = static_cast<long>(seconds);
   if (s < 3600) return fmt::format("{}m{:02}s", s / 60, s % 60);
   return fmt::format("{}h{:02}m", s / 3600, (s / 60) % 60);
+}
+
+std::string describe_bytes(std::int64_t bytes) {
+  constexpr std::array<const char*, 5> kUnits{"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024 && unit + 1 < kUnits.size()) {
+    value /= 1024;
+    ++unit;
+  }
+  if (unit == 0) return fmt::format("{} bytes", bytes);
+  return value < 10 && value != std::floor(value) ? fmt::format("{:.1f} {}", value, kUnits[unit])
+                                                  : fmt::format("{:.0f} {}", value, kUnits[unit]);
+}
+
+std::int64_t parse_bytes(const std::string& text, const std::string& what) {
+  const auto bad = [&] {
+    return std::invalid_argument(fmt::format(
+        "{} '{}' is not a size (write it as 512M, 6G, 1.5GiB or a number of bytes)", what, text));
+  };
+  std::size_t used = 0;
+  double number = 0;
+  try {
+    number = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  std::string unit = text.substr(used);
+  for (const std::string suffix : {"iB", "B"}) {
+    if (unit.size() > suffix.size() && unit.ends_with(suffix)) {
+      unit.resize(unit.size() - suffix.size());
+      break;
+    }
+  }
+  static const std::map<std::string, double> kScale{
+      {"", 1.0}, {"K", 1024.0}, {"M", 1024.0 * 1024}, {"G", 1024.0 * 1024 * 1024},
+      {"T", 1024.0 * 1024 * 1024 * 1024}};
+  std::string upper;
+  for (char c : unit) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const auto scale = kScale.find(upper);
+  if (scale == kScale.end() || !(number >= 0) || number * scale->second > 9.0e18) throw bad();
+  return static_cast<std::int64_t>(number * scale->second);
+}
+
+std::string json_text(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace conform

@@ -54,7 +54,8 @@ json vocabulary_json() {
           {"op_verdicts", named_rows(kOpVerdicts)},
           {"run_statuses", named_rows(kRunStatuses)},
           {"wheres", named_rows(kWheres)},
-          {"stages", named_rows(kStages)}};
+          {"stages", named_rows(kStages)},
+          {"worker_exit_codes", {{"memory_limit", kExitMemoryLimit}}}};
 }
 
 void to_json(json& j, Outcome o) {

@@ -203,6 +203,10 @@ inline constexpr std::array<StageInfo, 1> kStages = {{
     {Stage::kBuild, "build", "the subject could not be built: nothing of the device was tested"},
 }};
 
+// The exit code of a worker that stopped because a case exceeded the worker memory limit
+// (run --max-worker-memory): its case is a crash saying so, not a mystery exit.
+inline constexpr int kExitMemoryLimit = 86;
+
 // Looking the tables up. Each table's value field equals its position (a test checks it).
 template <typename Table>
 constexpr const auto& info_of(const Table& table, decltype(table[0].value) value) {

@@ -9,11 +9,14 @@
 #include <poll.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 namespace bp = boost::process;
 
@@ -36,6 +39,15 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
     command.args.push_back(suite_options.dump());
   }
   return command;
+}
+
+std::int64_t default_worker_memory(int jobs) {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return 0;
+  const std::int64_t total = static_cast<std::int64_t>(pages) * page;
+  // A tenth, at least 2 GiB, stays for the harness, the zygote and the system.
+  const std::int64_t reserve = std::max<std::int64_t>(total / 10, std::int64_t{2} << 30);
+  return std::max<std::int64_t>(total - reserve, std::int64_t{1} << 30) / std::max(1, jobs);
 }
 
 std::string ExitStatus::describe() const {
@@ -100,6 +112,10 @@ Worker::Worker(const WorkerCommand& command, const std::string& mode, const std:
     : log_path_(log_path) {
   std::vector<std::string> args{command.script};
   args.insert(args.end(), command.args.begin(), command.args.end());
+  if (command.max_memory_bytes > 0) {
+    args.push_back("--max-memory");
+    args.push_back(std::to_string(command.max_memory_bytes));
+  }
   args.push_back(mode);
   bp::environment child_env = boost::this_process::environment();
   for (const auto& [key, value] : command.env) child_env[key] = value;
@@ -158,23 +174,50 @@ Worker::~Worker() {
 void Worker::read_loop() {
   // Polled with a timeout, so a worker that never connects its stream (a fork that died first)
   // cannot keep the reader forever. A FIFO nobody has written to yet polls as nothing.
+  constexpr std::size_t kKeptOfLongLine = 500;
   std::string pending;
+  bool discarding = false;  // inside a line over the limit: drop bytes up to its newline
   char buffer[65536];
   bool ended = false;
   while (!ended && !stop_reading_) {
+    {
+      std::unique_lock lock(mutex_);
+      if (queued_bytes_ >= kMaxLineBytes) {  // back-pressure: let the pipe fill, the worker block
+        ready_.wait_for(lock, std::chrono::milliseconds(200));
+        continue;
+      }
+    }
     pollfd p{out_.get(), POLLIN, 0};
     if (::poll(&p, 1, 200) <= 0) continue;
     const ssize_t n = ::read(out_.get(), buffer, sizeof buffer);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     ended = n <= 0;
-    if (n > 0) pending.append(buffer, static_cast<std::size_t>(n));
-    std::size_t newline;
-    std::lock_guard lock(mutex_);
-    while ((newline = pending.find('\n')) != std::string::npos) {
-      lines_.push_back(pending.substr(0, newline));
-      pending.erase(0, newline + 1);
+    std::vector<Line> complete;
+    for (std::string_view chunk(buffer, n > 0 ? static_cast<std::size_t>(n) : 0); !chunk.empty();) {
+      const std::size_t newline = chunk.find('\n');
+      const std::string_view part = chunk.substr(0, newline);
+      chunk = newline == std::string_view::npos ? std::string_view{} : chunk.substr(newline + 1);
+      if (!discarding) {
+        pending.append(part);
+        if (pending.size() > kMaxLineBytes) {
+          pending.resize(kKeptOfLongLine);
+          complete.push_back({std::move(pending), true});
+          pending.clear();
+          discarding = true;
+        }
+      }
+      if (newline == std::string_view::npos) break;
+      if (!discarding) complete.push_back({std::move(pending), false});
+      pending.clear();
+      discarding = false;
     }
-    if (!lines_.empty()) ready_.notify_all();
+    if (complete.empty()) continue;
+    std::lock_guard lock(mutex_);
+    for (auto& line : complete) {
+      queued_bytes_ += line.text.size();
+      lines_.push_back(std::move(line));
+    }
+    ready_.notify_all();
   }
   std::lock_guard lock(mutex_);
   eof_ = true;
@@ -186,9 +229,12 @@ Worker::Read Worker::read_line(std::chrono::milliseconds timeout, std::string& l
   if (!ready_.wait_for(lock, timeout, [this] { return !lines_.empty() || eof_; }))
     return Read::kTimeout;
   if (lines_.empty()) return Read::kEof;
-  line = std::move(lines_.front());
+  Line next = std::move(lines_.front());
   lines_.pop_front();
-  return Read::kLine;
+  queued_bytes_ -= next.text.size();
+  ready_.notify_all();  // the reader may be waiting for room
+  line = std::move(next.text);
+  return next.too_long ? Read::kTooLong : Read::kLine;
 }
 
 void Worker::send(const std::string& line) {

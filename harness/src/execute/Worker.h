@@ -30,7 +30,14 @@ struct WorkerCommand {
   std::string script;
   std::vector<std::string> args;
   std::vector<std::pair<std::string, std::string>> env;  // added to the inherited environment
+  // The address space each serving worker may use (RLIMIT_AS, set by the worker itself);
+  // 0: unlimited. A case that exceeds it ends its worker with kExitMemoryLimit.
+  std::int64_t max_memory_bytes = 0;
 };
+
+// The default of run --max-worker-memory: the machine's memory less a reserve for the harness
+// and the system, shared by `jobs` workers; 0 when the machine's memory cannot be read.
+std::int64_t default_worker_memory(int jobs);
 
 // The command that starts a worker (harness/worker/worker.py) of `suite` against
 // `backend_module` on `device`; `suite_options` (an object of texts) go to the suite's configure().
@@ -85,12 +92,20 @@ class Process {
   virtual ExitStatus wait() = 0;
 };
 
+// The longest line a worker may write on its protocol stream. A result line carries one case's
+// evidence (kilobytes); the longest legitimate lines are listings' hello lines (about 100 KB).
+// Beyond it the reader keeps nothing of the line but its start, so a worker cannot make the
+// harness hold more than about twice this per worker.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{8} << 20;
+
 // One worker process and its line protocol. A reader thread turns its stdout into lines, so
 // that reading can time out; a process that ends (or is killed) ends the reader with an end of
-// file.
+// file. The reader stops reading while kMaxLineBytes of lines wait unread: a worker that floods
+// its stream blocks in write() instead of filling the harness's memory.
 class Worker {
  public:
-  enum class Read { kLine, kEof, kTimeout };
+  // kTooLong: the worker wrote a line over kMaxLineBytes; `line` holds its first bytes.
+  enum class Read { kLine, kEof, kTimeout, kTooLong };
 
   // Starts `python script args... mode` with stderr appended to `log_path`.
   Worker(const WorkerCommand& command, const std::string& mode, const std::string& log_path);
@@ -122,7 +137,12 @@ class Worker {
   std::atomic<bool> stop_reading_{false};
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::deque<std::string> lines_;
+  struct Line {
+    std::string text;
+    bool too_long = false;
+  };
+  std::deque<Line> lines_;
+  std::size_t queued_bytes_ = 0;
   bool eof_ = false;
   std::optional<ExitStatus> status_;
 };

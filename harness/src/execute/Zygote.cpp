@@ -15,13 +15,19 @@ namespace conform {
 
 namespace {
 
-// A worker the zygote forked: signalled directly, its end reported by the zygote.
+// A worker the zygote forked: signalled directly, its end reported by the zygote. It leads its
+// own process group (zygote.py), so killing it takes what its cases forked along (a child left
+// writing to the protocol stream, a rank); the pid alone covers a worker killed before it got
+// that far.
 class ForkedProcess : public Process {
  public:
   ForkedProcess(Zygote& zygote, int pid) : zygote_(zygote), pid_(pid) {}
   int pid() const override { return pid_; }
   bool running() override { return !zygote_.ended(pid_); }
-  void kill() override { ::kill(pid_, SIGKILL); }
+  void kill() override {
+    ::kill(-pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+  }
   ExitStatus wait() override { return zygote_.wait(pid_); }
 
  private:
@@ -44,6 +50,7 @@ Zygote::Zygote(const WorkerCommand& command, const std::string& log_path,
     : control_(command, "--zygote", log_path), timeout_(startup_timeout) {
   std::string line;
   switch (control_.read_line(startup_timeout, line)) {
+    case Worker::Read::kTooLong:
     case Worker::Read::kLine:
       hello_ = nlohmann::json::parse(line, nullptr, false);
       if (hello_.is_object() && hello_.value("ready", false)) break;
@@ -81,16 +88,19 @@ void Zygote::dispatch_loop() {
       return;
     }
     const auto message = nlohmann::json::parse(line, nullptr, false);
-    if (message.contains("spawned")) {
+    if (read != Worker::Read::kLine || !message.is_object()) continue;  // not the zygote's word
+    if (message.contains("spawned") && message["spawned"].is_number_integer()) {
       // A pid is reused once its process was reaped, and the zygote reported that end before
       // this fork: an end recorded under this pid belongs to an earlier worker.
       const int pid = message["spawned"].get<int>();
       ended_.erase(pid);
       spawned_.push_back(pid);
-    } else if (message.contains("exited")) {
+    } else if (message.contains("exited") && message["exited"].is_number_integer()) {
       ExitStatus status;
-      if (message.contains("signal")) status.signal = message["signal"].get<int>();
-      if (message.contains("code")) status.exit_code = message["code"].get<int>();
+      if (message.value("signal", nlohmann::json()).is_number_integer())
+        status.signal = message["signal"].get<int>();
+      if (message.value("code", nlohmann::json()).is_number_integer())
+        status.exit_code = message["code"].get<int>();
       ended_[message["exited"].get<int>()] = status;
     }
     changed_.notify_all();

@@ -23,6 +23,10 @@ nlohmann::json next_line(Worker& worker) {
         fmt::format("the listing worker {} before finishing; its stderr ends with:\n{}",
                     status.describe(), worker.stderr_tail(1500)));
   }
+  if (read == Worker::Read::kTooLong)
+    throw std::runtime_error(fmt::format(
+        "the listing worker wrote a line longer than the protocol's limit of {} MiB: {}...",
+        kMaxLineBytes >> 20, line.substr(0, 200)));
   auto json = nlohmann::json::parse(line, nullptr, false);
   if (!json.is_object())
     throw std::runtime_error("the listing worker wrote a line that is not JSON: " + line);

@@ -1,5 +1,7 @@
 #include "record/Store.h"
 
+#include "common/Text.h"
+
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
@@ -225,9 +227,9 @@ void Store::create_run(const RunInfo& r) {
       .bind(13, r.device)
       .bind(14, r.shard)
       .bind(15, r.command)
-      .bind(16, r.backend_info.dump())
-      .bind(17, r.suite_info.dump())
-      .bind(18, r.suite_options.dump())
+      .bind(16, json_text(r.backend_info))
+      .bind(17, json_text(r.suite_info))
+      .bind(18, json_text(r.suite_options))
       .run();
   tx.commit();
 }
@@ -300,7 +302,7 @@ void Store::save_digest(const std::string& run_id, std::int64_t recorded,
   db_.prepare("INSERT OR REPLACE INTO run_digests (run_id, recorded, digest) VALUES (?1, ?2, ?3)")
       .bind(1, run_id)
       .bind(2, recorded)
-      .bind(3, digest.dump())
+      .bind(3, json_text(digest))
       .run();
   tx.commit();
 }
@@ -378,7 +380,7 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(2, r.case_id)
         .bind(3, name(r.outcome))
         .bind(4, r.duration)
-        .bind(5, r.evidence.dump())
+        .bind(5, json_text(r.evidence))
         .bind(6, now)
         .run();
     for (const auto& [route, ops] : {std::pair{Route::kNative, &r.native_ops},

@@ -1,5 +1,7 @@
 #include "schedule/Scheduler.h"
 
+#include "common/Text.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -75,6 +77,7 @@ std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) 
   }
   std::string line;
   switch (worker->read_line(options_.startup_timeout, line)) {
+    case Worker::Read::kTooLong:
     case Worker::Read::kLine: {
       auto hello = nlohmann::json::parse(line, nullptr, false);
       if (hello.is_object() && hello.value("ready", false)) {
@@ -99,12 +102,30 @@ std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) 
   return nullptr;
 }
 
+namespace {
+
+// A case whose worker broke the line protocol: `error` where the harness saw it, with the start
+// of the offending line. The line may have been written by a process an earlier case of the same
+// worker left behind (a fork writing late), so that case is named.
+CaseResult protocol_error(const std::string& case_id, const std::string& what,
+                          const std::string& line, const std::string& previous_case) {
+  nlohmann::json evidence{{"where", name(Where::kHarness)},
+                          {"exception_type", "ProtocolError"},
+                          {"message", what},
+                          {"line", line.substr(0, 500)}};
+  if (!previous_case.empty()) evidence["previous_case_of_worker"] = previous_case;
+  return CaseResult{case_id, Outcome::kError, 0.0, std::move(evidence), {}, {}};
+}
+
+}  // namespace
+
 CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
-                              const std::string& case_id) {
+                              std::string& previous_case, const std::string& case_id) {
   CaseResult result;
   result.case_id = case_id;
   const auto start = Clock::now();
   if (!worker) {
+    previous_case.clear();
     std::string failure;
     worker = start_worker(slot, failure);
     if (!worker) {
@@ -115,6 +136,7 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
   }
   worker->send(nlohmann::json{{"case", case_id}}.dump());
   std::string line;
+  bool broke_protocol = false;  // then the worker is not trusted with another case
   switch (worker->read_line(options_.case_timeout, line)) {
     case Worker::Read::kLine:
       try {
@@ -124,18 +146,17 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
               fmt::format("worker answered for {} while running {}", result.case_id, case_id));
         }
       } catch (const std::exception& e) {
-        result = CaseResult{case_id,
-                            Outcome::kError,
-                            0.0,
-                            {{"where", name(Where::kHarness)},
-                             {"exception_type", "ProtocolError"},
-                             {"message", e.what()},
-                             {"line", line.substr(0, 500)}},
-                            {},
-                            {}};
-        worker->kill();
-        worker.reset();
+        result = protocol_error(case_id, e.what(), line, previous_case);
+        broke_protocol = true;
       }
+      break;
+    case Worker::Read::kTooLong:
+      result = protocol_error(case_id,
+                              fmt::format("worker wrote a line longer than the protocol's limit "
+                                          "of {} MiB",
+                                          kMaxLineBytes >> 20),
+                              line, previous_case);
+      broke_protocol = true;
       break;
     case Worker::Read::kTimeout:
       worker->kill();
@@ -158,11 +179,22 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
             sigabbrev_np(*status.signal) ? fmt::format("SIG{}", sigabbrev_np(*status.signal)) : "?";
       }
       if (status.exit_code) result.evidence["exit_code"] = *status.exit_code;
+      if (status.exit_code == kExitMemoryLimit) {
+        result.evidence["message"] =
+            fmt::format("exceeded the worker memory limit ({})",
+                        describe_bytes(options_.worker.max_memory_bytes));
+        result.evidence["max_worker_memory"] = options_.worker.max_memory_bytes;
+      }
       worker.reset();
       break;
     }
   }
-  if (is_lost_worker(result.outcome)) {
+  if (broke_protocol) {
+    worker->kill();
+    worker.reset();
+  }
+  if (worker) previous_case = case_id;
+  if (is_lost_worker(result.outcome) || broke_protocol) {
     result.duration = std::chrono::duration<double>(Clock::now() - start).count();
   }
   return result;
@@ -200,13 +232,14 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts) {
 
 void Scheduler::slot_loop(int slot) {
   std::unique_ptr<Worker> worker;
+  std::string previous_case;  // the case `worker` ran before the current one
   while (true) {
     const std::size_t index = next_.fetch_add(1);
     if (index >= cases_->size()) break;
     const std::string& case_id = (*cases_)[index];
     std::vector<CaseResult> attempts;
     for (int i = 0; i < std::max(1, options_.repeat); ++i)
-      attempts.push_back(attempt(slot, worker, case_id));
+      attempts.push_back(attempt(slot, worker, previous_case, case_id));
     // A case that never passed is run again, each time in a fresh worker.
     const auto never_passed = [&] {
       return std::none_of(attempts.begin(), attempts.end(),
@@ -221,7 +254,7 @@ void Scheduler::slot_loop(int slot) {
         std::lock_guard lock(mutex_);
         ++stats_.reruns;
       }
-      attempts.push_back(attempt(slot, worker, case_id));
+      attempts.push_back(attempt(slot, worker, previous_case, case_id));
     }
     deliver(combine_attempts(std::move(attempts)));
   }

@@ -58,7 +58,8 @@ class Scheduler {
   void slot_loop(int slot);
   // One run of a case on the slot's worker, started if there is none; a worker that crashed,
   // hung or broke the protocol is gone afterwards.
-  CaseResult attempt(int slot, std::unique_ptr<Worker>& worker, const std::string& case_id);
+  CaseResult attempt(int slot, std::unique_ptr<Worker>& worker, std::string& previous_case,
+                     const std::string& case_id);
   std::unique_ptr<Worker> start_worker(int slot, std::string& failure);
   void deliver(const CaseResult& result);
 
