@@ -14,11 +14,12 @@ JOBS ?= 2
 APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest libgtest-dev \
 	libgmock-dev nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev libboost-dev \
 	libboost-filesystem-dev libpugixml-dev chromium
+CLANG_PACKAGES := clang-16 libclang-rt-16-dev
 
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-fast test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model format clean help
+.PHONY: all setup cmake-build build run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model format clean help
 all: build
 
 help:
@@ -26,6 +27,8 @@ help:
 	@echo "make test           set up, build and run every test (ctest and pytest)"
 	@echo "make test-fast      the edit loop: ctest and the tests that start no run (architecture, comparison, suite API)"
 	@echo "make build          set up and build only"
+	@echo "make fuzz           every libFuzzer target for FUZZ_SECONDS (600) each, ASan+UBSan (docs/robustness.md)"
+	@echo "make test-asan      build the harness and the backend with ASan+UBSan and run ctest there"
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
 	@echo "make bench-ops      the whole operator suite, every check, -j 2: time and each check's share (ci/bench-ops.sh)"
 	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
@@ -41,9 +44,9 @@ help:
 	@echo "make format         clang-format the C++ sources"
 
 # --- Debian packages -------------------------------------------------------------------------
-$(STAMPS)/apt:
-	@mkdir -p $(STAMPS)
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
+# Installs the missing ones of the packages given.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null \
 		| grep -q '^install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "==> apt-get install $$missing"; \
@@ -51,6 +54,11 @@ $(STAMPS)/apt:
 		$$SUDO apt-get update -qq && \
 		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+$(STAMPS)/apt:
+	@mkdir -p $(STAMPS)
+	$(call apt_install,$(APT_PACKAGES))
 	@touch $@
 
 # --- Python environment ----------------------------------------------------------------------
@@ -103,6 +111,27 @@ test-fast: test-cpp
 
 test-python: build
 	$(PY) -m pytest -q --durations=25 suites/device harness/tests
+
+# --- Robustness (docs/robustness.md) --------------------------------------------------------
+# Every fuzz target for FUZZ_SECONDS each, two at a time, under ASan and UBSan (clang, build-fuzz/).
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS := skiplist protocol suite_description baseline case_id shard ledger
+# clang 16 and its runtimes (libFuzzer, the sanitizers) are installed here: only make fuzz needs them.
+fuzz: $(STAMPS)/apt
+	$(call apt_install,$(CLANG_PACKAGES))
+	cmake -S . -B build-fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-16 \
+		-DNEURON_CONFORM_FUZZ=ON -DNEURON_CONFORM_BACKEND=OFF
+	cmake --build build-fuzz -j $(JOBS) --target $(addprefix fuzz_,$(FUZZ_TARGETS))
+	ci/fuzz.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# The harness and the bundled backend's C++ under ASan and UBSan (build-asan/), then ctest there.
+test-asan: $(STAMPS)/python
+	cmake -S . -B build-asan -G Ninja -DNEURON_CONFORM_SANITIZE=ON \
+		-DCMAKE_PREFIX_PATH="$$($(PY) -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')" \
+		-DPython3_EXECUTABLE="$(abspath $(PY))"
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 bench-backend: build
 	$(PY) backend/bench/bench_backend.py

@@ -249,9 +249,10 @@ def describe_found(name: str, folder: Path) -> dict[str, Any]:
         return {"suite": name, "folder": str(folder), "problem": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
 
-# What an allocation that failed says, in the evidence of the case that asked for it: Python's
-# MemoryError, c10's CPU allocator, C++'s std::bad_alloc, the C library's ENOMEM.
-_OUT_OF_MEMORY = re.compile(r"MemoryError|can't allocate memory|bad_alloc|Cannot allocate memory|out of memory")
+# What a host allocation that failed says, in the evidence of the case that asked for it: Python's
+# MemoryError, c10's CPU allocator, C++'s std::bad_alloc, the C library's ENOMEM. Not a device's
+# OutOfMemoryError: a full device pool is the backend's behaviour, judged as such.
+_OUT_OF_MEMORY = re.compile(r"\bMemoryError\b|can't allocate memory|bad_alloc|Cannot allocate memory")
 
 
 def limit_memory(max_memory: int) -> None:

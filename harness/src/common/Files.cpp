@@ -12,7 +12,7 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
   if (!in) throw std::runtime_error(fmt::format("cannot read {} {}", what, path));
   try {
     return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // a syntax error, or a number out of range
     throw std::runtime_error(fmt::format("{} {} is not JSON: {}", what, path, e.what()));
   }
 }

@@ -62,7 +62,7 @@ Dispositions parse_dispositions(const std::string& text, const std::string& file
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range
     problem(file, fmt::format("not valid JSON: {}", e.what()));
     return out;
   }

@@ -174,9 +174,8 @@ Worker::~Worker() {
 void Worker::read_loop() {
   // Polled with a timeout, so a worker that never connects its stream (a fork that died first)
   // cannot keep the reader forever. A FIFO nobody has written to yet polls as nothing.
-  constexpr std::size_t kKeptOfLongLine = 500;
-  std::string pending;
-  bool discarding = false;  // inside a line over the limit: drop bytes up to its newline
+  LineSplitter splitter;
+  std::vector<ProtocolLine> complete;
   char buffer[65536];
   bool ended = false;
   while (!ended && !stop_reading_) {
@@ -192,31 +191,14 @@ void Worker::read_loop() {
     const ssize_t n = ::read(out_.get(), buffer, sizeof buffer);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
     ended = n <= 0;
-    std::vector<Line> complete;
-    for (std::string_view chunk(buffer, n > 0 ? static_cast<std::size_t>(n) : 0); !chunk.empty();) {
-      const std::size_t newline = chunk.find('\n');
-      const std::string_view part = chunk.substr(0, newline);
-      chunk = newline == std::string_view::npos ? std::string_view{} : chunk.substr(newline + 1);
-      if (!discarding) {
-        pending.append(part);
-        if (pending.size() > kMaxLineBytes) {
-          pending.resize(kKeptOfLongLine);
-          complete.push_back({std::move(pending), true});
-          pending.clear();
-          discarding = true;
-        }
-      }
-      if (newline == std::string_view::npos) break;
-      if (!discarding) complete.push_back({std::move(pending), false});
-      pending.clear();
-      discarding = false;
-    }
+    if (n > 0) splitter.feed(std::string_view(buffer, static_cast<std::size_t>(n)), complete);
     if (complete.empty()) continue;
     std::lock_guard lock(mutex_);
     for (auto& line : complete) {
       queued_bytes_ += line.text.size();
       lines_.push_back(std::move(line));
     }
+    complete.clear();
     ready_.notify_all();
   }
   std::lock_guard lock(mutex_);
@@ -229,7 +211,7 @@ Worker::Read Worker::read_line(std::chrono::milliseconds timeout, std::string& l
   if (!ready_.wait_for(lock, timeout, [this] { return !lines_.empty() || eof_; }))
     return Read::kTimeout;
   if (lines_.empty()) return Read::kEof;
-  Line next = std::move(lines_.front());
+  ProtocolLine next = std::move(lines_.front());
   lines_.pop_front();
   queued_bytes_ -= next.text.size();
   ready_.notify_all();  // the reader may be waiting for room

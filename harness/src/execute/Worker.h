@@ -1,5 +1,7 @@
 #pragma once
 
+#include "execute/LineSplitter.h"
+
 #include <boost/process.hpp>
 #include <boost/process/extend.hpp>
 #include <nlohmann/json.hpp>
@@ -92,16 +94,11 @@ class Process {
   virtual ExitStatus wait() = 0;
 };
 
-// The longest line a worker may write on its protocol stream. A result line carries one case's
-// evidence (kilobytes); the longest legitimate lines are listings' hello lines (about 100 KB).
-// Beyond it the reader keeps nothing of the line but its start, so a worker cannot make the
-// harness hold more than about twice this per worker.
-inline constexpr std::size_t kMaxLineBytes = std::size_t{8} << 20;
-
 // One worker process and its line protocol. A reader thread turns its stdout into lines, so
 // that reading can time out; a process that ends (or is killed) ends the reader with an end of
-// file. The reader stops reading while kMaxLineBytes of lines wait unread: a worker that floods
-// its stream blocks in write() instead of filling the harness's memory.
+// file. Lines are cut at kMaxLineBytes (LineSplitter), and the reader stops reading while that
+// much waits unread: a worker that floods its stream blocks in write() instead of filling the
+// harness's memory, which stays within about twice the limit per worker.
 class Worker {
  public:
   // kTooLong: the worker wrote a line over kMaxLineBytes; `line` holds its first bytes.
@@ -137,11 +134,7 @@ class Worker {
   std::atomic<bool> stop_reading_{false};
   std::mutex mutex_;
   std::condition_variable ready_;
-  struct Line {
-    std::string text;
-    bool too_long = false;
-  };
-  std::deque<Line> lines_;
+  std::deque<ProtocolLine> lines_;
   std::size_t queued_bytes_ = 0;
   bool eof_ = false;
   std::optional<ExitStatus> status_;

@@ -31,6 +31,7 @@ ATTACKS = (
     "closes_protocol",      # closes the protocol stream: its result cannot be written
     "floods_and_sleeps",    # 20 MB without a newline, then sleeps with the stream blocked
     "allocates_forever",    # allocates until the worker memory limit stops it
+    "device_out_of_memory", # the device's pool is full: the backend's answer, not the limit's
 )
 
 
@@ -115,4 +116,6 @@ def run_case(case_id, ctx):
         hoard = []
         while True:
             hoard.append(torch.ones(32 << 20, dtype=torch.float32))  # 128 MiB a step
+    elif attack == "device_out_of_memory":
+        raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")
     return Outcome.PASS, {}
