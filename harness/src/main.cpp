@@ -14,6 +14,9 @@ int main(int argc, char** argv) {
   // A worker that dies while we write its next case must read as end of file (a crash, then a
   // new worker), not kill the harness.
   std::signal(SIGPIPE, SIG_IGN);
+  // Past a file size limit (RLIMIT_FSIZE, a quota), a write must fail with EFBIG, which the
+  // results DB reports as an error that keeps what was committed, instead of killing us.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "neuron-conform: runs PyTorch's operator suite (and more) against a device backend,\n"
       "records every case in SQLite, and reports what runs natively, falls back or fails.\n"

@@ -226,9 +226,19 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
   });
   try {
     out.stats = scheduler.run(cases);
-  } catch (...) {
-    store.finish_run(run.id);  // what was recorded stays; --resume finishes it
-    throw;
+  } catch (const std::exception& e) {
+    // What was committed stays (each result is its own transaction); say so, and how to go on.
+    // Marking the run may fail for the same reason (a full disk): --resume does not need it.
+    std::string recorded = "every result recorded before it is";
+    try {
+      store.finish_run(run.id);
+      recorded = fmt::format("the {} result(s) recorded before it are", store.results(run.id).size());
+    } catch (const std::exception&) {
+    }
+    throw std::runtime_error(fmt::format(
+        "the run stopped: {}\n  {} kept in {}; once the cause is fixed, finish the run with:\n"
+        "  neuron-conform run --resume {} --db {}",
+        e.what(), recorded, o.db, run.id, shell_quote(o.db)));
   }
   progress.finish();
   out.wall_seconds =

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
+
 namespace conform {
 
 Database::Database(const std::string& path, bool create) : path_(path) {
@@ -18,15 +20,25 @@ Database::Database(const std::string& path, bool create) : path_(path) {
 }
 
 std::string Database::error_message() const {
-  return sqlite3_errmsg(db_.get());
+  // SQLite's words for a failed write are only "disk I/O error": say what it means, with what the
+  // system said when SQLite kept it.
+  const int code = sqlite3_extended_errcode(db_.get());
+  const int system = sqlite3_system_errno(db_.get());
+  const std::string message = sqlite3_errmsg(db_.get());
+  if (code == SQLITE_IOERR_WRITE || code == SQLITE_FULL || code == SQLITE_IOERR_FSYNC)
+    return fmt::format("{} (writing failed{}: is the disk full, or a file size limit reached?)",
+                       message, system ? fmt::format(": {}", std::strerror(system)) : "");
+  if (system != 0 && ((code & 0xff) == SQLITE_IOERR || (code & 0xff) == SQLITE_CANTOPEN))
+    return fmt::format("{} ({})", message, std::strerror(system));
+  return message;
 }
 
 void Database::exec(std::string_view sql) {
   char* message = nullptr;
   const std::string text(sql);
   if (sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
-    std::string why = message ? message : error_message();
-    sqlite3_free(message);
+    sqlite3_free(message);  // error_message() says the same, and what the system said
+    const std::string why = error_message();
     throw StoreError(fmt::format("{}: {}", path_, why));
   }
 }

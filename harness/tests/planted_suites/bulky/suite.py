@@ -1,0 +1,34 @@
+"""A planted suite of many quick cases with bulky evidence (16 KB each): enough writes to fill a
+small disk quota mid-run, and a run long enough to read while it writes
+(harness/tests/test_store_stress.py). The option `case_seconds` makes each case take that long."""
+
+from __future__ import annotations
+
+import time
+
+import suite_api
+from vocabulary import Outcome
+
+SUITE = "bulky"
+CHECK = "store"
+CASES = 300
+SETTINGS: dict = {}
+
+
+def describe_suite():
+    return {"noun": "parcel", "nouns": "parcels", "checks": {CHECK: "records a bulky result"},
+            "options": {"case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"}}}
+
+
+def configure(options):
+    SETTINGS.update(options)
+
+
+def list_cases():
+    yield from suite_api.cases(SUITE, [(f"parcel{i:03d}", "-", CHECK) for i in range(CASES)])
+
+
+def run_case(case_id, ctx):
+    case = suite_api.parse(case_id, SUITE, [CHECK])
+    time.sleep(SETTINGS.get("case_seconds", 0.0))
+    return Outcome.PASS, {"payload": case.subject * 2000}
