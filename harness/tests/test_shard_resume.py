@@ -48,7 +48,7 @@ def test_kill_minus_nine_then_resume_loses_and_duplicates_nothing(db):
     planned = query(db, "SELECT COUNT(*) FROM planned")[0][0]
     before = query(db, "SELECT COUNT(*) FROM results")[0][0]
     assert status == "running" and 3 <= before < planned
-    cli("run", "--resume", run_id, "--timeout", "5", "--db", str(db))
+    cli("run", "--resume", run_id, "--timeout", "5", "--reruns", "0", "--db", str(db))
     assert query(db, "SELECT COUNT(*), COUNT(DISTINCT case_id) FROM results") == [(planned, planned)]
     assert outcomes(db)["ops/cos/float32/forward"] == "timeout"
     assert query(db, "SELECT status FROM runs") == [("complete",)]

@@ -46,11 +46,15 @@ std::string log_dir(const std::string& db, const std::string& run_id) {
 struct Plan {
   RunInfo run;
   std::vector<std::string> cases;  // not recorded yet
+  // A new run's zygote, started before the listing so that both import at once, and the
+  // command it was started with.
+  std::unique_ptr<Zygote> zygote;
+  WorkerCommand zygote_command;
 };
 
 // A new run: the suite listed by a worker, selected, sharded, recorded with its plan.
 Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string, double>& durations,
-                  int jobs) {
+                  int jobs, std::int64_t memory) {
   const std::optional<ShardSpec> shard =
       o.shard ? std::optional(ShardSpec::parse(*o.shard)) : std::nullopt;
   Plan plan;
@@ -60,9 +64,14 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.id = Store::new_run_id();
   fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n",
              o.suite.empty() ? "(the default)" : o.suite, o.backend_module);
-  const Listing listing = list_suite(
-      o.suite, worker_command(o.suite, o.backend_module, o.device, o.seed, o.suite_options),
-      log_dir(o.db, run.id) + "/list-worker.log");
+  // The suite options as given: the zygote types and resolves them as the listing worker does.
+  const WorkerCommand command =
+      worker_command(o.suite, o.backend_module, o.device, o.seed, o.suite_options);
+  plan.zygote_command = command;
+  plan.zygote_command.max_memory_bytes = memory;
+  plan.zygote = std::make_unique<Zygote>(plan.zygote_command, log_dir(o.db, run.id) + "/zygote.log",
+                                         ScheduleOptions{}.startup_timeout);
+  const Listing listing = list_suite(o.suite, command, log_dir(o.db, run.id) + "/list-worker.log");
   const Selection selection{
       o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
   std::vector<CaseId> selected = select_cases(listing.cases, selection);
@@ -100,7 +109,8 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
 }
 
 Plan plan_resumed_run(Store& store, const std::string& reference) {
-  Plan plan{*store.run(store.resolve_run(reference)), {}};
+  Plan plan;
+  plan.run = *store.run(store.resolve_run(reference));
   plan.cases = store.unrecorded(plan.run.id);
   fmt::print(stderr, "resuming run {}: {} of {} planned cases not recorded yet\n", plan.run.id,
              plan.cases.size(), store.planned_count(plan.run.id));
@@ -173,9 +183,10 @@ std::int64_t worker_memory(const RunOptions& o, int jobs) {
                              : default_worker_memory(jobs);
 }
 
-Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expected& expected,
+Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expected,
                   const std::map<std::string, double>& durations, int jobs,
                   std::int64_t memory) {
+  const RunInfo& run = plan.run;
   std::vector<std::string>& cases = expected.to_run;
   order_for_scheduling(cases, durations);
   ScheduleOptions schedule;
@@ -224,6 +235,11 @@ Execution execute(Store& store, const RunOptions& o, const RunInfo& run, Expecte
     store.record_result(run.id, result);
     progress.add(result);
   });
+  // The zygote started during the listing serves if it was started as the workers need it
+  // (a suite that shares the cores gives its workers a thread count: then a new one starts).
+  if (plan.zygote && plan.zygote_command.env == schedule.worker.env)
+    scheduler.adopt(std::move(plan.zygote));
+  plan.zygote.reset();
   try {
     out.stats = scheduler.run(cases);
   } catch (const std::exception& e) {
@@ -300,10 +316,10 @@ int run_command(const RunOptions& o) {
   Store store(o.db);
   // Recorded durations (one scan of the results) balance shards and order the queue.
   const std::map<std::string, double> durations = store.last_durations();
-  const Plan plan =
-      o.resume ? plan_resumed_run(store, *o.resume) : plan_new_run(store, o, durations, jobs);
+  Plan plan =
+      o.resume ? plan_resumed_run(store, *o.resume) : plan_new_run(store, o, durations, jobs, memory);
   Expected expected = expect(store, o, plan);
-  const Execution done = execute(store, o, plan.run, expected, durations, jobs, memory);
+  const Execution done = execute(store, o, plan, expected, durations, jobs, memory);
   return conclude(store, o, plan.run, done);
 }
 

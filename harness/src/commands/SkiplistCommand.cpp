@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <optional>
 #include <ranges>
@@ -73,17 +74,24 @@ int lint(const SkiplistOptions& o) {
   if (o.check_subjects) {
     std::set<std::string> missing;
     std::map<std::string, std::string> unlisted;  // suite -> why the worker could not list it
-    std::optional<std::set<std::string>> existing;  // asked once, when an entry names another suite
-    for (const auto& suite : suites_named(lists.entries, star_suite)) {
-      if (listed.contains(suite)) continue;
-      if (!existing) existing = suite_names(o);
-      if (!existing->contains(suite)) {
-        missing.insert(suite);
-        continue;
-      }
+    // The other suites entries name are listed at once, each by its own worker, while one more
+    // worker says which suites exist (a listing that fails for a suite that does not exist is
+    // no news).
+    std::map<std::string, std::future<ListedSubjects>> listings;
+    for (const auto& suite : suites_named(lists.entries, star_suite))
+      if (!listed.contains(suite))
+        listings[suite] = std::async(std::launch::async, [&o, suite] { return list_subjects(o, suite); });
+    const std::set<std::string> existing =
+        listings.empty() ? std::set<std::string>() : suite_names(o);
+    for (auto& [suite, listing] : listings) {
       try {
-        listed[suite] = list_subjects(o, suite).subjects;
+        ListedSubjects got = listing.get();
+        listed[suite] = std::move(got.subjects);
       } catch (const std::exception& e) {
+        if (!existing.contains(suite)) {
+          missing.insert(suite);
+          continue;
+        }
         const std::string why = e.what();
         unlisted[suite] = why.substr(0, why.find('\n'));
       }

@@ -47,9 +47,12 @@ std::filesystem::path private_folder() {
 
 Zygote::Zygote(const WorkerCommand& command, const std::string& log_path,
                std::chrono::milliseconds startup_timeout)
-    : control_(command, "--zygote", log_path), timeout_(startup_timeout) {
+    : control_(command, "--zygote", log_path), timeout_(startup_timeout) {}
+
+const nlohmann::json& Zygote::ready() {
+  if (ready_) return hello_;
   std::string line;
-  switch (control_.read_line(startup_timeout, line)) {
+  switch (control_.read_line(timeout_, line)) {
     case Worker::Read::kTooLong:
     case Worker::Read::kLine:
       hello_ = nlohmann::json::parse(line, nullptr, false);
@@ -66,14 +69,20 @@ Zygote::Zygote(const WorkerCommand& command, const std::string& log_path,
   }
   fifo_dir_ = private_folder();
   dispatcher_ = std::thread([this] { dispatch_loop(); });
+  ready_ = true;
+  return hello_;
 }
 
 Zygote::~Zygote() {
-  control_.close_input();  // the zygote ends; workers still running end with their requests
+  if (!ready_) {
+    control_.kill();  // still importing, or never came up: nothing of it is wanted
+  } else {
+    control_.close_input();  // the zygote ends; workers still running end with their requests
+  }
   control_.wait();
   if (dispatcher_.joinable()) dispatcher_.join();
   std::error_code ec;
-  std::filesystem::remove_all(fifo_dir_, ec);
+  if (!fifo_dir_.empty()) std::filesystem::remove_all(fifo_dir_, ec);
 }
 
 void Zygote::dispatch_loop() {

@@ -24,16 +24,20 @@ namespace conform {
 // workers with the zygote (PR_SET_PDEATHSIG both times).
 class Zygote {
  public:
-  // Starts the zygote and waits for it to be ready; throws std::runtime_error with its own
-  // reason (an unimportable backend, ...) when it cannot start.
+  // Starts the zygote, which then imports everything while the caller goes on (a run lists its
+  // suite meanwhile). The zygote dies with the thread that constructs it: construct it on one
+  // that outlives its workers.
   Zygote(const WorkerCommand& command, const std::string& log_path,
          std::chrono::milliseconds startup_timeout);
+  // A zygote that never became ready is killed; a ready one is asked to end.
   ~Zygote();
   Zygote(const Zygote&) = delete;
   Zygote& operator=(const Zygote&) = delete;
 
-  // What the zygote said of itself when ready (versions, start-up seconds).
-  const nlohmann::json& hello() const { return hello_; }
+  // Waits until the zygote is ready (once) and returns what it said of itself (versions,
+  // start-up seconds); throws std::runtime_error with its own reason (an unimportable backend,
+  // ...) when it cannot start. spawn() needs it ready.
+  const nlohmann::json& ready();
 
   struct Child {
     Fd requests, results;
@@ -55,6 +59,7 @@ class Zygote {
   std::chrono::milliseconds timeout_;
   std::filesystem::path fifo_dir_;
   nlohmann::json hello_;
+  bool ready_ = false;
   std::mutex spawn_mutex_;  // one spawn request in flight: the next reply is its
   std::mutex mutex_;
   std::condition_variable changed_;

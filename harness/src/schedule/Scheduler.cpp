@@ -16,6 +16,10 @@ using Clock = std::chrono::steady_clock;
 Scheduler::Scheduler(ScheduleOptions options, OnResult on_result)
     : options_(std::move(options)), on_result_(std::move(on_result)) {}
 
+void Scheduler::adopt(std::unique_ptr<Zygote> zygote) {
+  zygote_ = std::move(zygote);
+}
+
 ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
   cases_ = &cases;
   next_ = 0;
@@ -24,10 +28,12 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
     // One zygote for the run, started here (its death signal follows this thread, which
     // outlives every slot); a zygote that cannot start makes each case a crash saying why.
     try {
-      zygote_ = std::make_unique<Zygote>(options_.worker, options_.log_dir + "/zygote.log",
-                                         options_.startup_timeout);
-      stats_.zygote_startup_seconds = zygote_->hello().value("startup_seconds", 0.0);
+      if (!zygote_)
+        zygote_ = std::make_unique<Zygote>(options_.worker, options_.log_dir + "/zygote.log",
+                                           options_.startup_timeout);
+      stats_.zygote_startup_seconds = zygote_->ready().value("startup_seconds", 0.0);
     } catch (const std::exception& e) {
+      zygote_.reset();
       zygote_failure_ = e.what();
     }
   }

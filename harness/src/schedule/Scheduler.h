@@ -52,6 +52,9 @@ class Scheduler {
  public:
   using OnResult = std::function<void(const CaseResult&)>;
   Scheduler(ScheduleOptions options, OnResult on_result);
+  // A zygote already started with the workers' command (a run starts it while a worker lists
+  // the suite, so the two import at once): run() waits for it instead of starting its own.
+  void adopt(std::unique_ptr<Zygote> zygote);
   ScheduleStats run(const std::vector<std::string>& cases);
 
  private:
