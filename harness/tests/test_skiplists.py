@@ -37,6 +37,24 @@ def test_skip_xfail_xpass_and_strict(tmp_path, db):
     assert strict.returncode == 1 and "--strict: 1 case(s) disagree" in strict.stderr
 
 
+def test_strict_refuses_a_failure_no_entry_expects(tmp_path, db):
+    """The planted crash and wrong result with no entry for them: --strict exits 1 and names them;
+    once the lists expect them, it is content."""
+    empty = write(tmp_path, [], name="empty.json")
+    args = [*slice_of(), "--reruns", "0", "--db", str(db), "--strict"]
+    refused = cli("run", *args, "--skiplists", str(empty), check=False)
+    assert refused.returncode == 1
+    assert "0 case(s) disagree with the skip lists, 2 failure(s) no entry expects" in refused.stderr
+    assert "failures no skip-list entry expects (2):" in refused.stdout
+    assert "ops/sin/float32/forward crash:" in refused.stdout and "ops/tan/float32/forward fail:" in refused.stdout
+
+    expecting = write(tmp_path, [
+        {"suite": "ops", "subject": "sin", "mode": "skip", "category": "crash", "reason": "planted segfault"},
+        {"suite": "ops", "subject": "tan", "mode": "xfail", "category": "precision", "reason": "planted wrong result"},
+    ], name="expecting.json")
+    assert cli("run", *args, "--skiplists", str(expecting)).returncode == 0
+
+
 def test_expect_mismatch_is_news(tmp_path, db):
     lists = write(tmp_path, [
         {"subject": "tan", "mode": "xfail", "category": "unsupported_op", "reason": "expects an error",

@@ -163,7 +163,8 @@ struct Execution {
   double wall_seconds = 0;
   int workers = 1;
   std::int64_t worker_memory = 0;  // each worker's limit; 0: none
-  std::vector<std::string> news;  // xpass and unexpected failures: what --strict refuses
+  std::vector<std::string> news;      // xpass and failures unlike their entry's expectation
+  std::vector<std::string> unlisted;  // failures and flaky cases no entry expects
 };
 
 // Longest (by recorded duration) first, so the slow cases do not finish the run alone.
@@ -231,6 +232,9 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
                             : fmt::format("failed differently: {}", name(result.outcome)),
                         it->second->where.str()));
       }
+    } else if (is_failure(result.outcome) || result.outcome == Outcome::kFlaky) {
+      out.unlisted.push_back(fmt::format("{} {}: {}", result.case_id, name(result.outcome),
+                                         one_line(case_message(result.evidence), 120)));
     }
     store.record_result(run.id, result);
     progress.add(result);
@@ -288,12 +292,23 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
                e.what());
     return 1;
   }
-  if (done.news.empty()) return 0;
-  fmt::print("  skip lists out of date ({}):\n", done.news.size());
-  for (const auto& line : done.news) fmt::print("    {}\n", line);
-  if (!o.strict) return 0;
-  fmt::print(stderr, "neuron-conform: --strict: {} case(s) disagree with the skip lists\n",
-             done.news.size());
+  if (!done.news.empty()) {
+    fmt::print("  skip lists out of date ({}):\n", done.news.size());
+    for (const auto& line : done.news) fmt::print("    {}\n", line);
+  }
+  if (o.strict && !done.unlisted.empty()) {  // without --strict the summary's worst list says it
+    constexpr std::size_t kShown = 20;
+    fmt::print("  failures no skip-list entry expects ({}):\n", done.unlisted.size());
+    for (std::size_t i = 0; i < std::min(kShown, done.unlisted.size()); ++i)
+      fmt::print("    {}\n", done.unlisted[i]);
+    if (done.unlisted.size() > kShown)
+      fmt::print("    ... and {} more (the report lists them all)\n", done.unlisted.size() - kShown);
+  }
+  if (!o.strict || (done.news.empty() && done.unlisted.empty())) return 0;
+  fmt::print(stderr,
+             "neuron-conform: --strict: {} case(s) disagree with the skip lists, {} failure(s) "
+             "no entry expects\n",
+             done.news.size(), done.unlisted.size());
   return 1;
 }
 
@@ -432,8 +447,9 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
   cmd->allow_extras();
   cmd->add_flag(
       "--strict", o->strict,
-      "Exit 1 when a case passes although a skip list expects it to fail (xpass), or fails "
-      "differently from its entry's 'expect'");
+      "Exit 1 when any case fails (fail, error, crash, timeout, flaky) without a skip-list entry "
+      "expecting it, passes although an entry expects it to fail (xpass), or fails differently "
+      "from its entry's 'expect'; the summary names them");
   return {cmd,
           [o, cmd] {
             add_suite_flags(cmd->remaining(), o->suite_options);

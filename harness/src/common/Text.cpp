@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
@@ -22,9 +23,16 @@ std::string shell_quote(const std::string& word) {
   return quoted + "'";
 }
 
+std::string one_line(const std::string& text, std::size_t limit) {
+  std::string out = text.substr(0, limit);
+  std::replace(out.begin(), out.end(), '\n', ' ');
+  std::replace(out.begin(), out.end(), '\r', ' ');
+  return text.size() > limit ? out + "..." : out;
+}
+
 std::string md_cell(const std::string& text, std::size_t limit) {
   std::string out;
-  for (char c : text.substr(0, limit)) {
+  for (char c : one_line(text, limit)) {
     if (c == '|') {
       out += "\\|";
     } else if (c == '<') {  // renderers of Markdown accept inline HTML: show it as text
@@ -33,13 +41,11 @@ std::string md_cell(const std::string& text, std::size_t limit) {
       out += "&gt;";
     } else if (c == '&') {
       out += "&amp;";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
     } else {
       out += c;
     }
   }
-  return text.size() > limit ? out + "..." : out;
+  return out;
 }
 
 std::string format_duration(double seconds) {

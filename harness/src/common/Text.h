@@ -13,6 +13,9 @@ namespace conform {
 // A word as a POSIX shell reads it back: unchanged when safe, else single-quoted.
 std::string shell_quote(const std::string& word);
 
+// Text on one line: line breaks become spaces, cut at `limit` characters ("..." says so).
+std::string one_line(const std::string& text, std::size_t limit = 160);
+
 // Markdown table cell text: pipes and HTML's <, >, & escaped, line breaks flattened, cut at
 // `limit` characters.
 std::string md_cell(const std::string& text, std::size_t limit = 160);
