@@ -7,6 +7,6 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace conform;
   const std::string path = fuzz::as_file(data, size, ".json");
-  fuzz::refuses_cleanly([&] { (void)load_baseline(path); });
+  fuzz::refuses_cleanly([&] { (void)load_baselines(path); });
   return 0;
 }

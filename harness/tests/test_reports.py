@@ -178,7 +178,7 @@ def test_gate_bad_baseline_and_policy_exit_3(small_db, tmp_path):
     old = tmp_path / "old.json"
     old.write_text(json.dumps(data))
     result = cli("gate", "--baseline", str(old), "--db", str(small_db), check=False)
-    assert result.returncode == 3 and "schema version 99, this harness reads version 1" in result.stderr
+    assert result.returncode == 3 and "schema version 99, this harness reads versions 1 and 2" in result.stderr
     policy = tmp_path / "policy.json"
     policy.write_text('{"fail_on_regresion": true}')
     result = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
@@ -186,6 +186,41 @@ def test_gate_bad_baseline_and_policy_exit_3(small_db, tmp_path):
     policy.write_text('{"max_new_fallback_ops": "3"}')
     result = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
     assert result.returncode == 3 and '"max_new_fallback_ops" must be a whole number' in result.stderr
+
+
+def test_one_gate_over_every_suite_of_a_baseline(small_db, tmp_path, monkeypatch):
+    """A baseline file holds a section per suite; the gate judges the newest run of each, prints
+    one verdict grouped by suite and exits with the worst: a regression in one suite fails the
+    night, and a suite without a run fails it too."""
+    monkeypatch.setenv("NEURON_CONFORM_SUITES", str(Path(__file__).resolve().parent / "planted_suites"))
+    bulky = ["run", "--suite", "bulky", "--ops", "^parcel00[0-3]$", "--db", str(small_db), "--reruns", "0", "-j", "1"]
+    cli(*bulky)
+    baseline = tmp_path / "night.json"
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"fail_on_crash": false}')  # the small run's planted crashes are not news here
+    wrote = cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
+    assert "for suite bulky" in wrote.stdout and "for suite ops" in wrote.stdout
+    assert set(json.loads(baseline.read_text())["suites"]) == {"bulky", "ops"}
+
+    same = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy))
+    assert "gate over 2 suites: PASS" in same.stdout and "| bulky | PASS | 4 |" in same.stdout
+
+    cli(*bulky, "--failing", "parcel002", check=False)
+    regressed = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
+    assert regressed.returncode == 1
+    assert "| bulky | FAIL: regressions | 4 |" in regressed.stdout and "| ops | PASS |" in regressed.stdout
+    assert "## suite bulky" in regressed.stdout and "bulky/parcel002/-/store" in regressed.stdout
+
+    # --run judges that run against its own suite's section only
+    only_ops = cli("gate", "--baseline", str(baseline), "--run", RUN, "--db", str(small_db), "--policy", str(policy),
+                   check=False)
+    assert only_ops.returncode == 0 and "gate over" not in only_ops.stdout, only_ops.stdout
+
+    data = json.loads(baseline.read_text())
+    data["suites"]["sizes"] = data["suites"]["bulky"] | {"cases": {}}
+    baseline.write_text(json.dumps(data))
+    missing = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
+    assert missing.returncode == 1 and "| sizes | FAIL: no run of the suite" in missing.stdout
 
 
 # --- in a real browser ----------------------------------------------------------------------

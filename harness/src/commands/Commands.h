@@ -84,10 +84,11 @@ struct DiffOptions {
 
 struct GateOptions {
   std::string baseline;  // a run reference, or a baseline file (*.json)
-  std::string run = "latest";
+  // None: with a baseline file, the newest run of each of its suites; with a baseline run, latest.
+  std::optional<std::string> run;
   std::string db = "out/results.db";
   std::optional<std::string> policy;
-  std::optional<std::string> write_baseline;  // write the run as a baseline file instead
+  std::optional<std::string> write_baseline;  // write a baseline file instead (one section per suite)
 };
 
 struct DashboardOptions {

@@ -1,4 +1,5 @@
-// `neuron-conform gate`: a release gate of a run against a baseline run or file.
+// `neuron-conform gate`: a release gate of a run against a baseline run, or of the newest run of
+// every suite a baseline file holds against its section: one Markdown verdict, one exit code.
 #include "commands/Commands.h"
 #include "common/Environment.h"
 #include "common/Files.h"
@@ -7,32 +8,108 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace conform {
+
+namespace {
+
+// The newest run of each suite in the store, oldest suite first.
+std::vector<std::string> newest_run_of_each_suite(Store& store) {
+  std::map<std::string, std::string> newest;  // suite -> run id
+  for (const auto& id : store.run_ids()) newest[store.run(id)->suite] = id;  // ids oldest first
+  std::vector<std::string> out;
+  for (const auto& [suite, id] : newest) out.push_back(id);
+  return out;
+}
+
+int write_baseline(Store& store, const GateOptions& o) {
+  const std::vector<std::string> runs =
+      o.run ? std::vector<std::string>{store.resolve_run(*o.run)} : newest_run_of_each_suite(store);
+  if (runs.empty()) throw std::invalid_argument(fmt::format("{} holds no run", o.db));
+  std::vector<std::pair<Snapshot, RunInfo>> sections;
+  for (const auto& id : runs) sections.emplace_back(snapshot_of_run(store, id), *store.run(id));
+  ensure_parent_dir(*o.write_baseline);
+  write_file(*o.write_baseline, baseline_json(sections).dump(1) + "\n");
+  for (const auto& [snapshot, run] : sections)
+    fmt::print("wrote baseline {} for suite {} from run {} ({} cases)\n", *o.write_baseline,
+               snapshot.suite, run.id, snapshot.cases.size());
+  return 0;
+}
+
+// 1 (regressions, or a suite without a run) wins over 2 (only unacknowledged improvements).
+int combined_exit(int a, int b) {
+  if (a == 1 || b == 1) return 1;
+  return std::max(a, b);
+}
+
+}  // namespace
 
 int gate_command(const GateOptions& o) {
   Store store(o.db, /*create=*/false);
-  const std::string run_id = store.resolve_run(o.run);
-  const Snapshot run = snapshot_of_run(store, run_id);
-  if (o.write_baseline) {
-    ensure_parent_dir(*o.write_baseline);
-    write_file(*o.write_baseline, baseline_json(run, *store.run(run_id)).dump(1) + "\n");
-    fmt::print("wrote baseline {} from run {} ({} cases)\n", *o.write_baseline, run_id,
-               run.cases.size());
-    return 0;
-  }
+  if (o.write_baseline) return write_baseline(store, o);
   if (o.baseline.empty())
     throw std::invalid_argument(
         "--baseline is required (a run id, latest, previous, or a baseline file)");
-  const bool is_file = o.baseline.ends_with(".json");
-  const Snapshot baseline =
-      is_file ? load_baseline(o.baseline) : snapshot_of_run(store, store.resolve_run(o.baseline));
-  if (baseline.suite != run.suite)
-    throw std::invalid_argument(fmt::format("baseline {} is of suite '{}', run {} of suite '{}'",
-                                            baseline.name, baseline.suite, run_id, run.suite));
   const GatePolicy policy = o.policy ? GatePolicy::load(*o.policy) : GatePolicy{};
-  const GateVerdict verdict = judge(baseline, run, policy);
-  fmt::print("{}", verdict.markdown);
-  return verdict.exit_code;
+  if (!o.baseline.ends_with(".json")) {  // a run against a run, of one suite
+    const Snapshot baseline = snapshot_of_run(store, store.resolve_run(o.baseline));
+    const std::string run_id = store.resolve_run(o.run.value_or("latest"));
+    const Snapshot run = snapshot_of_run(store, run_id);
+    if (baseline.suite != run.suite)
+      throw std::invalid_argument(fmt::format("baseline {} is of suite '{}', run {} of suite '{}'",
+                                              baseline.name, baseline.suite, run_id, run.suite));
+    const GateVerdict verdict = judge(baseline, run, policy);
+    fmt::print("{}", verdict.markdown);
+    return verdict.exit_code;
+  }
+  // A baseline file: each of its suites against the newest run of that suite, or only the
+  // section of --run's suite.
+  std::vector<Snapshot> sections = load_baselines(o.baseline);
+  if (o.run) {
+    const std::string run_suite = store.run(store.resolve_run(*o.run))->suite;
+    std::erase_if(sections, [&](const Snapshot& s) { return s.suite != run_suite; });
+    if (sections.empty())
+      throw std::invalid_argument(fmt::format("baseline {} has no section for suite '{}' (run {})",
+                                              o.baseline, run_suite, *o.run));
+  }
+  int exit_code = 0;
+  std::string summary, details;
+  for (const Snapshot& baseline : sections) {
+    const auto runs = store.run_ids(baseline.suite);
+    if (runs.empty()) {
+      exit_code = 1;
+      summary += fmt::format("| {} | FAIL: no run of the suite in {} | {} | — |\n", baseline.suite,
+                             o.db, baseline.cases.size());
+      continue;
+    }
+    const std::string run_id = o.run ? store.resolve_run(*o.run) : runs.back();
+    const GateVerdict verdict = judge(baseline, snapshot_of_run(store, run_id), policy);
+    exit_code = combined_exit(exit_code, verdict.exit_code);
+    summary += fmt::format("| {} | {} | {} | `{}` |\n", baseline.suite,
+                           verdict.exit_code == 0   ? "PASS"
+                           : verdict.exit_code == 1 ? "FAIL: regressions"
+                                                    : "FAIL: unacknowledged improvements",
+                           baseline.cases.size(), run_id);
+    details += (sections.size() > 1 ? fmt::format("## suite {}\n\n", baseline.suite) : "") +
+               verdict.markdown + "\n";
+  }
+  if (sections.size() > 1) {
+    fmt::print("## neuron-conform gate over {} suites: {}\n\n| suite | verdict | baseline cases | "
+               "run |\n| --- | --- | --- | --- |\n{}\n",
+               sections.size(), exit_code == 0 ? "PASS" : "FAIL", summary);
+  } else if (details.empty()) {
+    fmt::print("### neuron-conform gate: FAIL\n\n| suite | verdict | baseline cases | run |\n"
+               "| --- | --- | --- | --- |\n{}",
+               summary);
+  }
+  fmt::print("{}", details);
+  return exit_code;
 }
 
 Command add_gate_command(CLI::App& cli) {
@@ -44,14 +121,16 @@ Command add_gate_command(CLI::App& cli) {
   cmd->add_option(
       "--baseline", o->baseline,
       "Baseline: a run (id, latest, previous) or a file written by --write-baseline");
-  cmd->add_option("--run", o->run, "Run to judge (id, latest, previous)")
-      ->capture_default_str();
+  cmd->add_option("--run", o->run,
+                  "Run to judge (id, latest, previous); default: with a baseline file, the newest "
+                  "run of each suite it holds, else latest. With --write-baseline: that run only "
+                  "(default: the newest run of each suite)");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
   cmd->add_option("--policy", o->policy,
                        "Policy file (JSON); default: any regression, crash, native op lost or new "
                        "fallback op fails, and improvements must be in the baseline");
   cmd->add_option("--write-baseline", o->write_baseline,
-                       "Write the run as a baseline file (e.g. ci/baseline.json) and exit");
+                  "Write a baseline file (e.g. ci/baseline.json), one section per suite, and exit");
   return {cmd, [o] { return gate_command(*o); }, 3};
 }
 

@@ -1,19 +1,34 @@
 #include "common/Result.h"
 
+#include "common/Text.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
 
 namespace conform {
 
+namespace {
+
+// A field of evidence as text: a string as it is, anything else (a worker may send a number or a
+// list) as its JSON.
+std::string text_of(const nlohmann::json& object, const char* key, const std::string& fallback) {
+  if (!object.is_object() || !object.contains(key)) return fallback;
+  const nlohmann::json& value = object[key];
+  return value.is_string() ? value.get<std::string>() : json_text(value);
+}
+
+}  // namespace
+
 std::string case_message(const nlohmann::json& evidence) {
-  if (evidence.contains("message")) return evidence["message"].get<std::string>();
+  if (!evidence.is_object()) return {};
+  if (evidence.contains("message")) return text_of(evidence, "message", "");
   if (evidence.contains("first_failure")) {  // flaky: what went wrong before it passed
     const auto& f = evidence["first_failure"];
-    return fmt::format("passed only on a rerun; first attempt {}: {}",
-                       f.value("outcome", std::string("?")), f.value("message", std::string()));
+    return fmt::format("passed only on a rerun; first attempt {}: {}", text_of(f, "outcome", "?"),
+                       text_of(f, "message", ""));
   }
-  if (evidence.contains("signal")) return fmt::format("signal {}", evidence["signal"].dump());
+  if (evidence.contains("signal")) return fmt::format("signal {}", json_text(evidence["signal"]));
   return {};
 }
 

@@ -37,51 +37,75 @@ Snapshot snapshot_of_run(Store& store, const std::string& run_id) {
   return s;
 }
 
-nlohmann::json baseline_json(const Snapshot& s, const RunInfo& run) {
-  nlohmann::json cases = nlohmann::json::object();
-  for (const auto& [id, c] : s.cases) cases[id] = c.outcome;
+nlohmann::json baseline_json(const std::vector<std::pair<Snapshot, RunInfo>>& runs) {
+  nlohmann::json suites = nlohmann::json::object();
+  for (const auto& [s, run] : runs) {
+    nlohmann::json cases = nlohmann::json::object();
+    for (const auto& [id, c] : s.cases) cases[id] = c.outcome;
+    suites[s.suite] = {{"source_run", run.id},
+                       {"torch", run.torch_version},
+                       {"backend", run.backend_module + " " + run.backend_version},
+                       {"native_ops", s.native_ops},
+                       {"fallback_ops", s.fallback_ops},
+                       {"cases", cases}};
+  }
   return {{"schema", "neuron-conform/baseline"},
           {"schema_version", kBaselineSchemaVersion},
-          {"suite", s.suite},
-          {"source_run", run.id},
-          {"torch", run.torch_version},
-          {"backend", run.backend_module + " " + run.backend_version},
           {"written_at", Store::now_utc()},
-          {"native_ops", s.native_ops},
-          {"fallback_ops", s.fallback_ops},
-          {"cases", cases}};
+          {"suites", suites}};
 }
 
-Snapshot load_baseline(const std::string& path) {
+namespace {
+
+// One suite's section of a baseline file (version 1 files are one section, with "suite").
+Snapshot baseline_section(const std::string& path, const std::string& suite,
+                          const nlohmann::json& j) {
+  Snapshot s;
+  s.name = path;
+  s.suite = suite;
+  s.native_ops = j.at("native_ops").get<std::set<std::string>>();
+  s.fallback_ops = j.at("fallback_ops").get<std::set<std::string>>();
+  for (const auto& [id, outcome] : j.at("cases").items()) {
+    if (CaseId::parse(id).suite != suite)
+      throw std::invalid_argument(fmt::format("case {} is not of suite '{}'", id, suite));
+    try {
+      s.cases[id] = {parse_outcome(outcome.get<std::string>()), ""};
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(fmt::format("case {}: {}", id, e.what()));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::vector<Snapshot> load_baselines(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "baseline");
-  if (!j.is_object() || j.value("schema", "") != "neuron-conform/baseline") {
+  if (!j.is_object() || j.value("schema", nlohmann::json()) != "neuron-conform/baseline") {
     throw std::runtime_error(fmt::format(
         "{} is not a neuron-conform baseline (no \"schema\": \"neuron-conform/baseline\")", path));
   }
-  if (j.value("schema_version", 0) != kBaselineSchemaVersion) {
+  const nlohmann::json version = j.value("schema_version", nlohmann::json());
+  if (version != 1 && version != kBaselineSchemaVersion) {
     throw std::runtime_error(fmt::format(
-        "baseline {} has schema version {}, this harness reads version {}; write it again with "
-        "`neuron-conform gate --write-baseline`",
-        path, j.value("schema_version", nlohmann::json()).dump(), kBaselineSchemaVersion));
+        "baseline {} has schema version {}, this harness reads versions 1 and {}; write it again "
+        "with `neuron-conform gate --write-baseline`",
+        path, version.dump(), kBaselineSchemaVersion));
   }
-  Snapshot s;
-  s.name = path;
+  std::vector<Snapshot> out;
   try {
-    s.suite = j.at("suite").get<std::string>();
-    s.native_ops = j.at("native_ops").get<std::set<std::string>>();
-    s.fallback_ops = j.at("fallback_ops").get<std::set<std::string>>();
-    for (const auto& [id, outcome] : j.at("cases").items()) {
-      CaseId::parse(id);
-      try {
-        s.cases[id] = {parse_outcome(outcome.get<std::string>()), ""};
-      } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(fmt::format("case {}: {}", id, e.what()));
-      }
+    if (version == 1) {
+      out.push_back(baseline_section(path, j.at("suite").get<std::string>(), j));
+    } else {
+      if (!j.at("suites").is_object() || j["suites"].empty())
+        throw std::invalid_argument("\"suites\" must map each suite to its section");
+      for (const auto& [suite, section] : j["suites"].items())
+        out.push_back(baseline_section(path, suite, section));
     }
   } catch (const std::exception& e) {
     throw std::runtime_error(fmt::format("baseline {} is malformed: {}", path, e.what()));
   }
-  return s;
+  return out;
 }
 
 }  // namespace conform

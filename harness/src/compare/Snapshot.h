@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace conform {
 
@@ -25,13 +27,16 @@ struct Snapshot {
   std::map<std::string, SubjectStatus> subject_statuses() const;
 };
 
-inline constexpr int kBaselineSchemaVersion = 1;
+// Version 2: one section per suite ("suites"); version 1 files (one suite) are still read.
+inline constexpr int kBaselineSchemaVersion = 2;
 
 Snapshot snapshot_of_run(Store& store, const std::string& run_id);
 
-// A baseline file written by `gate --write-baseline`. Throws naming the file and the problem
-// (unreadable, not JSON, another schema version, malformed field).
-Snapshot load_baseline(const std::string& path);
-nlohmann::json baseline_json(const Snapshot& snapshot, const RunInfo& run);
+// The sections of a baseline file written by `gate --write-baseline`, one per suite. Throws
+// naming the file and the problem (unreadable, not JSON, another schema version, malformed
+// field, a case of another suite in a section).
+std::vector<Snapshot> load_baselines(const std::string& path);
+// A baseline file with one section per run (each of another suite).
+nlohmann::json baseline_json(const std::vector<std::pair<Snapshot, RunInfo>>& runs);
 
 }  // namespace conform

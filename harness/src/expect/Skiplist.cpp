@@ -438,17 +438,25 @@ bool Entry::matches(const CaseId& id) const {
 }
 
 int compare_versions(const std::string& a, const std::string& b) {
+  // Each dot-separated part compared as a whole number of any length, by its digits (what
+  // follows them, "+cpu", "a0", does not count; no digits count as 0): no conversion that a
+  // long version, or "unknown", could overflow or throw.
   auto parts = [](const std::string& v) {
-    std::vector<long> out;
+    std::vector<std::string> out;
     std::stringstream s(v.substr(0, v.find_first_of("+-abrc")));
     std::string item;
-    while (std::getline(s, item, '.')) out.push_back(item.empty() ? 0 : std::stol(item));
+    while (std::getline(s, item, '.')) {
+      const std::string digits = item.substr(0, item.find_first_not_of("0123456789"));
+      const auto first = digits.find_first_not_of('0');
+      out.push_back(first == std::string::npos ? "" : digits.substr(first));
+    }
     return out;
   };
   auto pa = parts(a), pb = parts(b);
   const auto n = std::max(pa.size(), pb.size());
   pa.resize(n), pb.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
+    if (pa[i].size() != pb[i].size()) return pa[i].size() < pb[i].size() ? -1 : 1;
     if (pa[i] != pb[i]) return pa[i] < pb[i] ? -1 : 1;
   }
   return 0;

@@ -1,6 +1,8 @@
 """A planted suite of many quick cases with bulky evidence (16 KB each): enough writes to fill a
 small disk quota mid-run, and a run long enough to read while it writes
-(harness/tests/test_store_stress.py). The option `case_seconds` makes each case take that long."""
+(harness/tests/test_store_stress.py); a second suite beside the operator suite for the gate over
+several suites (test_reports.py). Options: `case_seconds` makes each case take that long,
+`failing` names the parcels (comma-separated) that fail."""
 
 from __future__ import annotations
 
@@ -17,7 +19,8 @@ SETTINGS: dict = {}
 
 def describe_suite():
     return {"noun": "parcel", "nouns": "parcels", "checks": {CHECK: "records a bulky result"},
-            "options": {"case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"}}}
+            "options": {"case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"},
+                        "failing": {"type": "str", "default": "", "help": "parcels that fail, comma-separated"}}}
 
 
 def configure(options):
@@ -31,4 +34,6 @@ def list_cases():
 def run_case(case_id, ctx):
     case = suite_api.parse(case_id, SUITE, [CHECK])
     time.sleep(SETTINGS.get("case_seconds", 0.0))
+    if case.subject in SETTINGS.get("failing", "").split(","):
+        return Outcome.FAIL, {"message": f"{case.subject} planted to fail"}
     return Outcome.PASS, {"payload": case.subject * 2000}
