@@ -19,7 +19,7 @@ CLANG_PACKAGES := clang-16 libclang-rt-16-dev
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model format clean help
+.PHONY: all setup cmake-build build run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model bench-nightly format clean help
 all: build
 
 help:
@@ -41,6 +41,7 @@ help:
 	@echo "make bench-compile  the compile suite's forward check at float32 and bfloat16, cold and warm cache"
 	@echo "make bench-sizes    the sizes suite (tile boundaries, model shapes), -j 2: time per op family"
 	@echo "make bench-check-model  check-model on a 6.7 B-parameter Llama config: time and peak RSS"
+	@echo "make bench-nightly  the whole nightly (every suite) on a scratch DB: per-suite time, cases/s, total"
 	@echo "make format         clang-format the C++ sources"
 
 # --- Debian packages -------------------------------------------------------------------------
@@ -168,6 +169,9 @@ bench-sizes: build
 
 bench-check-model: build
 	ci/bench-check-model.sh
+
+bench-nightly: build
+	ci/bench-nightly.sh
 
 format:
 	@command -v clang-format >/dev/null || { echo "make format needs clang-format (apt-get install clang-format)"; exit 1; }
