@@ -50,6 +50,14 @@ def test_a_full_disk_stops_the_run_keeps_what_was_committed_and_resume_finishes_
     assert query(db, "SELECT status FROM runs") == [("complete",)]
 
 
+def run_recorded(db: Path) -> bool:
+    """Whether the run is in the DB yet (the file may exist before its tables do)."""
+    try:
+        return db.exists() and query(db, "SELECT count(*) FROM runs")[0][0] > 0
+    except sqlite3.OperationalError:
+        return False
+
+
 def test_reports_and_the_dashboard_read_a_run_while_it_writes(tmp_path):
     db = tmp_path / "results.db"
     env_suite = ["--suite", "bulky", "--db", str(db), "-j", "2", "--reruns", "0", "--case-seconds", "0.02"]
@@ -58,7 +66,7 @@ def test_reports_and_the_dashboard_read_a_run_while_it_writes(tmp_path):
         snapshots = []
         deadline = time.monotonic() + 120
         while writer.poll() is None and time.monotonic() < deadline:
-            if not db.exists() or not query(db, "SELECT count(*) FROM runs")[0][0]:
+            if not run_recorded(db):
                 time.sleep(0.2)
                 continue
             out = tmp_path / f"report{len(snapshots)}"

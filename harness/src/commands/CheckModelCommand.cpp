@@ -57,13 +57,15 @@ int check_model_command(const CheckModelOptions& o) {
   if (!std::filesystem::exists(o.db))
     throw std::invalid_argument(fmt::format("no results database at {}", o.db));
   Store store(o.db, /*create=*/false);
-  if (o.run) store.resolve_run(*o.run);  // a wrong --run fails before the capture
+  // A wrong --run fails before the capture.
+  const std::optional<std::string> given_run =
+      o.run ? std::optional(store.resolve_run(*o.run)) : std::nullopt;
   const nlohmann::json captured = capture_model(o);
   // Without --suite, the suite `run` runs by default, as the capture helper names it.
   const std::string suite = o.suite ? *o.suite : captured.value("default_suite", std::string());
   std::string run_id;
-  if (o.run) {
-    run_id = store.resolve_run(*o.run);
+  if (given_run) {
+    run_id = *given_run;
   } else {
     const auto runs = store.run_ids(suite);
     if (runs.empty())

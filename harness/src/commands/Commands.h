@@ -22,7 +22,7 @@ struct RunOptions {
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
   double timeout_seconds = 300;
-  std::optional<std::string> max_worker_memory;  // a size (6G); default: default_worker_memory
+  std::optional<std::int64_t> max_worker_memory;  // bytes (given as 6G); default: default_worker_memory
   int reruns = 2;  // a failing case runs again, in a fresh worker, up to this many times
   int repeat = 1;  // every case runs this many times (to hunt flakiness on purpose)
   std::string db = "out/results.db";

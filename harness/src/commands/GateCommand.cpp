@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -19,18 +18,9 @@ namespace conform {
 
 namespace {
 
-// The newest run of each suite in the store, oldest suite first.
-std::vector<std::string> newest_run_of_each_suite(Store& store) {
-  std::map<std::string, std::string> newest;  // suite -> run id
-  for (const auto& id : store.run_ids()) newest[store.run(id)->suite] = id;  // ids oldest first
-  std::vector<std::string> out;
-  for (const auto& [suite, id] : newest) out.push_back(id);
-  return out;
-}
-
 int write_baseline(Store& store, const GateOptions& o) {
   const std::vector<std::string> runs =
-      o.run ? std::vector<std::string>{store.resolve_run(*o.run)} : newest_run_of_each_suite(store);
+      o.run ? std::vector<std::string>{store.resolve_run(*o.run)} : store.newest_run_of_each_suite();
   if (runs.empty()) throw std::invalid_argument(fmt::format("{} holds no run", o.db));
   std::vector<std::pair<Snapshot, RunInfo>> sections;
   for (const auto& id : runs) sections.emplace_back(snapshot_of_run(store, id), *store.run(id));
@@ -71,43 +61,38 @@ int gate_command(const GateOptions& o) {
   // A baseline file: each of its suites against the newest run of that suite, or only the
   // section of --run's suite.
   std::vector<Snapshot> sections = load_baselines(o.baseline);
+  std::optional<std::string> only_run;
   if (o.run) {
-    const std::string run_suite = store.run(store.resolve_run(*o.run))->suite;
+    only_run = store.resolve_run(*o.run);
+    const std::string run_suite = store.run(*only_run)->suite;
     std::erase_if(sections, [&](const Snapshot& s) { return s.suite != run_suite; });
     if (sections.empty())
       throw std::invalid_argument(fmt::format("baseline {} has no section for suite '{}' (run {})",
-                                              o.baseline, run_suite, *o.run));
+                                              o.baseline, run_suite, *only_run));
   }
   int exit_code = 0;
   std::string summary, details;
   for (const Snapshot& baseline : sections) {
-    const auto runs = store.run_ids(baseline.suite);
+    const auto runs = only_run ? std::vector<std::string>{*only_run} : store.run_ids(baseline.suite);
     if (runs.empty()) {
       exit_code = 1;
       summary += fmt::format("| {} | FAIL: no run of the suite in {} | {} | — |\n", baseline.suite,
                              o.db, baseline.cases.size());
       continue;
     }
-    const std::string run_id = o.run ? store.resolve_run(*o.run) : runs.back();
-    const GateVerdict verdict = judge(baseline, snapshot_of_run(store, run_id), policy);
+    const GateVerdict verdict = judge(baseline, snapshot_of_run(store, runs.back()), policy);
     exit_code = combined_exit(exit_code, verdict.exit_code);
-    summary += fmt::format("| {} | {} | {} | `{}` |\n", baseline.suite,
-                           verdict.exit_code == 0   ? "PASS"
-                           : verdict.exit_code == 1 ? "FAIL: regressions"
-                                                    : "FAIL: unacknowledged improvements",
-                           baseline.cases.size(), run_id);
-    details += (sections.size() > 1 ? fmt::format("## suite {}\n\n", baseline.suite) : "") +
-               verdict.markdown + "\n";
+    summary += fmt::format("| {} | {} | {} | `{}` |\n", baseline.suite, verdict.verdict,
+                           baseline.cases.size(), runs.back());
+    if (sections.size() > 1) details += fmt::format("## suite {}\n\n", baseline.suite);
+    details += verdict.markdown + "\n";
   }
-  if (sections.size() > 1) {
-    fmt::print("## neuron-conform gate over {} suites: {}\n\n| suite | verdict | baseline cases | "
-               "run |\n| --- | --- | --- | --- |\n{}\n",
-               sections.size(), exit_code == 0 ? "PASS" : "FAIL", summary);
-  } else if (details.empty()) {
-    fmt::print("### neuron-conform gate: FAIL\n\n| suite | verdict | baseline cases | run |\n"
-               "| --- | --- | --- | --- |\n{}",
+  // The table of suites when there are several, or when the one suite could not be judged.
+  if (sections.size() > 1 || details.empty())
+    fmt::print("## neuron-conform gate over {} suite{}: {}\n\n| suite | verdict | baseline cases "
+               "| run |\n| --- | --- | --- | --- |\n{}\n",
+               sections.size(), sections.size() == 1 ? "" : "s", exit_code == 0 ? "PASS" : "FAIL",
                summary);
-  }
   fmt::print("{}", details);
   return exit_code;
 }

@@ -16,15 +16,6 @@
 namespace conform {
 namespace {
 
-// The latest run of each suite of the DB, oldest suite first.
-std::vector<std::string> latest_of_each_suite(Store& store) {
-  std::map<std::string, std::string> latest;  // suite -> run id (ids sort by start time)
-  for (const auto& id : store.run_ids()) latest[store.run(id)->suite] = id;
-  std::vector<std::string> out;
-  for (const auto& [_, id] : latest) out.push_back(id);
-  return out;
-}
-
 struct Source {
   Overloads overloads;
   std::string from;  // where the list came from, for the summary
@@ -83,7 +74,7 @@ int ledger_command(const LedgerOptions& o) {
   Store store(o.db, /*create=*/false);
   std::vector<std::string> runs;
   for (const auto& ref : o.runs) runs.push_back(store.resolve_run(ref));
-  if (runs.empty()) runs = latest_of_each_suite(store);
+  if (runs.empty()) runs = store.newest_run_of_each_suite();
   if (runs.empty()) throw std::invalid_argument(fmt::format("{} holds no run", o.db));
 
   const Source source = overloads_of(&store, runs, o.backend_module);

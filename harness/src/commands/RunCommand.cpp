@@ -46,10 +46,9 @@ std::string log_dir(const std::string& db, const std::string& run_id) {
 struct Plan {
   RunInfo run;
   std::vector<std::string> cases;  // not recorded yet
-  // A new run's zygote, started before the listing so that both import at once, and the
-  // command it was started with.
+  // A new run's zygote, started before the listing so that both import at once, with the
+  // workers' command less any environment of theirs (execute() decides that).
   std::unique_ptr<Zygote> zygote;
-  WorkerCommand zygote_command;
 };
 
 // A new run: the suite listed by a worker, selected, sharded, recorded with its plan.
@@ -65,11 +64,10 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   fmt::print(stderr, "listing suite '{}' with backend '{}' ...\n",
              o.suite.empty() ? "(the default)" : o.suite, o.backend_module);
   // The suite options as given: the zygote types and resolves them as the listing worker does.
-  const WorkerCommand command =
+  WorkerCommand command =
       worker_command(o.suite, o.backend_module, o.device, o.seed, o.suite_options);
-  plan.zygote_command = command;
-  plan.zygote_command.max_memory_bytes = memory;
-  plan.zygote = std::make_unique<Zygote>(plan.zygote_command, log_dir(o.db, run.id) + "/zygote.log",
+  command.max_memory_bytes = memory;
+  plan.zygote = std::make_unique<Zygote>(command, log_dir(o.db, run.id) + "/zygote.log",
                                          ScheduleOptions{}.startup_timeout);
   const Listing listing = list_suite(o.suite, command, log_dir(o.db, run.id) + "/list-worker.log");
   const Selection selection{
@@ -180,8 +178,7 @@ void order_for_scheduling(std::vector<std::string>& cases,
 
 // Each worker's memory limit: --max-worker-memory (0: none), else the machine's share per job.
 std::int64_t worker_memory(const RunOptions& o, int jobs) {
-  return o.max_worker_memory ? parse_bytes(*o.max_worker_memory, "--max-worker-memory")
-                             : default_worker_memory(jobs);
+  return o.max_worker_memory.value_or(default_worker_memory(jobs));
 }
 
 Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expected,
@@ -239,10 +236,10 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
     store.record_result(run.id, result);
     progress.add(result);
   });
-  // The zygote started during the listing serves if it was started as the workers need it
-  // (a suite that shares the cores gives its workers a thread count: then a new one starts).
-  if (plan.zygote && plan.zygote_command.env == schedule.worker.env)
-    scheduler.adopt(std::move(plan.zygote));
+  // The zygote started during the listing serves unless the workers need an environment it was
+  // not started with (a suite that shares the cores gives them a thread count): then a new one
+  // starts.
+  if (plan.zygote && schedule.worker.env.empty()) scheduler.adopt(std::move(plan.zygote));
   plan.zygote.reset();
   try {
     out.stats = scheduler.run(cases);
@@ -252,7 +249,7 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
     std::string recorded = "every result recorded before it is";
     try {
       store.finish_run(run.id);
-      recorded = fmt::format("the {} result(s) recorded before it are", store.results(run.id).size());
+      recorded = fmt::format("the {} result(s) recorded before it are", store.recorded_count(run.id));
     } catch (const std::exception&) {
     }
     throw std::runtime_error(fmt::format(
@@ -394,7 +391,13 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
                   "Memory each worker may allocate (512M, 6G; 0: no limit), as RLIMIT_DATA: a case "
                   "that exceeds it is a crash saying so and the run goes on. Default: the "
                   "machine's memory less a tenth (at least 2 GiB) for the harness, shared by the "
-                  "workers (-j)");
+                  "workers (-j)")
+      ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false))
+      ->check(CLI::Validator(
+          [](std::string& bytes) {
+            return bytes.starts_with('-') ? std::string("a size is not negative") : std::string();
+          },
+          "SIZE"));
   cmd
       ->add_option(
           "--reruns", o->reruns,

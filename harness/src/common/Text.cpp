@@ -4,10 +4,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
-#include <map>
-#include <stdexcept>
 
 namespace conform {
 
@@ -66,35 +63,6 @@ std::string describe_bytes(std::int64_t bytes) {
   if (unit == 0) return fmt::format("{} bytes", bytes);
   return value < 10 && value != std::floor(value) ? fmt::format("{:.1f} {}", value, kUnits[unit])
                                                   : fmt::format("{:.0f} {}", value, kUnits[unit]);
-}
-
-std::int64_t parse_bytes(const std::string& text, const std::string& what) {
-  const auto bad = [&] {
-    return std::invalid_argument(fmt::format(
-        "{} '{}' is not a size (write it as 512M, 6G, 1.5GiB or a number of bytes)", what, text));
-  };
-  std::size_t used = 0;
-  double number = 0;
-  try {
-    number = std::stod(text, &used);
-  } catch (const std::exception&) {
-    throw bad();
-  }
-  std::string unit = text.substr(used);
-  for (const std::string suffix : {"iB", "B"}) {
-    if (unit.size() > suffix.size() && unit.ends_with(suffix)) {
-      unit.resize(unit.size() - suffix.size());
-      break;
-    }
-  }
-  static const std::map<std::string, double> kScale{
-      {"", 1.0}, {"K", 1024.0}, {"M", 1024.0 * 1024}, {"G", 1024.0 * 1024 * 1024},
-      {"T", 1024.0 * 1024 * 1024 * 1024}};
-  std::string upper;
-  for (char c : unit) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  const auto scale = kScale.find(upper);
-  if (scale == kScale.end() || !(number >= 0) || number * scale->second > 9.0e18) throw bad();
-  return static_cast<std::int64_t>(number * scale->second);
 }
 
 std::string json_text(const nlohmann::json& value) {

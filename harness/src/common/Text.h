@@ -26,10 +26,6 @@ std::string format_duration(double seconds);
 // "512 MiB", "9.6 GiB".
 std::string describe_bytes(std::int64_t bytes);
 
-// A size as people write it: "512M", "6G", "1.5GiB", "4096" (bytes); K, M, G, T are powers of
-// 1024. Throws std::invalid_argument naming `what` and the text.
-std::int64_t parse_bytes(const std::string& text, const std::string& what);
-
 // JSON text that never throws: strings that are not UTF-8 (a worker's stderr cut mid-character,
 // a line of bytes it wrote on its protocol stream) keep their valid part, the rest becomes U+FFFD.
 std::string json_text(const nlohmann::json& value);

@@ -106,21 +106,20 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
   }
 
   GateVerdict v;
-  std::string verdict;
   if (!regressions.empty()) {
     v.exit_code = 1;
-    verdict = "FAIL: regressions";
+    v.verdict = "FAIL: regressions";
   } else if (!improved.empty() && policy.require_acknowledged_improvements) {
     v.exit_code = 2;
-    verdict =
-        "FAIL: unacknowledged improvements; update the baseline (`neuron-conform gate "
-        "--write-baseline`)";
+    v.verdict = "FAIL: unacknowledged improvements";
   } else {
-    verdict = "PASS";
+    v.verdict = "PASS";
   }
   v.markdown = fmt::format(
-      "### neuron-conform gate: {}\n\nbaseline `{}` ({} cases) against run `{}` ({} cases)\n\n",
-      verdict, baseline.name, baseline.cases.size(), run.name, run.cases.size());
+      "### neuron-conform gate: {}{}\n\nbaseline `{}` ({} cases) against run `{}` ({} cases)\n\n",
+      v.verdict,
+      v.exit_code == 2 ? "; update the baseline (`neuron-conform gate --write-baseline`)" : "",
+      baseline.name, baseline.cases.size(), run.name, run.cases.size());
   for (const auto& r : regressions) v.markdown += fmt::format("- regression: {}\n", r);
   for (const auto& n : notes) v.markdown += fmt::format("- {}\n", n);
   if (regressions.empty() && notes.empty()) v.markdown += "No change against the baseline.\n";

@@ -25,6 +25,7 @@ struct GatePolicy {
 
 struct GateVerdict {
   int exit_code = 0;  // 0 pass, 1 regressions, 2 only unacknowledged improvements
+  std::string verdict;  // "PASS", "FAIL: regressions", ...
   std::string markdown;
 };
 

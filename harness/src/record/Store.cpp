@@ -289,6 +289,16 @@ std::vector<std::string> Store::run_ids(const std::optional<std::string>& suite)
   return out;
 }
 
+std::vector<std::string> Store::newest_run_of_each_suite() {
+  // A window over each suite's runs, newest first (the order run_ids() uses, reversed).
+  auto st = db_.prepare(
+      "SELECT id FROM (SELECT id, suite, ROW_NUMBER() OVER (PARTITION BY suite ORDER BY "
+      "started_at DESC, id DESC) AS n FROM runs) WHERE n = 1 ORDER BY suite");
+  std::vector<std::string> out;
+  while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
 std::optional<nlohmann::json> Store::digest(const std::string& run_id) {
   auto st = db_.prepare("SELECT digest FROM run_digests WHERE run_id = ?1");
   st.bind(1, run_id);

@@ -68,6 +68,8 @@ class Store {
   std::string resolve_run(const std::string& ref);
   // Every run's id, oldest first (of one suite, when given).
   std::vector<std::string> run_ids(const std::optional<std::string>& suite = std::nullopt);
+  // The newest run of each suite, ordered by suite name.
+  std::vector<std::string> newest_run_of_each_suite();
 
   // A run's digest (reports/src/Reports.h), if one was saved since the run last changed:
   // recording a result or finishing the run forgets it.
