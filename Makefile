@@ -17,9 +17,11 @@ APT_PACKAGES := build-essential cmake ninja-build ccache pkg-config googletest l
 CLANG_PACKAGES := clang-16 libclang-rt-16-dev
 
 BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
+# The bundled backend's package carries the reviewed skip lists (its entry point names them).
+SKIPLIST_FILES := $(wildcard skiplists/*.json skiplists/README.md skiplists/ledger/*.json)
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model bench-nightly format clean help
+.PHONY: all setup cmake-build build wheel run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model bench-nightly format clean help
 all: build
 
 help:
@@ -27,6 +29,7 @@ help:
 	@echo "make test           set up, build and run every test (ctest and pytest)"
 	@echo "make test-fast      the edit loop: ctest and the tests that start no run (architecture, comparison, suite API)"
 	@echo "make build          set up and build only"
+	@echo "make wheel          the two wheels into dist/: neuron_conform (the harness) and torch_neuronsim"
 	@echo "make fuzz           every libFuzzer target for FUZZ_SECONDS (600) each, ASan+UBSan (docs/robustness.md)"
 	@echo "make test-asan      build the harness and the backend with ASan+UBSan and run ctest there"
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
@@ -82,7 +85,7 @@ cmake-build: $(BUILD)/build.ninja
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The package is installed (not editable) with the libraries CMake staged.
-$(STAMPS)/backend-installed: $(STAGED_LIBS) $(BACKEND_PYTHON)
+$(STAMPS)/backend-installed: $(STAGED_LIBS) $(BACKEND_PYTHON) $(SKIPLIST_FILES)
 	@echo "==> pip install backend/python (torch_neuronsim)"
 	NEURONSIM_LIB_DIR="$(abspath $(BUILD)/backend/stage)" \
 		$(PY) -m pip install -q --no-deps --no-build-isolation --force-reinstall ./backend/python
@@ -92,6 +95,20 @@ $(STAMPS)/backend-installed: $(STAGED_LIBS) $(BACKEND_PYTHON)
 setup: $(STAMPS)/python
 build: cmake-build
 	@$(MAKE) --no-print-directory $(STAMPS)/backend-installed
+
+# --- Wheels (docs/install.md) ----------------------------------------------------------------
+# neuron_conform: the CLI, linked to need nothing beyond the C library, built by scikit-build-core
+# (pyproject.toml; its CMake build stays in build/wheel), tagged manylinux by auditwheel after it
+# checked what the CLI links. torch_neuronsim: the bundled backend against this torch, with its
+# skip lists, tagged linux_x86_64 as backends that link libtorch are.
+wheel: build
+	@rm -rf dist $(BUILD)/wheel-raw
+	$(PY) -m pip wheel -q --no-build-isolation --no-deps . -w $(BUILD)/wheel-raw
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/auditwheel repair -w dist $(BUILD)/wheel-raw/neuron_conform-*.whl >/dev/null
+	NEURONSIM_LIB_DIR="$(abspath $(BUILD)/backend/stage)" \
+		$(PY) -m pip wheel -q --no-build-isolation --no-deps ./backend/python -w dist
+	@rm -rf backend/python/build backend/python/*.egg-info
+	@ls -1 dist
 
 # --- Commands --------------------------------------------------------------------------------
 # The default conformance run: the operator suite, forward check, float32 and bfloat16,

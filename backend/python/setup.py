@@ -1,9 +1,13 @@
-"""Packages torch_neuronsim with the C++ libraries that CMake built.
+"""Packages torch_neuronsim with the C++ libraries that CMake built and its reviewed skip lists.
 
 The libraries are not compiled here: CMake builds them (one build for the whole project) into
-a staging folder, and the Makefile runs `pip install` with NEURONSIM_LIB_DIR pointing at it.
+a staging folder, and the Makefile runs `pip install` (or `pip wheel`, make wheel) with
+NEURONSIM_LIB_DIR pointing at it. The skip lists are the repository's skiplists/, copied into
+torch_neuronsim/skiplists, which the entry point `neuron_conform.skiplists` names. The package
+requires the torch it was built against, as every backend with C++ does.
 """
 
+import importlib.metadata
 import os
 import pathlib
 import shutil
@@ -28,6 +32,27 @@ class BuildPyWithLibraries(build_py):
         target = pathlib.Path(self.build_lib) / "torch_neuronsim"
         for lib in libraries:
             shutil.copy2(lib, target / lib.name)
+        copy_skiplists(target / "skiplists")
+
+
+SKIPLISTS = pathlib.Path(__file__).resolve().parents[2] / "skiplists"
+
+
+def copy_skiplists(target: pathlib.Path) -> None:
+    """The lists, their README and the ledger's dispositions (the schema stays with the harness)."""
+    if not (SKIPLISTS / "README.md").is_file():
+        raise SystemExit(f"no skip lists at {SKIPLISTS}: build from the repository's checkout")
+    shutil.rmtree(target, ignore_errors=True)
+    (target / "ledger").mkdir(parents=True)
+    for path in [*SKIPLISTS.glob("*.json"), SKIPLISTS / "README.md", *(SKIPLISTS / "ledger").glob("*.json")]:
+        if path.name != "schema.json":
+            shutil.copy2(path, target / path.relative_to(SKIPLISTS))
+
+
+def built_against() -> str:
+    """The torch release these libraries were compiled against (its local label dropped): the
+    installed one, read from its metadata (importing torch would load the installed backend)."""
+    return importlib.metadata.version("torch").split("+")[0]
 
 
 class BinaryDistribution(Distribution):
@@ -35,4 +60,8 @@ class BinaryDistribution(Distribution):
         return True
 
 
-setup(cmdclass={"build_py": BuildPyWithLibraries}, distclass=BinaryDistribution)
+setup(
+    cmdclass={"build_py": BuildPyWithLibraries},
+    distclass=BinaryDistribution,
+    install_requires=[f"torch=={built_against()}"],
+)

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cstdlib>
 #include <csignal>
 #include <vector>
 
@@ -24,6 +25,10 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", conform::harness_version());
   app.require_subcommand(1);
 
+  std::string python;
+  app.add_option("--python", python,
+                 "The Python interpreter that runs the workers (default: NEURON_CONFORM_PYTHON, "
+                 "set by the installed launcher to its environment's Python)");
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + conform::shell_quote(argv[i]);
 
@@ -49,7 +54,9 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : command ? command->bad_input_exit : 2;
   }
   const auto* command = chosen();
+  if (!python.empty()) ::setenv("NEURON_CONFORM_PYTHON", python.c_str(), 1);
   try {
+    conform::data_root();  // an incomplete installation fails here, before any work
     return command->run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "neuron-conform: error: {}\n", e.what());

@@ -353,7 +353,7 @@ def main() -> None:
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--compile", action="store_true")
-    parser.add_argument("--backend-module", default="torch_neuronsim")
+    parser.add_argument("--backend-module", required=True, help="the backend's Python module (torch_neuronx, ...)")
     parser.add_argument("--device", default="neuron")
     args = parser.parse_args()
     started = time.perf_counter()

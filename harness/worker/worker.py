@@ -148,10 +148,20 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
     }
 
 
+# The oldest torch whose testing machinery (OpInfo, ModuleInfo, OptimizerInfo, instantiate_device_type_tests
+# for PrivateUse1) the suites are written against.
+OLDEST_TORCH = (2, 8)
+
+
+def release(version: str) -> tuple[int, ...]:
+    """'2.13.0+cpu' -> (2, 13): the release a torch version belongs to."""
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", help="the suite to load (default: suite_api.DEFAULT_SUITE)")
-    parser.add_argument("--backend-module", default="torch_neuronsim")
+    parser.add_argument("--backend-module", required=True, help="the backend's Python module (torch_neuronx, ...)")
     parser.add_argument("--device", default="neuron")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--suite-options", default="{}", metavar="JSON",
@@ -171,6 +181,11 @@ def main() -> None:
     started = time.perf_counter()
     # The backend must be imported before torch.testing._internal (device-type machinery).
     import torch
+
+    if release(torch.__version__) < OLDEST_TORCH:
+        emit(out, {"fatal": f"torch {torch.__version__} is older than {'.'.join(map(str, OLDEST_TORCH))}, "
+                            "the oldest torch neuron-conform runs with"})
+        sys.exit(3)
 
     try:
         backend = importlib.import_module(args.backend_module)
@@ -195,7 +210,12 @@ def main() -> None:
         return
 
     args.suite = args.suite or suite_api.DEFAULT_SUITE
-    suite = suite_api.load_suite(args.suite)
+    try:
+        suite = suite_api.load_suite(args.suite)
+    except (ImportError, AttributeError) as exc:  # most often a torch without what the suite uses
+        emit(out, {"fatal": f"suite '{args.suite}' does not load with torch {torch.__version__}: "
+                            f"{type(exc).__name__}: {exc}"})
+        sys.exit(3)
     try:
         options = suite_api.configure(suite, args.suite, json.loads(args.suite_options))
     except ValueError as exc:  # the options are wrong: say what, in one line

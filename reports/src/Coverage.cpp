@@ -214,14 +214,16 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
 
 // The run's aten-overload ledger (common/Ledger.h, docs/ledger.md), when the run stored the
 // overloads with a CPU kernel (runs since the ledger); null otherwise. Dispositions come from
-// skiplists/ledger/dispositions.json as it is now; entries with a problem dispose of nothing.
+// the ledger/dispositions.json the backend ships beside its skip lists (the folders the run
+// recorded), as it is now; entries with a problem dispose of nothing.
 json ledger_of(Store& store, const RunInfo& run) {
   const json& info = run.backend_info;
   if (!info.contains("cpu_overloads") || !info["cpu_overloads"].is_array()) return json();
   const auto overloads = info["cpu_overloads"].get<std::vector<std::string>>();
   const auto composite = info.value("device_composite", std::vector<std::string>());
   // Names this run's torch lacks dispose of nothing here (`ledger --lint` reports them).
-  const Dispositions dispositions = load_dispositions(default_dispositions_path());
+  const auto path = dispositions_in(info.value("skiplists", std::vector<std::string>()));
+  const Dispositions dispositions = path ? load_dispositions(*path) : Dispositions{};
   const Ledger ledger = build_ledger(overloads, store.reached_ops({run.id}), dispositions,
                                      {composite.begin(), composite.end()});
   json out = ledger_json(ledger, 5);

@@ -19,7 +19,7 @@ using nlohmann::json;
 namespace {
 
 std::string read_template_file(const std::string& name) {
-  const fs::path path = fs::path(source_dir()) / "reports" / "templates" / name;
+  const fs::path path = fs::path(data_root()) / "reports" / "templates" / name;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(fmt::format("cannot read {}", path.string()));
   std::ostringstream text;

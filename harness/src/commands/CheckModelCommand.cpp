@@ -20,7 +20,7 @@ namespace bp = boost::process;
 namespace {
 
 nlohmann::json capture_model(const CheckModelOptions& o) {
-  std::vector<std::string> args = {source_dir() + "/harness/worker/check_model.py",
+  std::vector<std::string> args = {data_root() + "/harness/worker/check_model.py",
                                    "--dtype",
                                    o.dtype,
                                    "--backend-module",

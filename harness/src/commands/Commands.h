@@ -11,6 +11,10 @@
 
 namespace conform {
 
+// The backend a command targets without --backend-module: the bundled one, which every checkout
+// and the test installs have; a user's backend is named (run --backend-module torch_neuronx).
+inline const std::string kDefaultBackendModule = "torch_neuronsim";
+
 struct RunOptions {
   std::string suite;
   std::string ops_regex;
@@ -26,19 +30,19 @@ struct RunOptions {
   int reruns = 2;  // a failing case runs again, in a fresh worker, up to this many times
   int repeat = 1;  // every case runs this many times (to hunt flakiness on purpose)
   std::string db = "out/results.db";
-  std::string backend_module = "torch_neuronsim";
+  std::string backend_module = kDefaultBackendModule;
   std::string device = "neuron";
   std::optional<std::string> resume;
   std::int64_t seed = 0;
   std::optional<std::string> label;
-  std::vector<std::string> skiplists;  // files or directories; empty: <source>/skiplists
+  std::vector<std::string> skiplists;  // files or directories; empty: the backend's
   bool no_skiplists = false;
   bool strict = false;
   std::string command_line;
 };
 
 struct SuitesOptions {
-  std::string backend_module = "torch_neuronsim";
+  std::string backend_module = kDefaultBackendModule;
   bool json = false;
 };
 
@@ -60,11 +64,11 @@ struct ReproOptions {
 
 struct SkiplistOptions {
   std::string action;              // lint | stats | stale | update
-  std::vector<std::string> paths;  // files or directories; empty: <source>/skiplists
+  std::vector<std::string> paths;  // files or directories; empty: the backend's
   std::string db = "out/results.db";
   std::string run = "latest";
   std::string suite;  // lint's "*"; empty: the worker's default suite
-  std::string backend_module = "torch_neuronsim";
+  std::string backend_module = kDefaultBackendModule;
   bool check_subjects = true;  // lint: every subject must name a case of the suite
   std::string output = "out/skiplists-proposal.json";
 };
@@ -113,7 +117,7 @@ struct CheckModelOptions {
   bool markdown = false;
   bool probe = false;
   bool compile = false;
-  std::string backend_module = "torch_neuronsim";
+  std::string backend_module = kDefaultBackendModule;
   std::string device = "neuron";
 };
 
@@ -125,7 +129,7 @@ struct LedgerOptions {
   std::optional<std::string> dispositions;  // default: skiplists/ledger/dispositions.json
   bool summary_only = false;
   bool lint = false;  // only check the dispositions file against the installed torch
-  std::string backend_module = "torch_neuronsim";  // the worker that lists overloads, if needed
+  std::string backend_module = kDefaultBackendModule;  // the worker that lists overloads, if needed
 };
 
 // Each returns the process exit code; a problem with the input throws std::exception whose

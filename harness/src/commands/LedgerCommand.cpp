@@ -40,6 +40,16 @@ Source overloads_of(Store* store, const std::vector<std::string>& runs,
           "the installed torch"};
 }
 
+// ledger/dispositions.json beside the skip lists the backend ships (a folder of its own: a skip
+// list folder's *.json are all lists).
+std::string default_dispositions_path(const std::string& backend_module) {
+  if (auto path = dispositions_in(backend_skiplists(backend_module))) return *path;
+  throw std::invalid_argument(fmt::format(
+      "backend '{}' ships no ledger/dispositions.json with its skip lists (entry-point group "
+      "neuron_conform.skiplists): give one with --dispositions",
+      backend_module));
+}
+
 void print_problems(const Dispositions& d) {
   for (const auto& p : d.problems) fmt::print(stderr, "{}\n", p.str());
 }
@@ -47,7 +57,7 @@ void print_problems(const Dispositions& d) {
 }  // namespace
 
 int ledger_command(const LedgerOptions& o) {
-  const std::string path = o.dispositions.value_or(default_dispositions_path());
+  const std::string path = o.dispositions ? *o.dispositions : default_dispositions_path(o.backend_module);
   if (o.lint) {
     const Source source = overloads_of(nullptr, {}, o.backend_module);
     const std::set<std::string> known(source.overloads.names.begin(),
@@ -127,7 +137,7 @@ Command add_ledger_command(CLI::App& cli) {
   auto* cmd = cli.add_subcommand(
       "ledger",
       "Every aten overload of torch with a CPU kernel: reached at the device by the runs (native "
-      "or fallback, with a case that did), disposed of by skiplists/ledger/dispositions.json "
+      "or fallback, with a case that did), disposed of by the backend's ledger/dispositions.json "
       "(not_applicable, unreached, with a reason), served by a composite kernel on the device "
       "(the backend has none of its own; found in the dispatcher), or unreached with no "
       "disposition. Coverage = reached / (all - not_applicable - composite). Exit 0, 1 below "
@@ -150,7 +160,8 @@ Command add_ledger_command(CLI::App& cli) {
   cmd->add_flag("--summary", o->summary_only,
                        "text: only the summary (numbers, unreached kinds and families)");
   cmd->add_option("--dispositions", o->dispositions,
-                         "Dispositions file (default: skiplists/ledger/dispositions.json)");
+                         "Dispositions file (default: ledger/dispositions.json in the folder of skip "
+                  "lists the backend ships)");
   cmd->add_flag("--lint", o->lint,
                        "Only check the dispositions file against the installed torch (unknown "
                        "overloads, missing reasons, duplicates); exit 1 on any problem");

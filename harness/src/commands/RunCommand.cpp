@@ -93,6 +93,9 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.command = o.command_line;
   run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
                       {"tracking", listing.hello.value("tracking", false)}};
+  // The skip lists the backend ships (whether or not this run applies them): the default lists,
+  // and where its reports find the ledger's dispositions.
+  run.backend_info["skiplists"] = backend_skiplists(o.backend_module);
   // The rows of the ledger (common/Ledger.h), so a report of the run can count them.
   for (const char* key : {"cpu_overloads", "device_composite"})
     if (listing.hello.contains(key)) run.backend_info[key] = listing.hello[key];
@@ -127,8 +130,15 @@ struct Expected {
 Expected expect(Store& store, const RunOptions& o, const Plan& plan) {
   Skiplists lists;
   if (!o.no_skiplists) {
-    std::vector<std::string> paths = o.skiplists;
-    if (paths.empty()) paths.push_back(source_dir() + "/skiplists");
+    const std::vector<std::string> paths =
+        o.skiplists.empty()
+            ? plan.run.backend_info.value("skiplists", std::vector<std::string>())
+            : o.skiplists;
+    if (paths.empty())
+      fmt::print(stderr,
+                 "skip lists: backend '{}' ships none (entry-point group neuron_conform.skiplists) "
+                 "and none were given (--skiplists)\n",
+                 plan.run.backend_module);
     lists = load_skiplists(paths, plan.run.torch_version);
   }
   if (!lists.problems.empty()) {
@@ -426,7 +436,8 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
   cmd->add_option("--label", o->label,
                       "Free text stored with the run (e.g. nightly, PR number)");
   cmd->add_option("--skiplists", o->skiplists,
-                      "Skip-list files or directories (default: skiplists/)");
+                      "Skip-list files or directories (default: those the backend ships, entry-point "
+                  "group neuron_conform.skiplists)");
   cmd->add_flag("--no-skiplists", o->no_skiplists,
                     "Use no skip lists: run and report every case as observed");
   cmd

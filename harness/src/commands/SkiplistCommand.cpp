@@ -24,8 +24,9 @@
 namespace conform {
 namespace {
 
-std::vector<std::string> paths_or_default(const SkiplistOptions& o) {
-  return o.paths.empty() ? std::vector<std::string>{source_dir() + "/skiplists"} : o.paths;
+// The lists given, else those the backend ships (of the run when there is one).
+std::vector<std::string> paths_or_default(const SkiplistOptions& o, const std::string& backend) {
+  return skiplist_paths(o.paths, backend);
 }
 
 // The names of the suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
@@ -69,7 +70,7 @@ int lint(const SkiplistOptions& o) {
     torch_version = first.torch_version;
     listed[first.suite] = std::move(first.subjects);
   }
-  Skiplists lists = load_skiplists(paths_or_default(o), torch_version);
+  Skiplists lists = load_skiplists(paths_or_default(o, o.backend_module), torch_version);
   std::vector<std::string> notes;
   if (o.check_subjects) {
     std::set<std::string> missing;
@@ -102,7 +103,7 @@ int lint(const SkiplistOptions& o) {
           lists.problems.push_back(
               {e.where, fmt::format("suite '{}' is no suite: no {}/suite.py in "
                                     "NEURON_CONFORM_SUITES or {}/suites",
-                                    s, s, source_dir())});
+                                    s, s, data_root())});
     const SubjectCheck checked = check_subjects(lists.entries, listed, star_suite, torch_version);
     lists.problems.insert(lists.problems.end(), checked.problems.begin(),
                           checked.problems.end());
@@ -129,6 +130,7 @@ int lint(const SkiplistOptions& o) {
 struct RunView {
   std::string id;
   std::string torch_version;
+  std::vector<std::string> skiplists;  // given, else those the run's backend shipped
   std::vector<std::string> planned;
   std::map<std::string, CaseResult> results;
 };
@@ -137,7 +139,11 @@ RunView load_run(const SkiplistOptions& o) {
   Store store(o.db, /*create=*/false);
   RunView view;
   view.id = store.resolve_run(o.run);
-  view.torch_version = store.run(view.id)->torch_version;
+  const RunInfo run = *store.run(view.id);
+  view.torch_version = run.torch_version;
+  view.skiplists = !o.paths.empty() || !run.backend_info.contains("skiplists")
+                       ? paths_or_default(o, run.backend_module)
+                       : run.backend_info["skiplists"].get<std::vector<std::string>>();
   view.planned = store.planned(view.id);
   for (auto& r : store.results(view.id)) view.results.emplace(r.case_id, std::move(r));
   return view;
@@ -155,7 +161,7 @@ std::map<std::string, std::vector<std::string>> decided(const Expectations& x, c
 
 int stats(const SkiplistOptions& o) {
   const RunView run = load_run(o);
-  const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
+  const Skiplists lists = load_skiplists(run.skiplists, run.torch_version);
   std::map<std::string, int> entries;
   for (const auto& e : lists.entries)
     ++entries[fmt::format("{}/{}", name(e.category), name(e.mode))];
@@ -204,7 +210,7 @@ Staleness find_stale(const Expectations& x, const RunView& run) {
 
 int stale(const SkiplistOptions& o) {
   const RunView run = load_run(o);
-  const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
+  const Skiplists lists = load_skiplists(run.skiplists, run.torch_version);
   const Expectations x(lists.entries);
   const Staleness s = find_stale(x, run);
   for (std::size_t i = 0; i < s.stale.size(); ++i) {
@@ -218,7 +224,7 @@ int stale(const SkiplistOptions& o) {
 
 int update(const SkiplistOptions& o) {
   const RunView run = load_run(o);
-  const Skiplists lists = load_skiplists(paths_or_default(o), run.torch_version);
+  const Skiplists lists = load_skiplists(run.skiplists, run.torch_version);
   const Expectations x(lists.entries);
   const Staleness s = find_stale(x, run);
   nlohmann::json proposal{
@@ -279,7 +285,8 @@ Command add_skiplist_command(CLI::App& cli) {
   auto* cmd = cli.add_subcommand("skiplist", "Check and maintain skip lists");
   cmd->require_subcommand(1);
   auto add_paths = [o](CLI::App* sub) {
-    sub->add_option("paths", o->paths, "Skip-list files or directories (default: skiplists/)");
+    sub->add_option("paths", o->paths, "Skip-list files or directories (default: those the backend ships, entry-point "
+                  "group neuron_conform.skiplists)");
   };
   auto add_run = [o](CLI::App* sub) {
     sub->add_option("--db", o->db, "Results database")->capture_default_str();

@@ -13,14 +13,33 @@ namespace conform {
 
 namespace fs = std::filesystem;
 
-std::string source_dir() {
-  return NEURON_CONFORM_SOURCE_DIR;
+namespace {
+
+constexpr const char* kWorkerScript = "harness/worker/worker.py";
+
+std::string find_data_root() {
+  std::error_code ec;
+  const fs::path executable = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) throw std::runtime_error("cannot find this executable (/proc/self/exe): " + ec.message());
+  for (fs::path dir = executable.parent_path(); dir.has_relative_path(); dir = dir.parent_path())
+    if (fs::is_regular_file(dir / kWorkerScript, ec)) return dir.string();
+  throw std::runtime_error(
+      fmt::format("the installation is incomplete: no {} in any folder above {} (reinstall the "
+                  "neuron_conform wheel, or rebuild the checkout)",
+                  kWorkerScript, executable.string()));
+}
+
+}  // namespace
+
+std::string data_root() {
+  static const std::string root = find_data_root();
+  return root;
 }
 
 std::string python_executable() {
   if (const char* python = std::getenv("NEURON_CONFORM_PYTHON"); python != nullptr && *python)
     return python;
-  return NEURON_CONFORM_PYTHON;
+  return NEURON_CONFORM_DEFAULT_PYTHON;
 }
 
 std::string harness_version() {

@@ -7,7 +7,7 @@ namespace conform {
 // Where the harness finds its Python side. Defaults are fixed at build time (the source tree
 // and the .venv interpreter CMake was configured with); NEURON_CONFORM_PYTHON overrides the
 // interpreter.
-std::string source_dir();
+std::string data_root();
 std::string python_executable();
 std::string harness_version();
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -156,8 +157,12 @@ Dispositions load_dispositions(const std::string& path, const std::set<std::stri
   return parse_dispositions(text.str(), path, known);
 }
 
-std::string default_dispositions_path() {
-  return source_dir() + "/skiplists/ledger/dispositions.json";
+std::optional<std::string> dispositions_in(const std::vector<std::string>& folders) {
+  for (const auto& folder : folders) {
+    const std::string path = folder + "/ledger/dispositions.json";
+    if (std::filesystem::is_regular_file(path)) return path;
+  }
+  return std::nullopt;
 }
 
 double Ledger::coverage_percent() const {

@@ -44,6 +44,10 @@ struct Dispositions {
   std::map<std::string, const DispositionEntry*> by_overload() const;
 };
 
+// ledger/dispositions.json in the first of `folders` (the skip-list folders a backend ships)
+// that has one: the backend's dispositions of the overloads it does not reach.
+std::optional<std::string> dispositions_in(const std::vector<std::string>& folders);
+
 // Parses `text` as the dispositions file `file`, recording every problem (not JSON, unknown
 // fields, a missing or empty reason, an unknown disposition, a name listed twice) instead of
 // stopping at the first. With `known`, a name that is no overload of it is a problem too.
@@ -52,9 +56,6 @@ Dispositions parse_dispositions(const std::string& text, const std::string& file
 // The same for a file on disk; a file that cannot be read is a problem.
 Dispositions load_dispositions(const std::string& path,
                                const std::set<std::string>* known = nullptr);
-// skiplists/ledger/dispositions.json of the source tree (a folder of its own: `run` reads every
-// *.json of skiplists/ itself as a skip list).
-std::string default_dispositions_path();
 
 // Where the runs reached one overload: a case of each route, and how many cases in all.
 struct Reached {

@@ -27,7 +27,7 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
                              const nlohmann::json& suite_options) {
   WorkerCommand command;
   command.python = python_executable();
-  command.script = source_dir() + "/harness/worker/worker.py";
+  command.script = data_root() + "/harness/worker/worker.py";
   command.args = {"--backend-module", backend_module, "--device", device, "--seed",
                   std::to_string(seed)};
   if (!suite.empty()) {  // none: a mode that loads no suite (--overloads, --suites)

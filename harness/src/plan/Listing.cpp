@@ -1,5 +1,7 @@
 #include "plan/Listing.h"
 
+#include "common/Environment.h"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -104,6 +106,25 @@ Overloads list_overloads(const WorkerCommand& command, const std::string& log_pa
   worker.close_input();
   worker.wait();
   return out;
+}
+
+std::vector<std::string> backend_skiplists(const std::string& backend_module) {
+  const ScratchLog log("backend-files");
+  const WorkerCommand command{python_executable(),
+                              data_root() + "/harness/worker/backend_files.py",
+                              {"--backend-module", backend_module},
+                              {},
+                              0};
+  Worker worker(command, "--skiplists", log.path());
+  const nlohmann::json json = next_line(worker);
+  worker.close_input();
+  worker.wait();
+  return json.value("skiplists", std::vector<std::string>());
+}
+
+std::vector<std::string> skiplist_paths(const std::vector<std::string>& given,
+                                        const std::string& backend_module) {
+  return given.empty() ? backend_skiplists(backend_module) : given;
 }
 
 }  // namespace conform

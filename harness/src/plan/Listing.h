@@ -53,4 +53,13 @@ struct Overloads {
 };
 Overloads list_overloads(const WorkerCommand& command, const std::string& log_path);
 
+// The folders of skip lists the backend's distribution ships (entry-point group
+// `neuron_conform.skiplists`, harness/worker/backend_files.py), found without importing the
+// backend; empty when it ships none. Throws std::runtime_error when an entry names no folder.
+std::vector<std::string> backend_skiplists(const std::string& backend_module);
+
+// The skip lists a command applies: `given` (--skiplists) when not empty, else the backend's.
+std::vector<std::string> skiplist_paths(const std::vector<std::string>& given,
+                                        const std::string& backend_module);
+
 }  // namespace conform

@@ -34,7 +34,7 @@ std::set<std::string> expectable() {
 }
 
 json source_json(const std::string& relative) {
-  return read_json_file(source_dir() + "/" + relative, "test input");
+  return read_json_file(data_root() + "/" + relative, "test input");
 }
 
 }  // namespace
@@ -145,7 +145,7 @@ TEST(Vocabulary, TheSkipListReaderKnowsTheSchemasFields) {
 }
 
 TEST(Vocabulary, TheWorkersCopyIsCurrent) {
-  const std::string path = source_dir() + "/harness/vocabulary.json";
+  const std::string path = data_root() + "/harness/vocabulary.json";
   const json current = vocabulary_json();
   if (std::getenv("UPDATE_VOCABULARY")) write_file(path, current.dump(2) + "\n");
   EXPECT_EQ(read_json_file(path, "vocabulary"), current)
