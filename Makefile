@@ -127,7 +127,7 @@ FAST_TESTS := harness/tests/test_architecture.py harness/tests/test_comparison.p
 test-fast: test-cpp
 	$(PY) -m pytest -q $(FAST_TESTS) $(wildcard harness/tests/test_backend_architecture.py)
 
-test-python: build
+test-python: build wheel
 	$(PY) -m pytest -q --durations=25 suites/device harness/tests
 
 # --- Robustness (docs/robustness.md) --------------------------------------------------------

