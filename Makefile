@@ -104,7 +104,8 @@ build: cmake-build
 wheel: build
 	@rm -rf dist $(BUILD)/wheel-raw
 	$(PY) -m pip wheel -q --no-build-isolation --no-deps . -w $(BUILD)/wheel-raw
-	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/auditwheel repair -w dist $(BUILD)/wheel-raw/neuron_conform-*.whl >/dev/null
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/auditwheel repair -w dist $(BUILD)/wheel-raw/neuron_conform-*.whl \
+		>$(BUILD)/wheel-raw/auditwheel.log 2>&1 || { cat $(BUILD)/wheel-raw/auditwheel.log; exit 1; }
 	NEURONSIM_LIB_DIR="$(abspath $(BUILD)/backend/stage)" \
 		$(PY) -m pip wheel -q --no-build-isolation --no-deps ./backend/python -w dist
 	@rm -rf backend/python/build backend/python/*.egg-info

@@ -42,7 +42,6 @@ for suite in $SUITES; do
   # shellcheck disable=SC2046
   "$CLI" run --suite "$suite" $(suite_args "$suite") --backend-module "$BACKEND" -j "$JOBS" \
     --db "$DB" --label "$NIGHT"
-  "$CLI" dashboard --db "$DB" --suite "$suite" --out "$OUT/dashboard-$suite"
   echo "$suite $((SECONDS - t0))" >>"$OUT/$NIGHT.seconds"
 done
 echo "==> $NIGHT: every suite in $((SECONDS - started)) s (per suite: $OUT/$NIGHT.seconds)"
@@ -56,5 +55,5 @@ if [[ ! -f "$BASELINE" ]]; then
 fi
 status=0
 "$CLI" gate --baseline "$BASELINE" --db "$DB" | tee "$OUT/gate.md" || status=${PIPESTATUS[0]}
-echo "report: $OUT/latest/index.html  dashboards: $OUT/dashboard*/index.html  gate: $OUT/gate.md"
+echo "report: $OUT/latest/index.html  dashboard (every suite): $OUT/dashboard/index.html  gate: $OUT/gate.md"
 exit "$status"

@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
   fmt::print(
       "dashboard over {} runs: {:.2f} s (target < 5 s); reading the digests alone {:.2f} s, "
       "ratio {:.1f}x; {} KiB of HTML\n",
-      model["runs"].size(), dashboard_seconds, digests_seconds, dashboard_seconds / digests_seconds,
+      model["suites"][0]["runs"].size(), dashboard_seconds, digests_seconds, dashboard_seconds / digests_seconds,
       fs::file_size(dir / "dashboard" / "index.html") >> 10);
   fs::remove_all(dir);
   return 0;

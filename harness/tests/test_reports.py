@@ -26,6 +26,10 @@ CHROMIUM = shutil.which("chromium")
 def load_small_db(path: Path) -> Path:
     with sqlite3.connect(path) as con:
         con.executescript((HERE / "data" / "small_run.sql").read_text())
+        # The skip lists the bundled backend ships (recorded by every run since backends ship
+        # them): where the report finds the ledger's dispositions.
+        con.execute("UPDATE runs SET backend_info = json_set(backend_info, '$.skiplists', json_array(?))",
+                    (str(HERE.parents[1] / "skiplists"),))
     return path
 
 
@@ -280,8 +284,8 @@ def test_dashboard_over_history(small_db, tmp_path, browser):
               {"ops/add/float32/forward": "fail", "ops/tan/float32/out": "pass"})
     out = tmp_path / "dashboard"
     printed = cli("dashboard", "--db", str(small_db), "--out", str(out)).stdout
-    assert "dashboard of 2 run(s) of suite 'ops'" in printed
-    model = json.loads((out / "dashboard.json").read_text())
+    assert "suite ops: 2 run(s)" in printed and "1 new failure(s)" in printed
+    (model,) = json.loads((out / "dashboard.json").read_text())["suites"]
     assert [r["run"]["id"] for r in model["runs"]] == [RUN, "20260102-000000-next"]
     assert model["regressions"] == [{"id": "ops/add/float32/forward", "before": "pass", "after": "fail",
                                      "message": "planted fail"}]
@@ -293,12 +297,41 @@ def test_dashboard_over_history(small_db, tmp_path, browser):
     # The same backend version changed its mind about these cases between the two runs.
     unstable = {c["id"]: [h["outcome"] for h in c["history"]] for c in model["unstable"]["cases"]}
     assert unstable == {"ops/add/float32/forward": ["pass", "fail"], "ops/tan/float32/out": ["fail", "pass"]}
+    newest = model["runs"][-1]["outcomes"]
+    ran = sum(n for o, n in newest.items() if o != "skip")
+    assert model["headline"]["new_failures"] == 1 and model["headline"]["cases_run"] == ran
+    assert model["headline"]["pass_rate"] == pytest.approx(100 * (newest.get("pass", 0) + newest.get("fallback", 0)) / ran)
     page, errors = open_page(browser, out / "index.html")
-    assert page.locator("#charts svg").count() >= 4
-    assert "ops/add/float32/forward" in page.locator("#regressions").text_content()
-    assert "pass → fail" in page.locator("#unstable").text_content()
-    page.fill("#q", "add")
-    assert page.locator("#ops tr").count() == 2
+    assert page.locator("#suite-ops .charts svg").count() >= 4
+    assert "ops/add/float32/forward" in page.locator("#suite-ops .regressions").text_content()
+    assert "pass → fail" in page.locator("#suite-ops .unstable").text_content()
+    page.fill("#suite-ops input.q", "add")
+    assert page.locator("#suite-ops .ops tr").count() == 2
+    assert errors == []
+
+
+def test_dashboard_shows_every_suite_with_its_headline(small_db, tmp_path, browser):
+    """Without --suite: the newest run of each suite at the top, a section per suite."""
+    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z", {"ops/add/float32/forward": "fail"})
+    clone_run(small_db, "20260103-000000-mods", "2026-01-03T00:00:00.000Z", {})
+    with sqlite3.connect(small_db) as con:  # the third run is of another suite
+        con.execute("UPDATE runs SET suite = 'modules' WHERE id = '20260103-000000-mods'")
+    out = tmp_path / "dashboard"
+    printed = cli("dashboard", "--db", str(small_db), "--out", str(out)).stdout
+    assert "dashboard of 2 suite(s)" in printed
+    model = json.loads((out / "dashboard.json").read_text())
+    assert [s["suite"] for s in model["suites"]] == ["modules", "ops"]
+    headline = {s["suite"]: s["headline"] for s in model["suites"]}
+    assert headline["ops"]["run"] == "20260102-000000-next" and headline["ops"]["new_failures"] == 1
+    assert headline["modules"]["run"] == "20260103-000000-mods" and headline["modules"]["new_failures"] == 0
+    page, errors = open_page(browser, out / "index.html")
+    rows = page.locator("#headline tr").all()[1:]
+    assert [r.locator("td").first.text_content() for r in rows] == ["modules", "ops"]
+    assert rows[1].locator(".bad").text_content() == "1"
+    assert page.locator("section.suite").count() == 2
+    assert page.locator("#suite-modules .charts svg").count() >= 4 and page.locator("#suite-ops .charts svg").count() >= 4
+    only = cli("dashboard", "--db", str(small_db), "--out", str(tmp_path / "one"), "--suite", "modules").stdout
+    assert "dashboard of 1 suite(s)" in only
     assert errors == []
 
 

@@ -249,6 +249,10 @@ def main() -> None:
         except (ValueError, KeyError) as exc:  # the suite's own data is wrong: say what, in one line
             emit(out, {"fatal": f"suite '{args.suite}' cannot list its cases: {exc}"})
             sys.exit(3)
+        except (ImportError, AttributeError) as exc:  # most often a torch without what the suite uses
+            emit(out, {"fatal": f"suite '{args.suite}' cannot list its cases with torch {torch.__version__}: "
+                                f"{type(exc).__name__}: {exc}"})
+            sys.exit(3)
         emit(out, {"done": count})
         return
     if args.repro:

@@ -62,17 +62,40 @@ json unstable_cases(Store& store, const std::vector<std::string>& ids, std::size
           {"cases", rows}};
 }
 
-}  // namespace
+// The newest run's headline: the share of the cases run that matched the CPU (natively or
+// through the fallback), the share of those that matched natively, and the failures new since
+// the suite's run before.
+json headline_of(const json& newest, std::size_t new_failures) {
+  std::int64_t ran = 0, matched = 0;
+  for (const auto& [name, count] : newest["outcomes"].items()) {
+    const auto outcome = find_named(kOutcomes, name);
+    if (!outcome || kind(*outcome) == OutcomeKind::kNotRun) continue;
+    ran += count.get<std::int64_t>();
+    if (*outcome == Outcome::kPass || *outcome == Outcome::kFallback) matched += count.get<std::int64_t>();
+  }
+  const std::int64_t native = newest["outcomes"].value("pass", std::int64_t{0});
+  const auto share = [](std::int64_t part, std::int64_t whole) {
+    return whole > 0 ? json(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : json();
+  };
+  return {{"run", newest["run"]["id"]},
+          {"started_at", newest["run"]["started_at"]},
+          {"label", newest["run"]["label"]},
+          {"status", newest["run"]["status"]},
+          {"report", newest["report"]},
+          {"cases_run", ran},
+          {"pass_rate", share(matched, ran)},
+          {"native_share", share(native, matched)},
+          {"new_failures", new_failures}};
+}
 
-json build_dashboard(Store& store, const std::string& db_path,
-                     const std::optional<std::string>& suite_arg, const std::string& out_dir) {
-  const std::string suite = suite_arg ? *suite_arg : store.run(store.resolve_run("latest"))->suite;
+// One suite's section: its runs' digests (oldest first), each subject's status per run and the
+// run it last changed in, the newest run's regressions against the one before, the unstable
+// cases, and the headline.
+json suite_section(Store& store, const std::string& db_path, const std::string& suite,
+                   const fs::path& out) {
   const std::vector<std::string> ids = store.run_ids(suite);
-  if (ids.empty()) throw StoreError(fmt::format("{} has no run of suite '{}'", db_path, suite));
-
   json runs = json::array();
   std::map<std::string, std::string> history;  // subject -> one letter per run ('-': not run)
-  const fs::path out = fs::absolute(out_dir);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     json digest = run_digest(store, ids[i], db_path);
     const fs::path report = fs::path(run_dir(db_path, ids[i])) / "index.html";
@@ -103,20 +126,42 @@ json build_dashboard(Store& store, const std::string& db_path,
       regressions.push_back(
           {{"id", c.id}, {"before", c.before}, {"after", c.after}, {"message", c.after_message}});
   }
+  json headline = headline_of(runs.back(), regressions.size());
+  return {{"suite", suite},
+          {"noun", runs.back()["run"].value("noun", "subject")},
+          {"headline", std::move(headline)},
+          {"runs", std::move(runs)},
+          {"subjects", std::move(subjects)},
+          {"regressions", std::move(regressions)},
+          {"unstable", unstable_cases(store, ids, 10)}};
+}
+
+}  // namespace
+
+json build_dashboard(Store& store, const std::string& db_path,
+                     const std::optional<std::string>& suite, const std::string& out_dir) {
+  std::vector<std::string> suites;
+  if (suite) {
+    if (store.run_ids(*suite).empty())
+      throw StoreError(fmt::format("{} has no run of suite '{}'", db_path, *suite));
+    suites.push_back(*suite);
+  } else {
+    for (const auto& id : store.newest_run_of_each_suite()) suites.push_back(store.run(id)->suite);
+    if (suites.empty()) throw StoreError(fmt::format("{} has no run", db_path));
+    std::sort(suites.begin(), suites.end());
+  }
+  const fs::path out = fs::absolute(out_dir);
+  json sections = json::array();
+  for (const auto& name : suites) sections.push_back(suite_section(store, db_path, name, out));
   json letters = json::object();
   for (const auto& s : kSubjectStatuses) letters[std::string(1, s.letter)] = s.name;
   return {{"schema", "neuron-conform/dashboard"},
-          {"schema_version", 2},
-          {"suite", suite},
-          {"noun", runs.back()["run"].value("noun", "subject")},
+          {"schema_version", 3},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
           {"status_letters", letters},
           {"vocabulary", vocabulary_json()},
-          {"runs", runs},
-          {"subjects", subjects},
-          {"regressions", regressions},
-          {"unstable", unstable_cases(store, ids, 10)}};
+          {"suites", std::move(sections)}};
 }
 
 void write_dashboard(const json& model, const std::string& out_dir) {
