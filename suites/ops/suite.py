@@ -68,8 +68,10 @@ import torch.utils._pytree as pytree
 from torch.testing._internal.common_utils import noncontiguous_like
 from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, UnaryUfuncInfo
 
+import opinfo
 import suite_api
 from comparison import to_device
+from public_api import opinfo_entries
 from sides import NoReference, Verdict, seed
 
 from . import ops_inputs
@@ -130,6 +132,11 @@ def checks_for(op, dtype: torch.dtype) -> list[str]:
 
 def list_cases() -> Iterable[dict[str, str]]:
     yield from suite_api.cases("ops", runs.case_rows(checks_for))
+
+
+def public_api() -> dict[str, Any]:
+    """The public names each OpInfo tests in eager mode (harness/worker/public_api.py)."""
+    return {"mode": "eager", "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
 
 
 # --- tolerances ---------------------------------------------------------------------------

@@ -53,6 +53,7 @@ from evidence import dtype_name
 import info_decorators
 from sides import NoReference, Sides, Verdict
 import suite_api
+from public_api import class_entries
 from vocabulary import Outcome
 
 CHECKS = ("step", "lr_scheduler", "state_dict", "load_state_dict")
@@ -110,6 +111,12 @@ def subjects() -> dict[str, tuple[Any, Any]]:
 def list_cases() -> Iterable[dict[str, str]]:
     yield from suite_api.cases("optim", ((subject, dtype_name(dtype), check) for subject in sorted(subjects())
                                          for dtype in DTYPES for check in CHECKS))
+
+
+def public_api() -> dict[str, Any]:
+    """The public class each optimizer input tests (harness/worker/public_api.py)."""
+    return {"mode": "eager", "subjects": {name: class_entries(f"optim.{info.optim_cls.__name__}", info.optim_cls, "optimizer")
+                                         for name, (info, _) in subjects().items()}}
 
 
 # --- what runs ----------------------------------------------------------------------------

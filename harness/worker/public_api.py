@@ -1,0 +1,54 @@
+"""The public API entries a suite's subjects test, for `neuron-conform api-compat`.
+
+A suite that tests public API declares it with a `public_api()` returning
+{"mode": "eager" | "compile", "subjects": {subject: [entry, ...]}}, each entry
+{"name": "torch.Tensor.add_", "section": "torch.Tensor", "kind": "in-place method"}: the section
+is the namespace the name lives in (torch, torch.Tensor, torch.nn.functional, torch.nn,
+torch.linalg, torch.fft, torch.special, torch.optim, ...). Only names the installed torch
+has are entries, so the table never lists an API this torch lacks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def entry(name: str, kind: str) -> dict[str, str]:
+    return {"name": name, "section": name.rsplit(".", 1)[0], "kind": kind}
+
+
+def resolve(path: str) -> Any:
+    """torch.<path>, or None when this torch has no such attribute."""
+    found: Any = torch
+    for part in path.split("."):
+        found = getattr(found, part, None)
+        if found is None:
+            return None
+    return found
+
+
+def _method(variant: Any, kind: str) -> list[dict[str, str]]:
+    name = getattr(variant, "__name__", None)
+    return [entry(f"torch.Tensor.{name}", kind)] if name and getattr(torch.Tensor, name, None) is not None else []
+
+
+def opinfo_entries(op: Any) -> list[dict[str, str]]:
+    """An OpInfo's public names: its function (torch.<name>), its Tensor method and in-place method,
+    and each alias's function and methods."""
+    out: list[dict[str, str]] = []
+    if resolve(op.name) is not None:
+        out.append(entry(f"torch.{op.name}", "function"))
+    out += _method(op.method_variant, "method") + _method(op.inplace_variant, "in-place method")
+    for alias in op.aliases:
+        if resolve(alias.name) is not None:
+            out.append(entry(f"torch.{alias.name}", "alias"))
+        out += _method(alias.method_variant, "alias method") + _method(alias.inplace_variant, "alias in-place method")
+    unique = {e["name"]: e for e in out}
+    return list(unique.values())
+
+
+def class_entries(name: str, cls: type, kind: str) -> list[dict[str, str]]:
+    """A ModuleInfo's or OptimizerInfo's class under its public name (torch.<name>), when it is there."""
+    return [entry(f"torch.{name}", kind)] if resolve(name) is cls else []
