@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
       conform::add_skiplist_command(app),          conform::add_report_command(app),
       conform::add_diff_command(app),              conform::add_gate_command(app),
       conform::add_dashboard_command(app),         conform::add_check_model_command(app),
-      conform::add_ledger_command(app)};
+      conform::add_ledger_command(app),            conform::add_api_compat_command(app)};
   const auto chosen = [&]() -> const conform::Command* {
     for (const auto& c : commands)
       if (c.app->parsed()) return &c;

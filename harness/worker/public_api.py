@@ -19,8 +19,19 @@ def entry(name: str, kind: str) -> dict[str, str]:
     return {"name": name, "section": name.rsplit(".", 1)[0], "kind": kind}
 
 
+def public(path: str) -> bool:
+    """Whether torch.<path> is public API: no private component (dunder operators are public), not
+    an operator namespace (torch.ops.aten.*)."""
+    parts = path.split(".")
+    return parts[0] != "ops" and not any(p.startswith("_") and not (p.startswith("__") and p.endswith("__"))
+                                         for p in parts)
+
+
 def resolve(path: str) -> Any:
-    """torch.<path>, or None when this torch has no such attribute."""
+    """torch.<path>, or None when this torch has no such attribute or it is not public API."""
+    path = path.removeprefix("torch.")
+    if not public(path):
+        return None
     found: Any = torch
     for part in path.split("."):
         found = getattr(found, part, None)
@@ -31,7 +42,9 @@ def resolve(path: str) -> Any:
 
 def _method(variant: Any, kind: str) -> list[dict[str, str]]:
     name = getattr(variant, "__name__", None)
-    return [entry(f"torch.Tensor.{name}", kind)] if name and getattr(torch.Tensor, name, None) is not None else []
+    if not name or not public(name) or getattr(torch.Tensor, name, None) is None:
+        return []
+    return [entry(f"torch.Tensor.{name}", kind)]
 
 
 def opinfo_entries(op: Any) -> list[dict[str, str]]:
@@ -39,12 +52,14 @@ def opinfo_entries(op: Any) -> list[dict[str, str]]:
     and each alias's function and methods."""
     out: list[dict[str, str]] = []
     if resolve(op.name) is not None:
-        out.append(entry(f"torch.{op.name}", "function"))
+        out.append(entry(f"torch.{op.name.removeprefix('torch.')}", "function"))
     out += _method(op.method_variant, "method") + _method(op.inplace_variant, "in-place method")
     for alias in op.aliases:
         if resolve(alias.name) is not None:
-            out.append(entry(f"torch.{alias.name}", "alias"))
+            out.append(entry(f"torch.{alias.name.removeprefix('torch.')}", "alias"))
         out += _method(alias.method_variant, "alias method") + _method(alias.inplace_variant, "alias in-place method")
+    if not out and public(op.name) and getattr(torch.Tensor, op.name, None) is not None:  # a Tensor attribute: T, mT, item
+        out.append(entry(f"torch.Tensor.{op.name}", "attribute"))
     unique = {e["name"]: e for e in out}
     return list(unique.values())
 

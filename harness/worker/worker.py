@@ -16,6 +16,9 @@ Modes:
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
   --serve           read {"case": ID} lines on stdin, answer one result line each
+  --api             print the hello, then {"api": ...}: the suite's public_api() (harness/worker/public_api.py:
+                    the public names each subject tests, and whether in eager mode or under torch.compile), or
+                    null when the suite declares none
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
   --zygote          after the imports, fork serving workers on request ({"spawn": {"stdin",
                     "stdout", "stderr"}} on stdin: two FIFOs and a log), answering {"spawned": PID},
@@ -175,6 +178,7 @@ def main() -> None:
     mode.add_argument("--zygote", action="store_true")
     mode.add_argument("--overloads", action="store_true")
     mode.add_argument("--suites", action="store_true")
+    mode.add_argument("--api", action="store_true")
     args = parser.parse_args()
 
     out = protocol_stream()
@@ -237,6 +241,9 @@ def main() -> None:
         hello["device_composite"] = device_composites(hello["cpu_overloads"])
     emit(out, hello)
 
+    if args.api:  # the public API the suite's subjects test (public_api.py), or null
+        emit(out, {"api": suite.public_api() if callable(getattr(suite, "public_api", None)) else None})
+        return
     if args.list:
         count = 0
         try:

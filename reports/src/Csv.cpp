@@ -7,15 +7,14 @@ namespace conform {
 
 using nlohmann::json;
 
-namespace {
-
-// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string out = "\"";
   for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
   return out + "\"";
 }
+
+namespace {
 
 std::string number(const json& v) {
   return v.is_null() ? std::string() : v.dump();

@@ -17,6 +17,10 @@ std::string render_markdown(const nlohmann::json& coverage);
 // documents how skip, xfail, xpass and fallback map onto JUnit.
 std::string render_junit(const nlohmann::json& coverage);
 
+// One CSV field (RFC 4180): a field with a comma, quote or line break is quoted, its quotes
+// doubled.
+std::string csv_field(const std::string& text);
+
 // ops.csv: one row per subject (view "subject") and per aten op (view "aten").
 std::string render_csv(const nlohmann::json& coverage);
 

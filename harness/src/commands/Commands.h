@@ -132,6 +132,13 @@ struct LedgerOptions {
   std::string backend_module = kDefaultBackendModule;  // the worker that lists overloads, if needed
 };
 
+struct ApiCompatOptions {
+  std::string db = "out/results.db";
+  std::vector<std::string> runs;     // run references; empty: the newest run of each suite
+  std::vector<std::string> against;  // runs to compare with: entries whose status differs
+  std::optional<std::string> out;    // default: <dir of db>/api-compat
+};
+
 // Each returns the process exit code; a problem with the input throws std::exception whose
 // message is the one line printed to stderr.
 int run_command(const RunOptions& options);
@@ -145,6 +152,7 @@ int gate_command(const GateOptions& options);
 int dashboard_command(const DashboardOptions& options);
 int check_model_command(const CheckModelOptions& options);
 int ledger_command(const LedgerOptions& options);
+int api_compat_command(const ApiCompatOptions& options);
 
 // A command of the CLI: its subcommand, with the options each command's file sets up beside the
 // command's code, and what runs it once parsed.
@@ -164,5 +172,6 @@ Command add_gate_command(CLI::App& cli);
 Command add_dashboard_command(CLI::App& cli);
 Command add_check_model_command(CLI::App& cli);
 Command add_ledger_command(CLI::App& cli);
+Command add_api_compat_command(CLI::App& cli);
 
 }  // namespace conform

@@ -108,6 +108,15 @@ Overloads list_overloads(const WorkerCommand& command, const std::string& log_pa
   return out;
 }
 
+nlohmann::json list_public_api(const WorkerCommand& command, const std::string& log_path) {
+  Worker worker(command, "--api", log_path);
+  nlohmann::json json = next_line(worker);
+  while (!json.contains("api")) json = next_line(worker);
+  worker.close_input();
+  worker.wait();
+  return json["api"];
+}
+
 std::vector<std::string> backend_skiplists(const std::string& backend_module) {
   const ScratchLog log("backend-files");
   const WorkerCommand command{python_executable(),

@@ -53,6 +53,11 @@ struct Overloads {
 };
 Overloads list_overloads(const WorkerCommand& command, const std::string& log_path);
 
+// The public API a suite's subjects test (the suite's public_api(), harness/worker/public_api.py):
+// {"mode", "subjects"}, or null when the suite declares none. Throws std::runtime_error as
+// list_suite does.
+nlohmann::json list_public_api(const WorkerCommand& command, const std::string& log_path);
+
 // The folders of skip lists the backend's distribution ships (entry-point group
 // `neuron_conform.skiplists`, harness/worker/backend_files.py), found without importing the
 // backend; empty when it ships none. Throws std::runtime_error when an entry names no folder.
