@@ -45,6 +45,8 @@ for suite in $SUITES; do
   echo "$suite $((SECONDS - t0))" >>"$OUT/$NIGHT.seconds"
 done
 echo "==> $NIGHT: every suite in $((SECONDS - started)) s (per suite: $OUT/$NIGHT.seconds)"
+# The API compatibility table first, so the dashboard links it.
+"$CLI" api-compat --db "$DB"
 "$CLI" dashboard --db "$DB" --out "$OUT/dashboard"
 # The aten-overload ledger over the night's runs (the latest of each suite), kept beside the gate.
 "$CLI" ledger --db "$DB" --summary | tee "$OUT/ledger.txt"

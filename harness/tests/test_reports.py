@@ -359,3 +359,20 @@ def test_coverage_json_follows_its_documented_schema(small_db, tmp_path):
     jsonschema.Draft202012Validator.check_schema(schema)
     cli("report", "--db", str(small_db), "--out", str(tmp_path / "out"))
     jsonschema.validate(json.loads((tmp_path / "out" / "coverage.json").read_text()), schema)
+
+
+def test_the_report_and_the_dashboard_link_the_api_table_beside_the_db(small_db, tmp_path, browser):
+    out = tmp_path / "dashboard"
+    cli("report", "--db", str(small_db), "--run", RUN)
+    cli("dashboard", "--db", str(small_db), "--out", str(out))
+    page, _ = open_page(browser, small_db.parent / "runs" / RUN / "index.html")
+    assert page.locator("#links a").count() == 0  # no table yet: no link
+    table = small_db.parent / "api-compat" / "torch_api_compatibility.md"  # where api-compat writes it
+    table.parent.mkdir()
+    table.write_text("# torch API compatibility\n")
+    cli("report", "--db", str(small_db), "--run", RUN)
+    cli("dashboard", "--db", str(small_db), "--out", str(out))
+    for html in (small_db.parent / "runs" / RUN / "index.html", out / "index.html"):
+        page, errors = open_page(browser, html)
+        href = page.locator("#links a").get_attribute("href")
+        assert (html.parent / href).resolve() == table.resolve() and errors == []

@@ -159,6 +159,7 @@ json build_dashboard(Store& store, const std::string& db_path,
           {"schema_version", 3},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
+          {"api_compat", api_compat_link(db_path, out_dir)},
           {"status_letters", letters},
           {"vocabulary", vocabulary_json()},
           {"suites", std::move(sections)}};

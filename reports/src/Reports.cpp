@@ -75,15 +75,28 @@ json run_digest(Store& store, const std::string& run_id, const std::string& db_p
 json write_reports(Store& store, const std::string& run_id, const std::string& db_path,
                    const std::string& out_dir) {
   json cov = build_coverage(store, run_id, db_path);
-  write_reports(store, cov, out_dir);
+  write_reports(store, cov, db_path, out_dir);
   return cov;
 }
 
-void write_reports(Store& store, const json& cov, const std::string& out_dir) {
+std::string api_compat_dir(const std::string& db_path) {
+  return (fs::absolute(db_path).parent_path() / "api-compat").string();
+}
+
+json api_compat_link(const std::string& db_path, const std::string& from_dir) {
+  const fs::path table = fs::path(api_compat_dir(db_path)) / "torch_api_compatibility.md";
+  if (!fs::exists(table)) return nullptr;
+  return fs::relative(table, fs::absolute(from_dir)).string();
+}
+
+void write_reports(Store& store, const json& cov, const std::string& db_path,
+                   const std::string& out_dir) {
   const fs::path dir(out_dir);
   fs::create_directories(dir);
   write_file(dir / "coverage.json", cov.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-  write_file(dir / "index.html", fill_template(page_template("report.html"), cov));
+  json page = cov;  // the page also links what lives beside the run (not part of coverage.json)
+  page["links"] = {{"api_compat", api_compat_link(db_path, out_dir)}};
+  write_file(dir / "index.html", fill_template(page_template("report.html"), page));
   write_file(dir / "summary.md", render_markdown(cov));
   write_file(dir / "junit.xml", render_junit(cov));
   write_file(dir / "ops.csv", render_csv(cov));

@@ -22,7 +22,14 @@ nlohmann::json run_digest(Store& store, const std::string& run_id, const std::st
 nlohmann::json write_reports(Store& store, const std::string& run_id, const std::string& db_path,
                              const std::string& out_dir);
 // The same for a coverage model already built.
-void write_reports(Store& store, const nlohmann::json& coverage, const std::string& out_dir);
+void write_reports(Store& store, const nlohmann::json& coverage, const std::string& db_path,
+                   const std::string& out_dir);
+
+// Where `api-compat` writes its table by default: <dir of db>/api-compat.
+std::string api_compat_dir(const std::string& db_path);
+// The table's torch_api_compatibility.md relative to `from_dir` (a report's or the dashboard's
+// folder), for a link; null when no table has been written there.
+nlohmann::json api_compat_link(const std::string& db_path, const std::string& from_dir);
 
 // `<dir of db>/latest` -> `runs/<run-id>`, replaced atomically.
 void point_latest(const std::string& db_path, const std::string& run_id);

@@ -1,6 +1,7 @@
 // `neuron-conform api-compat`: the torch API compatibility table from the runs' evidence.
 #include "ApiCompat.h"
 #include "Coverage.h"
+#include "Reports.h"
 #include "commands/Commands.h"
 #include "common/Environment.h"
 #include "common/Files.h"
@@ -77,7 +78,7 @@ int api_compat_command(const ApiCompatOptions& o) {
   const json table = table_of(store, o.db, o.runs, apis);
   json changes = json::array();
   if (!o.against.empty()) changes = api_compat_changes(table_of(store, o.db, o.against, apis), table);
-  const fs::path out = o.out ? fs::path(*o.out) : fs::absolute(o.db).parent_path() / "api-compat";
+  const fs::path out = o.out ? fs::path(*o.out) : fs::path(api_compat_dir(o.db));
   fs::create_directories(out);
   json document = table;
   document["changes"] = changes;

@@ -290,7 +290,7 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);
   try {
-    write_reports(store, coverage, report_dir);
+    write_reports(store, coverage, o.db, report_dir);
     point_latest(o.db, run.id);
     fmt::print("  report: {}/index.html (summary.md, coverage.json, junit.xml, ops.csv)\n",
                report_dir);
