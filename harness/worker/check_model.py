@@ -19,6 +19,7 @@ stage and op) and how far the compiled output is from the CPU's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import importlib
 import importlib.util
@@ -279,38 +280,178 @@ def exported_ops(path: Path, ctx: Context) -> list[dict[str, Any]]:
     return recorder.rows(ctx)
 
 
-# --- probe ------------------------------------------------------------------------------------
+# --- placement ---------------------------------------------------------------------------------
 
-def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure) -> dict[str, Any]:
-    """The tiny model's forward on the CPU and, as `prepare(model on the device)` makes it, on the
-    device: the outputs' distance is the suites' (comparison.errors: finite elements only), an
-    exception is recorded as `failure(exc)` says."""
+def tensor_attributes(model) -> list[dict[str, Any]]:
+    """The static part: tensors kept as plain module attributes, neither parameters nor buffers.
+    model.to(device) moves parameters and buffers only, so these stay where they were made."""
     import torch
 
-    from comparison import errors, to_device
+    found = []
+    for path, module in model.named_modules():
+        for name, value in vars(module).items():
+            if isinstance(value, torch.Tensor) and not isinstance(value, torch.nn.Parameter):
+                found.append({"kind": "tensor attribute", "where": f"{path}.{name}" if path else name,
+                              "shape": list(value.shape), "device": str(value.device),
+                              "fix": "register it with register_buffer, so that .to(device) moves it"})
+    return found
+
+
+def misplaced(model, inputs, device_type: str) -> list[dict[str, Any]]:
+    """Parameters, buffers and input tensors not on the device, after the setup (by module path)."""
+    import torch
+    from torch.utils._pytree import tree_flatten_with_path, keystr
+
+    found = []
+    for kind, tensors in (("parameter", model.named_parameters()), ("buffer", model.named_buffers())):
+        for name, tensor in tensors:
+            if tensor.device.type != device_type:
+                found.append({"kind": f"{kind} not on the device", "where": name, "device": str(tensor.device)})
+    leaves, _ = tree_flatten_with_path(inputs)
+    for path, leaf in leaves:
+        if isinstance(leaf, torch.Tensor) and leaf.device.type != device_type:
+            found.append({"kind": "input not on the device", "where": f"inputs{keystr(path)}",
+                          "device": str(leaf.device), "shape": list(leaf.shape)})
+    return found
+
+
+class HostOps:
+    """Records, during a forward on the device, the ops that made or computed CPU tensors outside
+    the backend's fallback (which runs below the dispatcher, unseen here), by the module whose
+    forward ran them: a factory without device=, a torch.tensor constant, a .cpu() in the model."""
+
+    def __init__(self, model, device_type: str) -> None:
+        self.device_type = device_type
+        self.stack: list[str] = []
+        self.found: dict[tuple[str, str, str], int] = defaultdict(int)
+        self.device_ops = 0
+        self.handles = []
+        for path, module in model.named_modules():
+            self.handles.append(module.register_forward_pre_hook(self._enter(path)))
+            self.handles.append(module.register_forward_hook(self._leave))
+
+    def _enter(self, path: str):
+        def hook(module, args) -> None:
+            self.stack.append(path)
+        return hook
+
+    def _leave(self, module, args, output) -> None:  # None: the module's output stays as it is
+        self.stack.pop()
+
+    def kind(self, func, args, kwargs, outputs) -> str | None:
+        import torch
+        from torch.utils._pytree import tree_leaves
+
+        ins = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+        outs = [t for t in tree_leaves(outputs) if isinstance(t, torch.Tensor)]
+        if any(t.device.type == self.device_type for t in ins + outs):
+            self.device_ops += 1
+        if not any(t.device.type == "cpu" for t in outs):
+            return None
+        name = func.name()
+        if any(t.device.type == self.device_type for t in ins):
+            return "copied to the CPU (.cpu(), .to('cpu'), .tolist() or numpy in the model)"
+        if name in ("aten::lift_fresh", "aten::lift_fresh_copy"):
+            return "a torch.tensor(...) constant made on the CPU (give it device=)"
+        if not ins:
+            return "a tensor created without device= (it is made on the CPU)"
+        return "computed on the CPU (its inputs are CPU tensors)"
+
+    def record(self, func, args, kwargs, outputs) -> None:
+        kind = self.kind(func, args, kwargs, outputs)
+        if kind:
+            self.found[(self.stack[-1] if self.stack else "(outside the model)", func.name(), kind)] += 1
+
+    def findings(self) -> list[dict[str, Any]]:
+        for handle in self.handles:
+            handle.remove()
+        return [{"kind": "op on CPU tensors", "where": where or "(the top module)", "op": op,
+                 "calls": calls, "fix": kind} for (where, op, kind), calls in sorted(self.found.items())]
+
+
+def device_map_auto(model) -> dict[str, str]:
+    """What transformers' device_map="auto" does with this machine: accelerate's
+    infer_auto_device_map, then dispatch_model, as from_pretrained does."""
+    try:
+        from accelerate import dispatch_model, infer_auto_device_map
+    except ImportError as exc:
+        raise Fatal("--device-map auto needs accelerate, which transformers uses for it (pip install accelerate)") from exc
+    device_map = dict(infer_auto_device_map(model))
+    dispatch_model(model, device_map=device_map)
+    return {module or "(the whole model)": str(device) for module, device in device_map.items()}
+
+
+# --- probe ------------------------------------------------------------------------------------
+
+def placed(rebuild_tiny, device: str, device_map: str | None):
+    """The tiny model and its inputs as the user's setup leaves them, and a CPU copy for the
+    reference. A model whose function already put parameters on the device (or a --device-map) is
+    the user's setup, taken as it is with its inputs; otherwise the model and inputs are moved
+    with .to(device), as a user would."""
+    import torch
+
+    from comparison import to_device
 
     model, inputs = rebuild_tiny()
     model = model.eval()
-    device_model = copy.deepcopy(model).to(device)
+    setup: dict[str, Any] = {}
+    if device_map:
+        setup["device_map"] = device_map_auto(model)
+    tensors = list(model.parameters()) + list(model.buffers())
+    if device_map or any(t.device.type == torch.device(device).type for t in tensors):
+        setup["by"] = f"device_map={device_map!r}" if device_map else "the model's function"
+        return model, inputs, copy.deepcopy(model).to("cpu"), to_device(inputs, "cpu"), setup
+    setup["by"] = f"model.to({device!r})"
+    return copy.deepcopy(model).to(device), to_device(inputs, device), model, inputs, setup
+
+
+def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure,
+                 device_map: str | None = None, watch: bool = False) -> dict[str, Any]:
+    """The tiny model's forward on the CPU and, as `prepare(model on the device)` makes it, on the
+    device: the outputs' distance is the suites' (comparison.errors: finite elements only), an
+    exception is recorded as `failure(exc)` says. `watch`: the placement after the setup and the
+    ops the device forward ran on CPU tensors (the result's "placement")."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from comparison import errors
+
+    device_model, device_inputs, model, inputs, setup = placed(rebuild_tiny, device, device_map)
     result: dict[str, Any] = {}
+    device_type = torch.device(device).type
+    host = HostOps(device_model, device_type) if watch else None
+
+    class Watch(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            outputs = func(*args, **kwargs)
+            host.record(func, args, kwargs, outputs)
+            return outputs
+
     try:
         with torch.no_grad():
             expected = call(model, inputs)
-            actual = call(prepare(device_model), to_device(inputs, device))
+            with Watch() if watch else contextlib.nullcontext():
+                actual = call(prepare(device_model), device_inputs)
         result["max_abs_error"] = errors(first_tensor(actual), first_tensor(expected))[0]
         result["outcome"] = ran
     except Exception as exc:
         result.update(failure(exc), outcome=Outcome.ERROR)
+    if watch:
+        findings = misplaced(device_model, device_inputs, device_type) + host.findings()
+        result["placement"] = {"setup": setup, "findings": findings, "device_ops": host.device_ops,
+                               "on_device": any(t.device.type == device_type for t in
+                                                [*device_model.parameters(), *device_model.buffers()])}
     return result
 
 
-def probe(rebuild_tiny, backend, device: str) -> dict[str, Any]:
+def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> dict[str, Any]:
     """Runs the tiny model's forward for real on the device and on the CPU, with the worker's op
-    tracking."""
+    tracking, and watches where its tensors are (the result's "placement")."""
     ctx = Context(backend, device, 0)
     ctx.clear_tracking()
     result = _against_cpu(rebuild_tiny, device, lambda model: model, "ran",
-                          lambda exc: exception_evidence(exc, limit=1000))
+                          lambda exc: exception_evidence(exc, limit=1000), device_map, watch=True)
     result["native_ops"], result["fallback_ops"] = ctx.tracked_ops()
     if not ctx.tracking:
         result["tracking"] = "unavailable"
@@ -353,6 +494,8 @@ def main() -> None:
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--device-map", choices=["auto"],
+                        help="--hf --probe: place the model as transformers' device_map='auto' does")
     parser.add_argument("--backend-module", required=True, help="the backend's Python module (torch_neuronx, ...)")
     parser.add_argument("--device", default="neuron")
     args = parser.parse_args()
@@ -368,6 +511,8 @@ def main() -> None:
         dtype = getattr(torch, args.dtype, None)
         if not isinstance(dtype, torch.dtype):
             raise Fatal(f"--dtype {args.dtype}: not a torch dtype")
+        if args.device_map and not (args.hf and args.probe):
+            raise Fatal("--device-map applies to --hf with --probe (it places the model that the probe runs)")
         if args.exported:
             if args.probe or args.train or args.compile:
                 raise Fatal("--exported: --probe, --train and --compile need a model to run; use --script or --hf")
@@ -379,13 +524,21 @@ def main() -> None:
             model, inputs, model_info, rebuild = (hf_model(args.hf, args.full_size, dtype) if args.hf
                                                   else script_model(args.script, dtype))
             ops = capture(model, inputs, args.train, Context(backend, args.device, 0))
+            static_findings = tensor_attributes(model)
         document: dict[str, Any] = {"model": {**model_info, "dtype": args.dtype, "train": args.train,
                                               "torch": torch.__version__},
                                     "ops": ops,
                                     # the evidence suite when check-model is given no --suite
                                     "default_suite": suite_api.DEFAULT_SUITE}
+        if not args.exported:
+            document["placement"] = {"findings": static_findings}
         if args.probe:
-            document["probe"] = probe(rebuild, backend, args.device)
+            document["probe"] = probe(rebuild, backend, args.device, args.device_map)
+            # the probe's placement (after the setup, and the forward's CPU ops) adds to the static part
+            watched = document["probe"].pop("placement")
+            known = {(f["kind"], f["where"]) for f in static_findings}
+            document["placement"] = {**watched, "findings": static_findings + [
+                f for f in watched["findings"] if (f["kind"], f["where"]) not in known]}
         if args.compile:
             document["compile"] = compile_check(rebuild, backend, args.device)
         document["capture_seconds"] = time.perf_counter() - started

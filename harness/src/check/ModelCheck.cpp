@@ -5,6 +5,7 @@
 #include "common/Text.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <set>
@@ -350,6 +351,57 @@ void add_compile(json& result, const json& compiled) {
   result["exit_code"] = std::max(result["exit_code"].get<int>(), exit_code);
 }
 
+// Where the model's tensors are (docs/check-model.md, "Placement"): the static part (tensor
+// attributes .to(device) does not move) and, with --probe, what the setup left off the device
+// and the forward's ops on CPU tensors. Nothing on the device and no op run there: blocked by
+// placement (exit 2); any finding: at least exit 1.
+void add_placement(json& result, const json& placement) {
+  result["placement"] = placement;
+  const json& findings = placement["findings"];
+  const bool probed = placement.contains("device_ops");
+  if (probed && !placement["on_device"].get<bool>() && placement["device_ops"].get<int>() == 0) {
+    result["exit_code"] = 2;
+    result["verdict"] = fmt::format(
+        "blocked by placement: after {} nothing of the model is on the device and its forward ran "
+        "no op there ({} finding(s)); {}",
+        placement["setup"].value("by", std::string("the setup")), findings.size(),
+        result["verdict"].get<std::string>());
+    return;
+  }
+  if (findings.empty()) return;
+  std::map<std::string, int> kinds;
+  for (const auto& f : findings) ++kinds[f["kind"].get<std::string>()];
+  std::vector<std::string> parts;
+  for (const auto& [kind, n] : kinds) parts.push_back(fmt::format("{} {}", n, kind));
+  result["verdict"] = fmt::format("{}; placement: {}", result["verdict"].get<std::string>(),
+                                  fmt::join(parts, ", "));
+  result["exit_code"] = std::max(result["exit_code"].get<int>(), 1);
+}
+
+// The placement findings in lines: the first `limit`, then how many more (the JSON has all).
+std::string placement_text(const json& placement, std::size_t limit) {
+  std::string out;
+  const json& findings = placement["findings"];
+  if (placement.contains("setup"))
+    out += fmt::format("\nplacement after {}:", placement["setup"].value("by", std::string("the setup")));
+  else
+    out += "\nplacement (static: the model's tensor attributes):";
+  if (placement.contains("setup") && placement["setup"].contains("device_map"))
+    out += fmt::format(" device map {}", placement["setup"]["device_map"].dump());
+  out += findings.empty() ? " nothing off the device\n" : "\n";
+  for (std::size_t i = 0; i < findings.size() && i < limit; ++i) {
+    const json& f = findings[i];
+    out += fmt::format("  {}: {}{}{}{}\n", f["kind"].get<std::string>(), f["where"].get<std::string>(),
+                       f.contains("op") ? fmt::format(" ran {} x{}", f["op"].get<std::string>(),
+                                                      f["calls"].get<int>())
+                                        : std::string(),
+                       f.contains("device") ? " on " + f["device"].get<std::string>() : std::string(),
+                       f.contains("fix") ? " — " + f["fix"].get<std::string>() : std::string());
+  }
+  if (findings.size() > limit) out += fmt::format("  ... {} more (--json lists all)\n", findings.size() - limit);
+  return out;
+}
+
 }  // namespace
 
 json judge_model(const json& capture, Store& store, const std::string& run_id,
@@ -375,6 +427,7 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
                  {"capture_seconds", capture.value("capture_seconds", 0.0)}};
   if (capture.contains("probe")) add_probe(result, capture["probe"], j, model_dtype);
   if (capture.contains("compile")) add_compile(result, capture["compile"]);
+  if (capture.contains("placement")) add_placement(result, capture["placement"]);
   return result;
 }
 
@@ -464,6 +517,7 @@ std::string model_check_text(const json& r) {
     for (const auto& reason : c.value("graph_breaks", json::array()))
       out += fmt::format("  graph break: {}\n", reason.get<std::string>());
   }
+  if (r.contains("placement")) out += placement_text(r["placement"], 12);
   out += fmt::format("\nverdict: {}\n", r["verdict"].get<std::string>());
   return out;
 }
@@ -489,6 +543,12 @@ std::string model_check_markdown(const json& r) {
     for (const auto& d : r["probe"]["disagreements"])
       md += fmt::format("- `{}`: predicted {}, observed {}\n", d["op"].get<std::string>(),
                         d["predicted"].get<std::string>(), d["observed"].get<std::string>());
+  }
+  if (r.contains("placement") && !r["placement"]["findings"].empty()) {
+    md += fmt::format("\nPlacement: {} finding(s).\n", r["placement"]["findings"].size());
+    for (const auto& f : r["placement"]["findings"])
+      md += fmt::format("- {} `{}`{}\n", f["kind"].get<std::string>(), f["where"].get<std::string>(),
+                        f.contains("op") ? fmt::format(" (`{}`)", f["op"].get<std::string>()) : std::string());
   }
   if (r.contains("compile")) {
     md += fmt::format("\ntorch.compile: {} ({} graph(s)).\n", r["compile"]["verdict"].get<std::string>(),

@@ -34,6 +34,7 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   if (o.train) args.push_back("--train");
   if (o.probe) args.push_back("--probe");
   if (o.compile) args.push_back("--compile");
+  if (o.device_map) args.insert(args.end(), {"--device-map", *o.device_map});
   bp::ipstream out;
   bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out,
                   DiesWithParent{});
@@ -126,6 +127,10 @@ Command add_check_model_command(CLI::App& cli) {
       "Also compile the tiny model with torch.compile (the backend's Dynamo backend, static "
       "shapes) and say whether it compiles into one graph: graph breaks and their reasons, an "
       "op that cannot be compiled, the compiled output against the CPU's");
+  cmd->add_option("--device-map", o->device_map,
+                  "With --hf --probe: place the model as transformers' device_map='auto' does "
+                  "(accelerate's infer_auto_device_map), to see where it puts it on this machine")
+      ->check(CLI::IsMember({"auto"}));
   cmd->add_option("--backend-module", o->backend_module, "Backend module")
       ->capture_default_str();
   cmd->add_option("--device", o->device, "Device string")->capture_default_str();

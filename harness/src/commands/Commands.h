@@ -117,6 +117,7 @@ struct CheckModelOptions {
   bool markdown = false;
   bool probe = false;
   bool compile = false;
+  std::optional<std::string> device_map;  // --hf --probe: "auto", as transformers places it
   std::string backend_module = kDefaultBackendModule;
   std::string device = "neuron";
 };
