@@ -53,6 +53,8 @@ step backend-wheel sh -c "cd '$root' && NEURONSIM_LIB_DIR='$build/backend/stage'
 step install "$py" -m pip install -q --force-reinstall --no-deps "$dir"/wheels/torch_neuronsim-*.whl \
   "$root"/dist/neuron_conform-*.whl || exit 1
 cd "$work"
+# Its own compile cache: executables compiled for this torch are not the checkout's.
+export NEURONSIM_CACHE_DIR="$dir/cache"
 cli() { env -u NEURON_CONFORM_PYTHON PATH="$env/bin:/usr/bin:/bin" neuron-conform "$@"; }
 step ops-run cli run --suite ops --ops '^(add|mul)$' --dtypes float32 --db "$work/out/results.db"
 step report cli report --db "$work/out/results.db"

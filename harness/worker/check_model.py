@@ -25,6 +25,7 @@ import importlib
 import importlib.util
 import json
 import logging
+import math
 import sys
 import time
 import traceback
@@ -381,6 +382,124 @@ def device_map_auto(model) -> dict[str, str]:
     return {module or "(the whole model)": str(device) for module, device in device_map.items()}
 
 
+# --- shapes ------------------------------------------------------------------------------------
+
+def parse_shapes(text: str) -> list[tuple[int, ...]]:
+    """'2x16,2x32' -> [(2, 16), (2, 32)]; Fatal naming what does not parse."""
+    shapes = []
+    for item in text.split(","):
+        dims = item.strip().lower().split("x")
+        if not item.strip() or not all(d.isdigit() and int(d) > 0 for d in dims):
+            raise Fatal(f"--shapes {text}: '{item}' is not a shape (positive sizes joined by x, shapes by commas: 2x16,2x32)")
+        shapes.append(tuple(int(d) for d in dims))
+    if len({len(s) for s in shapes}) != 1:
+        raise Fatal(f"--shapes {text}: every shape needs the same number of dimensions")
+    return shapes
+
+
+def numel(shape: tuple[int, ...]) -> int:
+    return math.prod(shape)
+
+
+def buckets(shapes: list[tuple[int, ...]]) -> dict[tuple[int, ...], tuple[int, ...]]:
+    """Each shape's bucket: fewest buckets, each one of the shapes, covering the others with at most
+    2x padding (every dimension at most the bucket's, the bucket at most twice the elements). From
+    the smallest shape not yet covered, the largest shape that covers it: optimal in one dimension
+    (sequence lengths), a greedy cover in more."""
+    def covers(bucket, shape) -> bool:
+        return all(b >= s for b, s in zip(bucket, shape)) and numel(bucket) <= 2 * numel(shape)
+
+    remaining = sorted(set(shapes), key=lambda s: (numel(s), s))
+    assigned: dict[tuple[int, ...], tuple[int, ...]] = {}
+    while remaining:
+        bucket = max((c for c in remaining if covers(c, remaining[0])), key=lambda s: (numel(s), s))
+        for shape in remaining:
+            if covers(bucket, shape):
+                assigned[shape] = bucket
+        remaining = [s for s in remaining if s not in assigned]
+    return assigned
+
+
+def with_shape(inputs, shape: tuple[int, ...]):
+    """The inputs with their first tensor replaced by one of `shape` (same dtype: random values, or
+    integers within the original's range)."""
+    import torch
+    from torch.utils._pytree import tree_flatten, tree_unflatten
+
+    leaves, spec = tree_flatten(inputs)
+    index = next((i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)), None)
+    if index is None:
+        raise Fatal("--shapes: the model's inputs hold no tensor to reshape")
+    old = leaves[index]
+    if len(shape) != old.dim():
+        raise Fatal(f"--shapes: {'x'.join(map(str, shape))} has {len(shape)} dimensions, the model's first input "
+                    f"{list(old.shape)} has {old.dim()}")
+    g = torch.Generator().manual_seed(0)
+    if old.is_floating_point():
+        leaves[index] = torch.randn(shape, generator=g).to(old.dtype)
+    else:
+        high = int(old.max()) + 1 if old.numel() else 2
+        leaves[index] = torch.randint(0, max(high, 1), shape, generator=g, dtype=old.dtype)
+    return tree_unflatten(leaves, spec)
+
+
+def shapes_check(rebuild_tiny, make_inputs, shapes: list[tuple[int, ...]], backend, device: str,
+                 eager: bool, compiled: bool) -> dict[str, Any]:
+    """Runs the tiny model at each shape, on the device (eager: the backend's new executables, compiles
+    and disk-cache loads, per its compile_cache_stats()) and/or under torch.compile (static shapes: the
+    graphs compiled), the buckets' shapes first: what they cost is what serving every shape padded to
+    its bucket costs; each other shape then adds what it needs beyond them."""
+    import torch
+
+    import compilation
+    from comparison import to_device
+
+    assigned = buckets(shapes)
+    chosen = sorted(set(assigned.values()), key=lambda s: (numel(s), s))
+    order = chosen + [s for s in sorted(set(shapes), key=lambda s: (numel(s), s)) if s not in chosen]
+    ctx = Context(backend, device, 0)
+    model = copy.deepcopy(rebuild_tiny()[0]).eval().to(device)
+    counted = None
+    if compiled:
+        if missing := compilation.missing_backend():
+            raise Fatal(f"--compile: {missing}")
+        compilation.reset()
+        import torch._dynamo
+
+        torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, len(order) + 1)
+        counted = compilation.CountedBackend()
+        compiled_model = torch.compile(model, backend=counted, dynamic=False)
+    rows = []
+    for shape in order:
+        row: dict[str, Any] = {"shape": list(shape), "bucket": list(assigned[shape]), "is_bucket": shape in chosen}
+        inputs = to_device(make_inputs(shape), device)
+        try:
+            with torch.no_grad():
+                if eager:
+                    before = ctx.compile_cache()
+                    call(model, inputs)
+                    after = ctx.compile_cache()
+                    row["executables"] = (sum(after.get(k, 0) - before.get(k, 0) for k in ("compiles", "disk_hits"))
+                                          if after else None)
+                if counted is not None:
+                    graphs = counted.graphs
+                    call(compiled_model, inputs)
+                    row["graphs"] = counted.graphs - graphs
+            row["outcome"] = "ran"
+        except Exception as exc:
+            row.update(outcome=Outcome.ERROR, message=f"{type(exc).__name__}: {str(exc)[:300]}")
+        rows.append(row)
+
+    def total(key: str, only_buckets: bool = False) -> int | None:
+        values = [r.get(key) for r in rows if not only_buckets or r["is_bucket"]]
+        return None if any(v is None for v in values) or not values else sum(values)
+
+    kinds = (["executables"] if eager else []) + (["graphs"] if compiled else [])
+    return {"shapes": rows, "buckets": [list(b) for b in chosen],
+            "total": {k: total(k) for k in kinds}, "bucketed": {k: total(k, True) for k in kinds},
+            "tracking": bool(ctx.compile_cache()) or not eager}
+
+
 # --- probe ------------------------------------------------------------------------------------
 
 def placed(rebuild_tiny, device: str, device_map: str | None):
@@ -483,6 +602,42 @@ def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     return result
 
 
+def integers(option: str, text: str) -> list[int]:
+    values = [v.strip() for v in text.split(",")]
+    if not all(v.isdigit() and int(v) > 0 for v in values):
+        raise Fatal(f"{option} {text}: expected positive integers separated by commas (16,32,64)")
+    return [int(v) for v in values]
+
+
+def requested_shapes(args) -> list[tuple[int, ...]]:
+    """The shapes --shapes, or --seq-lens with --batch-sizes, ask for (empty: none); Fatal for
+    lists that do not parse or options that do not apply."""
+    if not (args.shapes or args.seq_lens or args.batch_sizes):
+        return []
+    if not (args.probe or args.compile):
+        raise Fatal("--shapes, --seq-lens and --batch-sizes run the model: add --probe (eager) and/or --compile")
+    if args.shapes:
+        if not args.script:
+            raise Fatal("--shapes applies to --script (for --hf: --seq-lens and --batch-sizes)")
+        return parse_shapes(args.shapes)
+    if not args.hf:
+        raise Fatal("--seq-lens and --batch-sizes apply to --hf (for --script: --shapes)")
+    suite_api.package()
+    from neuron_conform_suites.hf.models import BATCH, SEQ
+
+    seq_lens = integers("--seq-lens", args.seq_lens) if args.seq_lens else [SEQ]
+    batches = integers("--batch-sizes", args.batch_sizes) if args.batch_sizes else [BATCH]
+    return [(b, s) for b in batches for s in seq_lens]
+
+
+def hf_shaped_inputs(shape: tuple[int, ...]) -> dict[str, Any]:
+    """A transformers model's inputs of (batch, sequence length), as the hf suite makes them."""
+    import torch
+
+    ids = torch.randint(3, 99, shape, generator=torch.Generator().manual_seed(0))
+    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
@@ -494,6 +649,9 @@ def main() -> None:
     parser.add_argument("--train", action="store_true")
     parser.add_argument("--probe", action="store_true")
     parser.add_argument("--compile", action="store_true")
+    parser.add_argument("--shapes", help="--script: input shapes to run (2x16,2x32), with --probe and/or --compile")
+    parser.add_argument("--seq-lens", help="--hf: sequence lengths to run (16,32,64), with --probe and/or --compile")
+    parser.add_argument("--batch-sizes", help="--hf: batch sizes to run with each sequence length (default 2)")
     parser.add_argument("--device-map", choices=["auto"],
                         help="--hf --probe: place the model as transformers' device_map='auto' does")
     parser.add_argument("--backend-module", required=True, help="the backend's Python module (torch_neuronx, ...)")
@@ -511,6 +669,7 @@ def main() -> None:
         dtype = getattr(torch, args.dtype, None)
         if not isinstance(dtype, torch.dtype):
             raise Fatal(f"--dtype {args.dtype}: not a torch dtype")
+        shapes = requested_shapes(args)
         if args.device_map and not (args.hf and args.probe):
             raise Fatal("--device-map applies to --hf with --probe (it places the model that the probe runs)")
         if args.exported:
@@ -530,6 +689,10 @@ def main() -> None:
                                     "ops": ops,
                                     # the evidence suite when check-model is given no --suite
                                     "default_suite": suite_api.DEFAULT_SUITE}
+        if shapes:  # before the probe, so that the first shape's executables are its own
+            make_inputs = hf_shaped_inputs if args.hf else (lambda shape: with_shape(inputs, shape))
+            document["shapes"] = shapes_check(rebuild, make_inputs, shapes, backend, args.device,
+                                              eager=args.probe, compiled=args.compile)
         if not args.exported:
             document["placement"] = {"findings": static_findings}
         if args.probe:

@@ -378,6 +378,60 @@ void add_placement(json& result, const json& placement) {
   result["exit_code"] = std::max(result["exit_code"].get<int>(), 1);
 }
 
+// What each input shape cost (docs/check-model.md, "Shapes"): the executables (eager) and graphs
+// (torch.compile) every listed shape needed, and what padding to the buckets would cost instead.
+std::string shapes_summary(const json& shapes) {
+  std::vector<std::string> parts;
+  for (const auto& [kind, total] : shapes["total"].items()) {
+    if (total.is_null()) continue;
+    parts.push_back(fmt::format("{} {} for {} shapes, {} padded to {} bucket(s)", total.get<int>(),
+                                kind, shapes["shapes"].size(), shapes["bucketed"][kind].get<int>(),
+                                shapes["buckets"].size()));
+  }
+  return fmt::format("{}", fmt::join(parts, "; "));
+}
+
+std::string dims(const json& shape) {
+  std::vector<std::string> out;
+  for (const auto& d : shape) out.push_back(std::to_string(d.get<int>()));
+  return fmt::format("{}", fmt::join(out, "x"));
+}
+
+void add_shapes(json& result, const json& shapes) {
+  result["shapes"] = shapes;
+  std::vector<std::string> buckets;
+  for (const auto& b : shapes["buckets"]) buckets.push_back(dims(b));
+  result["shapes"]["suggestion"] =
+      shapes["buckets"].size() < shapes["shapes"].size()
+          ? fmt::format("pad inputs to the buckets {} (each shape to the smallest bucket that holds "
+                        "it, at most 2x padding): {}",
+                        fmt::join(buckets, ", "), shapes_summary(shapes))
+          : std::string("no two shapes are within 2x padding of each other: every shape is its own bucket");
+  for (const auto& row : shapes["shapes"])
+    if (row.value("outcome", "") == name(Outcome::kError)) {
+      result["exit_code"] = std::max(result["exit_code"].get<int>(), 2);
+      result["verdict"] = fmt::format("{}; blocked at shape {}: {}", result["verdict"].get<std::string>(),
+                                      dims(row["shape"]), row.value("message", std::string()));
+      break;
+    }
+  result["verdict"] =
+      fmt::format("{}; shapes: {}", result["verdict"].get<std::string>(), shapes_summary(shapes));
+}
+
+std::string shapes_text(const json& shapes) {
+  std::string out = "\nshapes (the buckets first: each later shape adds what it needs beyond them):\n";
+  for (const auto& row : shapes["shapes"]) {
+    out += fmt::format("  {:<12} bucket {:<12}", dims(row["shape"]), dims(row["bucket"]));
+    if (row.contains("executables"))
+      out += row["executables"].is_null() ? "  executables: not reported"
+                                          : fmt::format("  {} new executable(s)", row["executables"].get<int>());
+    if (row.contains("graphs")) out += fmt::format("  {} graph(s) compiled", row["graphs"].get<int>());
+    if (row.value("outcome", "") == name(Outcome::kError)) out += "  error: " + row.value("message", std::string());
+    out += "\n";
+  }
+  return out + "  " + shapes["suggestion"].get<std::string>() + "\n";
+}
+
 // The placement findings in lines: the first `limit`, then how many more (the JSON has all).
 std::string placement_text(const json& placement, std::size_t limit) {
   std::string out;
@@ -428,6 +482,7 @@ json judge_model(const json& capture, Store& store, const std::string& run_id,
   if (capture.contains("probe")) add_probe(result, capture["probe"], j, model_dtype);
   if (capture.contains("compile")) add_compile(result, capture["compile"]);
   if (capture.contains("placement")) add_placement(result, capture["placement"]);
+  if (capture.contains("shapes")) add_shapes(result, capture["shapes"]);
   return result;
 }
 
@@ -518,6 +573,7 @@ std::string model_check_text(const json& r) {
       out += fmt::format("  graph break: {}\n", reason.get<std::string>());
   }
   if (r.contains("placement")) out += placement_text(r["placement"], 12);
+  if (r.contains("shapes")) out += shapes_text(r["shapes"]);
   out += fmt::format("\nverdict: {}\n", r["verdict"].get<std::string>());
   return out;
 }

@@ -35,6 +35,9 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   if (o.probe) args.push_back("--probe");
   if (o.compile) args.push_back("--compile");
   if (o.device_map) args.insert(args.end(), {"--device-map", *o.device_map});
+  if (o.shapes) args.insert(args.end(), {"--shapes", *o.shapes});
+  if (o.seq_lens) args.insert(args.end(), {"--seq-lens", *o.seq_lens});
+  if (o.batch_sizes) args.insert(args.end(), {"--batch-sizes", *o.batch_sizes});
   bp::ipstream out;
   bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out,
                   DiesWithParent{});
@@ -131,6 +134,12 @@ Command add_check_model_command(CLI::App& cli) {
                   "With --hf --probe: place the model as transformers' device_map='auto' does "
                   "(accelerate's infer_auto_device_map), to see where it puts it on this machine")
       ->check(CLI::IsMember({"auto"}));
+  cmd->add_option("--shapes", o->shapes,
+                  "--script: input shapes to run, e.g. 2x16,2x32,2x64 (the first input tensor takes "
+                  "each), with --probe (eager: the backend's new executables per shape) and/or "
+                  "--compile (graphs per shape); suggests buckets to pad to");
+  cmd->add_option("--seq-lens", o->seq_lens, "--hf: sequence lengths to run, e.g. 16,32,64,128 (as --shapes)");
+  cmd->add_option("--batch-sizes", o->batch_sizes, "--hf: batch sizes to run with each sequence length (default 2)");
   cmd->add_option("--backend-module", o->backend_module, "Backend module")
       ->capture_default_str();
   cmd->add_option("--device", o->device, "Device string")->capture_default_str();

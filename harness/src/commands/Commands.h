@@ -118,6 +118,9 @@ struct CheckModelOptions {
   bool probe = false;
   bool compile = false;
   std::optional<std::string> device_map;  // --hf --probe: "auto", as transformers places it
+  std::optional<std::string> shapes;       // --script: 2x16,2x32 (parsed by the capture helper)
+  std::optional<std::string> seq_lens;     // --hf: 16,32,64
+  std::optional<std::string> batch_sizes;  // --hf: 1,2
   std::string backend_module = kDefaultBackendModule;
   std::string device = "neuron";
 };
