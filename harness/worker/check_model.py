@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -41,6 +42,11 @@ from worker import Context, protocol_stream, strict_json
 
 class Fatal(Exception):
     """Bad input: the message is the one line the user sees."""
+
+
+def digest(data: bytes) -> str:
+    """A model's identity hash (its config, script or exported file): the first 16 hex digits of SHA-256."""
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 # --- the model ------------------------------------------------------------------------------
@@ -68,8 +74,9 @@ def hf_model(name: str, full_size: bool, dtype):
     def rebuild_tiny():
         return build(arch, dtype, 0)[0], hf_inputs(0)
 
+    identity = {"key": f"hf:{arch}", "hash": digest(config.to_json_string(use_diff=False).encode())}
     return model, inputs, {"kind": "hf", "architecture": arch, "full_size": full_size,
-                           "parameters": parameters}, rebuild_tiny
+                           "parameters": parameters, "identity": identity}, rebuild_tiny
 
 
 def script_model(spec: str, dtype):
@@ -102,7 +109,8 @@ def script_model(spec: str, dtype):
         return result[0].to(dtype), result[1]
 
     model, inputs = build()
-    return model, inputs, {"kind": "script", "script": spec}, build
+    identity = {"key": f"script:{path.resolve()}:{function}", "hash": digest(path.read_bytes())}
+    return model, inputs, {"kind": "script", "script": spec, "identity": identity}, build
 
 
 def call(model, inputs):
@@ -232,15 +240,25 @@ class Recorder:
 def capture(model, inputs, train: bool, ctx: Context) -> list[dict[str, Any]]:
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
+    from torch.utils._pytree import tree_map
 
     from comparison import to_device
 
     recorder = Recorder()
 
+    def on_meta(value):
+        return value.to("meta") if isinstance(value, torch.Tensor) and value.device.type != "meta" else value
+
     class Mode(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
             kwargs = kwargs or {}
             recorder.record(func, args, kwargs)
+            # Everything stays on meta: tensors the model makes on the CPU (a factory without
+            # device=, a torch.tensor constant) and copies it makes to the CPU (.cpu()), which
+            # the probe's placement check reports.
+            args, kwargs = tree_map(on_meta, (args, kwargs))
+            if "device" in kwargs:
+                kwargs["device"] = torch.device("meta")
             return func(*args, **kwargs)
 
     meta_model = model if next(iter(model.parameters()), torch.empty(0)).device.type == "meta" else \
@@ -458,7 +476,12 @@ def shapes_check(rebuild_tiny, make_inputs, shapes: list[tuple[int, ...]], backe
     chosen = sorted(set(assigned.values()), key=lambda s: (numel(s), s))
     order = chosen + [s for s in sorted(set(shapes), key=lambda s: (numel(s), s)) if s not in chosen]
     ctx = Context(backend, device, 0)
-    model = copy.deepcopy(rebuild_tiny()[0]).eval().to(device)
+    try:
+        model = copy.deepcopy(rebuild_tiny()[0]).eval().to(device)
+    except Fatal:
+        raise
+    except Exception as exc:
+        raise Fatal(f"the model cannot be moved to {device}: {type(exc).__name__}: {str(exc)[:300]}") from exc
     counted = None
     if compiled:
         if missing := compilation.missing_backend():
@@ -535,7 +558,12 @@ def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure,
 
     from comparison import errors
 
-    device_model, device_inputs, model, inputs, setup = placed(rebuild_tiny, device, device_map)
+    try:
+        device_model, device_inputs, model, inputs, setup = placed(rebuild_tiny, device, device_map)
+    except Fatal:
+        raise
+    except Exception as exc:
+        raise Fatal(f"the model cannot be moved to {device}: {type(exc).__name__}: {str(exc)[:300]}") from exc
     result: dict[str, Any] = {}
     device_type = torch.device(device).type
     host = HostOps(device_model, device_type) if watch else None
@@ -676,7 +704,9 @@ def main() -> None:
             if args.probe or args.train or args.compile:
                 raise Fatal("--exported: --probe, --train and --compile need a model to run; use --script or --hf")
             ops = exported_ops(Path(args.exported), Context(backend, args.device, 0))
-            model_info = {"kind": "exported", "exported": args.exported}
+            exported = Path(args.exported)
+            model_info = {"kind": "exported", "exported": args.exported,
+                          "identity": {"key": f"exported:{exported.resolve()}", "hash": digest(exported.read_bytes())}}
         else:
             if args.full_size and not args.hf:
                 raise Fatal("--full-size applies to --hf only")
@@ -685,7 +715,8 @@ def main() -> None:
             ops = capture(model, inputs, args.train, Context(backend, args.device, 0))
             static_findings = tensor_attributes(model)
         document: dict[str, Any] = {"model": {**model_info, "dtype": args.dtype, "train": args.train,
-                                              "torch": torch.__version__},
+                                              "torch": torch.__version__, "backend_module": args.backend_module,
+                                              "backend_version": str(getattr(backend, "__version__", "unknown"))},
                                     "ops": ops,
                                     # the evidence suite when check-model is given no --suite
                                     "default_suite": suite_api.DEFAULT_SUITE}

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -186,6 +187,18 @@ json api_compat_changes(const json& before, const json& after) {
 
 namespace {
 
+// The anchor GitHub gives a heading: lower case, punctuation dropped, spaces as hyphens.
+std::string anchor(const std::string& heading) {
+  std::string out;
+  for (const char c : heading) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (c == ' ')
+      out += '-';
+  }
+  return out;
+}
+
 std::string cell(const json& status) {
   const std::string s = status["status"].get<std::string>(), detail = status["detail"].get<std::string>();
   return md_cell(detail.empty() ? s : s + ": " + detail, 300);
@@ -212,7 +225,8 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
          "CPU_FALLBACK | compile N | compile untested |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
          "---: | ---: |\n";
   for (const auto& s : table["sections"]) {
-    out += fmt::format("| [{}](#{}) | {}", s["name"].get<std::string>(), s["name"].get<std::string>(), s["entries"].size());
+    out += fmt::format("| [{}](#{}) | {}", s["name"].get<std::string>(), anchor(s["name"].get<std::string>()),
+                       s["entries"].size());
     for (const char* mode : kApiModes)
       for (const char* status : {"Y", "CPU_FALLBACK", "N", "untested"})
         out += fmt::format(" | {}", s["counts"][mode][status].get<int>());

@@ -155,8 +155,23 @@ json build_dashboard(Store& store, const std::string& db_path,
   for (const auto& name : suites) sections.push_back(suite_section(store, db_path, name, out));
   json letters = json::object();
   for (const auto& s : kSubjectStatuses) letters[std::string(1, s.letter)] = s.name;
+  // The newest recorded check-model verdict of each model (check-model --record).
+  json models = json::array();
+  const auto checks = store.model_checks();
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const ModelCheckRecord& c = checks[i];
+    if (i + 1 < checks.size() && checks[i + 1].model_key == c.model_key) continue;
+    std::size_t recorded = 0;
+    for (const auto& other : checks) recorded += other.model_key == c.model_key;
+    models.push_back({{"model", c.model_key}, {"recorded_at", c.recorded_at}, {"checks", recorded},
+                      {"exit_code", c.exit_code}, {"verdict", c.verdict},
+                      {"versions", fmt::format("torch {} · {} {} · harness {}", c.torch_version,
+                                               c.backend_module, c.backend_version, c.harness_version)},
+                      {"evidence_run", c.evidence_run}});
+  }
   return {{"schema", "neuron-conform/dashboard"},
           {"schema_version", 3},
+          {"models", models},
           {"generated_at", Store::now_utc()},
           {"db", db_path},
           {"api_compat", api_compat_link(db_path, out_dir)},

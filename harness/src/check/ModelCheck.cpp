@@ -615,4 +615,91 @@ std::string model_check_markdown(const json& r) {
   return md;
 }
 
+ModelCheckRecord model_check_record(const json& r, const std::string& recorded_at,
+                                    const std::string& harness_version) {
+  const json& m = r["model"];
+  const json identity = m.value("identity", json::object());
+  return {identity.value("key", std::string("unknown")),
+          identity.value("hash", std::string()),
+          recorded_at,
+          m.value("torch", std::string("unknown")),
+          m.value("backend_module", std::string("unknown")),
+          m.value("backend_version", std::string("unknown")),
+          harness_version,
+          r["run"]["id"].get<std::string>(),
+          r["exit_code"].get<int>(),
+          r["verdict"].get<std::string>(),
+          r};
+}
+
+namespace {
+
+std::map<std::string, std::string> op_verdicts(const json& result) {
+  std::map<std::string, std::string> out;
+  for (const auto& o : result.value("ops", json::array()))
+    out[o["op"].get<std::string>() + " " + o["dtype"].get<std::string>()] = o["verdict"].get<std::string>();
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> model_check_changes(const ModelCheckRecord& before,
+                                             const ModelCheckRecord& after) {
+  std::vector<std::string> out;
+  const auto changed = [&](const std::string& what, const std::string& a, const std::string& b) {
+    if (a != b) out.push_back(fmt::format("{} {} -> {}", what, a, b));
+  };
+  changed("model (hash)", before.model_hash, after.model_hash);
+  changed("dtype", before.result["model"].value("dtype", ""), after.result["model"].value("dtype", ""));
+  changed("train", before.result["model"].value("train", false) ? "yes" : "no",
+          after.result["model"].value("train", false) ? "yes" : "no");
+  changed("torch", before.torch_version, after.torch_version);
+  changed("backend", before.backend_module + " " + before.backend_version,
+          after.backend_module + " " + after.backend_version);
+  changed("harness", before.harness_version, after.harness_version);
+  changed("evidence run", before.evidence_run, after.evidence_run);
+  changed("exit", std::to_string(before.exit_code), std::to_string(after.exit_code));
+  const auto a = op_verdicts(before.result), b = op_verdicts(after.result);
+  for (const auto& [op, verdict] : b) {
+    const auto found = a.find(op);
+    changed(op + ":", found == a.end() ? std::string("(not used)") : found->second, verdict);
+  }
+  for (const auto& [op, verdict] : a)
+    if (!b.contains(op)) changed(op + ":", verdict, "(not used)");
+  return out;
+}
+
+json model_history_json(const std::vector<ModelCheckRecord>& records) {
+  json models = json::array();
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const ModelCheckRecord& r = records[i];
+    const bool first = i == 0 || records[i - 1].model_key != r.model_key;
+    if (first) models.push_back({{"model", r.model_key}, {"checks", json::array()}});
+    models.back()["checks"].push_back(
+        {{"recorded_at", r.recorded_at}, {"model_hash", r.model_hash}, {"torch", r.torch_version},
+         {"backend", r.backend_module + " " + r.backend_version}, {"harness", r.harness_version},
+         {"evidence_run", r.evidence_run}, {"exit_code", r.exit_code}, {"verdict", r.verdict},
+         {"changes", first ? json::array() : json(model_check_changes(records[i - 1], r))}});
+  }
+  return {{"schema", "neuron-conform/model-history"}, {"schema_version", 1}, {"models", models}};
+}
+
+std::string model_history_text(const std::vector<ModelCheckRecord>& records) {
+  std::string out;
+  const json history = model_history_json(records);  // kept: a range-for over a temporary's member dangles
+  for (const auto& model : history["models"]) {
+    out += fmt::format("{}\n", model["model"].get<std::string>());
+    for (const auto& c : model["checks"]) {
+      out += fmt::format("  {}  exit {}  torch {} · {} · harness {} · run {}\n    {}\n",
+                         c["recorded_at"].get<std::string>(), c["exit_code"].get<int>(),
+                         c["torch"].get<std::string>(), c["backend"].get<std::string>(),
+                         c["harness"].get<std::string>(), c["evidence_run"].get<std::string>(),
+                         one_line(c["verdict"].get<std::string>(), 300));
+      for (const auto& change : c["changes"]) out += fmt::format("    changed: {}\n", change.get<std::string>());
+      if (c["changes"].empty() && &c != &model["checks"].front()) out += "    changed: nothing\n";
+    }
+  }
+  return out.empty() ? "no recorded checks (check-model --record keeps one)\n" : out;
+}
+
 }  // namespace conform

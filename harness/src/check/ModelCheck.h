@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace conform {
 
@@ -28,6 +29,21 @@ nlohmann::json judge_model(const nlohmann::json& capture, Store& store, const st
                            const std::string& db_path);
 
 std::string model_check_text(const nlohmann::json& result);
+
+// The record --record keeps of a judged model (its identity and versions come from the capture).
+ModelCheckRecord model_check_record(const nlohmann::json& result, const std::string& recorded_at,
+                                    const std::string& harness_version);
+
+// What changed from one recorded check of a model to the next: the model itself (its hash, dtype,
+// passes), the versions (torch, backend, harness), the evidence run, the exit code, and every op
+// whose verdict changed (`aten::mul.Tensor float32: native -> skipped`), in words.
+std::vector<std::string> model_check_changes(const ModelCheckRecord& before,
+                                             const ModelCheckRecord& after);
+
+// --history: each model's recorded checks, oldest first, each with what changed since the one
+// before; and the same as JSON (models, each with its checks and their changes).
+std::string model_history_text(const std::vector<ModelCheckRecord>& records);
+nlohmann::json model_history_json(const std::vector<ModelCheckRecord>& records);
 std::string model_check_markdown(const nlohmann::json& result);
 
 }  // namespace conform

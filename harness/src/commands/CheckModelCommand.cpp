@@ -55,6 +55,17 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
 }  // namespace
 
 int check_model_command(const CheckModelOptions& o) {
+  if (o.history) {  // no model is captured: the recorded verdicts only
+    if (!std::filesystem::exists(o.db))
+      throw std::invalid_argument(fmt::format("no results database at {}", o.db));
+    Store store(o.db, /*create=*/false);
+    const auto records = store.model_checks(*o.history);
+    if (o.json)
+      fmt::print("{}\n", model_history_json(records).dump(2));
+    else
+      fmt::print("{}", model_history_text(records));
+    return 0;
+  }
   if (static_cast<int>(o.hf.has_value()) + o.script.has_value() + o.exported.has_value() != 1)
     throw std::invalid_argument("give the model as exactly one of --hf, --script, --exported");
   if (o.json && o.markdown) throw std::invalid_argument("--json and --markdown exclude each other");
@@ -82,6 +93,12 @@ int check_model_command(const CheckModelOptions& o) {
         fmt::format("run {} is of suite '{}'; check-model needs a run of the {} suite (--suite)",
                     run_id, run_suite, suite));
   const nlohmann::json result = judge_model(captured, store, run_id, o.db);
+  if (o.record) {
+    const ModelCheckRecord record = model_check_record(result, Store::now_utc(), harness_version());
+    store.record_model_check(record);
+    fmt::print(stderr, "recorded in {} as a check of {} (check-model --history {})\n", o.db,
+               record.model_key, record.model_key);
+  }
   if (o.json) {
     fmt::print("{}\n", result.dump(2));
   } else {
@@ -140,6 +157,14 @@ Command add_check_model_command(CLI::App& cli) {
                   "--compile (graphs per shape); suggests buckets to pad to");
   cmd->add_option("--seq-lens", o->seq_lens, "--hf: sequence lengths to run, e.g. 16,32,64,128 (as --shapes)");
   cmd->add_option("--batch-sizes", o->batch_sizes, "--hf: batch sizes to run with each sequence length (default 2)");
+  cmd->add_flag("--record", o->record,
+                "Keep the verdict in the results DB with the model's identity (its config, script "
+                "or file hash) and the versions of torch, the backend and the harness");
+  cmd->add_option("--history", o->history,
+                  "List the recorded verdicts of the models whose key contains MODEL (all without "
+                  "it; hf:LlamaForCausalLM, script:...), oldest first, with what changed")
+      ->expected(0, 1)
+      ->default_str("");
   cmd->add_option("--backend-module", o->backend_module, "Backend module")
       ->capture_default_str();
   cmd->add_option("--device", o->device, "Device string")->capture_default_str();

@@ -121,6 +121,8 @@ struct CheckModelOptions {
   std::optional<std::string> shapes;       // --script: 2x16,2x32 (parsed by the capture helper)
   std::optional<std::string> seq_lens;     // --hf: 16,32,64
   std::optional<std::string> batch_sizes;  // --hf: 1,2
+  bool record = false;                     // keep the verdict in the DB
+  std::optional<std::string> history;      // list recorded verdicts ("": every model)
   std::string backend_module = kDefaultBackendModule;
   std::string device = "neuron";
 };

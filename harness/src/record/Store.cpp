@@ -107,6 +107,25 @@ CREATE INDEX results_by_case ON results(case_id);
     R"sql(
 ALTER TABLE runs ADD COLUMN suite_options TEXT NOT NULL DEFAULT '{}';
 )sql",
+    // v6: check-model's recorded verdicts (--record), a model's history across updates of the
+    // model, the backend, torch and the harness (--history).
+    R"sql(
+CREATE TABLE model_checks (
+  id INTEGER PRIMARY KEY,
+  model_key TEXT NOT NULL,
+  model_hash TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  torch_version TEXT NOT NULL,
+  backend_module TEXT NOT NULL,
+  backend_version TEXT NOT NULL,
+  harness_version TEXT NOT NULL,
+  evidence_run TEXT NOT NULL REFERENCES runs(id),
+  exit_code INTEGER NOT NULL,
+  verdict TEXT NOT NULL,
+  result TEXT NOT NULL
+);
+CREATE INDEX model_checks_by_model ON model_checks(model_key, recorded_at);
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
@@ -296,6 +315,41 @@ std::vector<std::string> Store::newest_run_of_each_suite() {
       "started_at DESC, id DESC) AS n FROM runs) WHERE n = 1 ORDER BY suite");
   std::vector<std::string> out;
   while (st.step()) out.push_back(st.text(0));
+  return out;
+}
+
+void Store::record_model_check(const ModelCheckRecord& r) {
+  Transaction tx(db_);
+  db_.prepare(
+         "INSERT INTO model_checks (model_key, model_hash, recorded_at, torch_version, "
+         "backend_module, backend_version, harness_version, evidence_run, exit_code, verdict, "
+         "result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
+      .bind(1, r.model_key)
+      .bind(2, r.model_hash)
+      .bind(3, r.recorded_at)
+      .bind(4, r.torch_version)
+      .bind(5, r.backend_module)
+      .bind(6, r.backend_version)
+      .bind(7, r.harness_version)
+      .bind(8, r.evidence_run)
+      .bind(9, static_cast<std::int64_t>(r.exit_code))
+      .bind(10, r.verdict)
+      .bind(11, json_text(r.result))
+      .run();
+  tx.commit();
+}
+
+std::vector<ModelCheckRecord> Store::model_checks(const std::string& key_contains) {
+  auto st = db_.prepare(
+      "SELECT model_key, model_hash, recorded_at, torch_version, backend_module, backend_version, "
+      "harness_version, evidence_run, exit_code, verdict, result FROM model_checks WHERE "
+      "instr(lower(model_key), lower(?1)) > 0 ORDER BY model_key, recorded_at, id");
+  st.bind(1, key_contains);
+  std::vector<ModelCheckRecord> out;
+  while (st.step())
+    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5),
+                   st.text(6), st.text(7), static_cast<int>(st.integer(8)), st.text(9),
+                   nlohmann::json::parse(st.text(10), nullptr, false)});
   return out;
 }
 

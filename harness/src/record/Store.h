@@ -15,6 +15,23 @@
 
 namespace conform {
 
+// A check-model verdict kept with --record: the model's identity (key: "hf:<architecture>",
+// "script:<path>:<function>", "exported:<path>"; hash: of its config, script or file), the
+// versions it was checked with, the run its ops were judged by, and the whole result.
+struct ModelCheckRecord {
+  std::string model_key;
+  std::string model_hash;
+  std::string recorded_at;
+  std::string torch_version;
+  std::string backend_module;
+  std::string backend_version;
+  std::string harness_version;
+  std::string evidence_run;
+  int exit_code = 0;
+  std::string verdict;
+  nlohmann::json result;
+};
+
 // One run of a suite against a backend.
 struct RunInfo {
   std::string id;
@@ -46,7 +63,7 @@ struct RunInfo {
 // docs/results-db.md documents it.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
 
   // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.
@@ -70,6 +87,11 @@ class Store {
   std::vector<std::string> run_ids(const std::optional<std::string>& suite = std::nullopt);
   // The newest run of each suite, ordered by suite name.
   std::vector<std::string> newest_run_of_each_suite();
+
+  void record_model_check(const ModelCheckRecord& record);
+  // The recorded checks of every model whose key contains `key_contains` (any case; "": all), by model,
+  // oldest first.
+  std::vector<ModelCheckRecord> model_checks(const std::string& key_contains = "");
 
   // A run's digest (reports/src/Reports.h), if one was saved since the run last changed:
   // recording a result or finishing the run forgets it.

@@ -66,3 +66,38 @@ class Chatty(Mlp):
 def chatty():
     torch.manual_seed(0)
     return Chatty(), (torch.randn(3, 8),)
+
+
+class Misplaced(torch.nn.Module):
+    """Planted placement traps: a tensor kept as a plain attribute (.to(device) does not move it), a
+    tensor made without device=, a torch.tensor constant, and a .cpu() in the forward."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(8, 8)
+        self.scale = torch.ones(8)  # neither a parameter nor a buffer
+
+    def forward(self, x):
+        h = self.proj(x)
+        bias = torch.zeros(8)  # no device=
+        limit = torch.tensor([4.0])  # a constant on the CPU
+        peak = h.abs().amax(dim=1).cpu()  # a copy to the CPU in the model
+        return h * self.scale.to(h.device) + bias.to(h.device) + (limit * peak).to(h.device).unsqueeze(1)
+
+
+def misplaced():
+    torch.manual_seed(0)
+    return Misplaced(), (torch.randn(3, 8),)
+
+
+def on_the_cpu():
+    """A setup that leaves everything on the CPU: the model's function placed its parameters itself
+    (one of them on the device), then moved the whole model back."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(8, 4)
+    return model, (torch.randn(2, 8),)
+
+
+def one_op():
+    """A model of one op: each new input shape needs one executable on the device."""
+    return torch.nn.ReLU(), (torch.randn(2, 16),)

@@ -1,0 +1,100 @@
+"""check-model against the traps the launch articles warn about (docs/check-model.md): placement
+(tensors left on the CPU, ops on CPU tensors inside the model, device_map="auto"), shapes (an
+executable per new shape, and the buckets that cost fewer), and history (--record, --history)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from conform_cli import HERE, cli, query
+
+MODELS = HERE / "data" / "check_models.py"
+
+
+@pytest.fixture
+def fixed_db(tmp_path: Path) -> Path:
+    db = tmp_path / "results.db"
+    with sqlite3.connect(db) as con:
+        con.executescript((HERE / "data" / "ops_slice_run.sql").read_text())
+    return db
+
+
+def check(db: Path, *args: str, expect: int) -> dict:
+    result = cli("check-model", *args, "--db", str(db), "--json", check=False)
+    assert result.returncode == expect, result.stdout[-2000:] + result.stderr
+    return json.loads(result.stdout)
+
+
+def test_placement_names_each_trap_by_module_path(fixed_db):
+    static = check(fixed_db, "--script", f"{MODELS}:misplaced", expect=1)["placement"]
+    assert [(f["kind"], f["where"]) for f in static["findings"]] == [("tensor attribute", "scale")]
+
+    probed = check(fixed_db, "--script", f"{MODELS}:misplaced", "--probe", expect=1)
+    placement = probed["placement"]
+    assert placement["setup"] == {"by": "model.to('neuron')"} and placement["on_device"]
+    found = {(f["kind"], f["where"], f.get("op")): f for f in placement["findings"]}
+    assert ("tensor attribute", "scale", None) in found
+    host = {f["op"]: f["fix"] for f in placement["findings"] if f["kind"] == "op on CPU tensors"}
+    assert "without device=" in host["aten::zeros"]
+    assert "torch.tensor" in host["aten::lift_fresh"]
+    assert ".cpu()" in host["aten::_to_copy"]
+    assert "placement: " in probed["verdict"]
+    # A model with no trap: no finding, and its forward ran on the device.
+    clean = check(fixed_db, "--script", f"{MODELS}:one_op", "--probe", expect=0)["placement"]
+    assert clean["findings"] == [] and clean["device_ops"] > 0
+
+
+def test_device_map_auto_leaves_the_model_on_the_cpu_and_blocks_it(fixed_db):
+    result = check(fixed_db, "--hf", "llama", "--probe", "--device-map", "auto", expect=2)
+    placement = result["placement"]
+    assert placement["setup"]["device_map"] == {"(the whole model)": "cpu"}
+    assert not placement["on_device"] and placement["device_ops"] == 0
+    assert {f["kind"] for f in placement["findings"]} >= {"parameter not on the device", "input not on the device"}
+    assert result["verdict"].startswith("blocked by placement: after device_map='auto' nothing of the model")
+
+
+def test_each_new_shape_costs_executables_and_buckets_cost_fewer(fixed_db):
+    shapes = check(fixed_db, "--script", f"{MODELS}:one_op", "--probe", "--shapes", "2x16,2x24,2x32,2x64,2x100,2x128",
+                   expect=0)["shapes"]
+    assert [r["executables"] for r in shapes["shapes"]] == [1] * 6  # one op: one executable per new shape
+    assert shapes["total"]["executables"] == 6
+    assert shapes["buckets"] == [[2, 32], [2, 128]] and shapes["bucketed"]["executables"] == 2
+    assert {tuple(r["shape"]): tuple(r["bucket"]) for r in shapes["shapes"]}[(2, 100)] == (2, 128)
+    assert "pad inputs to the buckets 2x32, 2x128" in shapes["suggestion"]
+    hf = check(fixed_db, "--hf", "llama", "--probe", "--seq-lens", "16,32", expect=1)["shapes"]
+    assert [r["shape"] for r in hf["shapes"]] == [[2, 32], [2, 16]] and all(r["executables"] > 0 for r in hf["shapes"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--script", f"{MODELS}:one_op", "--probe", "--shapes", "2x16,2by32"), "'2by32' is not a shape"),
+    (("--hf", "llama", "--probe", "--seq-lens", "16,x"), "--seq-lens 16,x: expected positive integers"),
+    (("--script", f"{MODELS}:one_op", "--shapes", "2x16"), "add --probe"),
+])
+def test_bad_shape_lists_are_one_line_and_record_nothing(fixed_db, args, message):
+    result = cli("check-model", *args, "--record", "--db", str(fixed_db), check=False)
+    assert result.returncode == 3 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert query(fixed_db, "SELECT COUNT(*) FROM model_checks") == [(0,)]
+
+
+def test_record_twice_across_a_changed_skip_list_and_the_history_shows_it(tmp_path):
+    db = tmp_path / "results.db"
+    cli("run", "--ops", "^(add|nn.functional.relu)$", "--dtypes", "float32", "--checks", "forward", "--reruns", "0", "--db", str(db))
+    cli("check-model", "--script", f"{MODELS}:one_op", "--record", "--db", str(db), check=False)
+    lists = tmp_path / "lists.json"
+    lists.write_text(json.dumps({"entries": [{"suite": "ops", "subject": "nn.functional.relu", "mode": "skip",
+                                              "category": "unsupported_op", "reason": "planted"}]}))
+    cli("run", "--ops", "^(add|nn.functional.relu)$", "--dtypes", "float32", "--checks", "forward", "--reruns", "0",
+        "--skiplists", str(lists), "--db", str(db))
+    cli("check-model", "--script", f"{MODELS}:one_op", "--record", "--db", str(db), check=False)
+    (model,) = json.loads(cli("check-model", "--history", "one_op", "--json", "--db", str(db)).stdout)["models"]
+    first, second = model["checks"]
+    assert model["model"].startswith("script:") and first["changes"] == []
+    assert "aten::relu float32: native -> untested" in second["changes"]  # its cases skipped: no evidence left
+    assert "exit 0 -> 1" in second["changes"]
+    assert any(c.startswith("evidence run ") for c in second["changes"])
+    text = cli("check-model", "--history", "--db", str(db)).stdout
+    assert "changed: aten::relu float32: native -> untested" in text
