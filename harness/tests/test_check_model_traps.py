@@ -73,8 +73,9 @@ def test_each_new_shape_costs_executables_and_buckets_cost_fewer(fixed_db):
     (("--script", f"{MODELS}:one_op", "--probe", "--shapes", "2x16,2by32"), "'2by32' is not a shape"),
     (("--hf", "llama", "--probe", "--seq-lens", "16,x"), "--seq-lens 16,x: expected positive integers"),
     (("--script", f"{MODELS}:one_op", "--shapes", "2x16"), "add --probe"),
+    (("--script", f"{MODELS}:unmovable", "--probe"), "the model cannot be moved to neuron: RuntimeError: planted"),
 ])
-def test_bad_shape_lists_are_one_line_and_record_nothing(fixed_db, args, message):
+def test_bad_input_is_one_line_and_records_nothing(fixed_db, args, message):
     result = cli("check-model", *args, "--record", "--db", str(fixed_db), check=False)
     assert result.returncode == 3 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
     assert query(fixed_db, "SELECT COUNT(*) FROM model_checks") == [(0,)]

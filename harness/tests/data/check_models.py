@@ -101,3 +101,23 @@ def on_the_cpu():
 def one_op():
     """A model of one op: each new input shape needs one executable on the device."""
     return torch.nn.ReLU(), (torch.randn(2, 16),)
+
+
+class Unmovable(torch.nn.Module):
+    """Refuses to be moved to another device (check-model: bad input, nothing recorded)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.proj(x)
+
+    def to(self, *args, **kwargs):
+        if args and isinstance(args[0], (str, torch.device)) and torch.device(args[0]).type not in ("cpu", "meta"):
+            raise RuntimeError("planted: this model cannot leave the CPU")
+        return super().to(*args, **kwargs)
+
+
+def unmovable():
+    return Unmovable(), (torch.randn(2, 4),)
