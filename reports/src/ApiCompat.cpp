@@ -104,7 +104,7 @@ json run_of(const json& coverage, const std::string& mode) {
           {"torch", run["torch"]},
           {"backend", run["backend_module"]},
           {"backend_version", run["backend_version"]},
-          {"harness", run["harness_version"]}};
+          {"harness_version", run["harness_version"]}};
 }
 
 }  // namespace
@@ -212,7 +212,7 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
   for (const auto& r : table["runs"])
     versions.insert(fmt::format("torch {} · {} {} · harness {}", r["torch"].get<std::string>(),
                                 r["backend"].get<std::string>(), r["backend_version"].get<std::string>(),
-                                r["harness"].get<std::string>()));
+                                r["harness_version"].get<std::string>()));
   out += fmt::format("Derived by `neuron-conform api-compat` from test evidence ({}).\n\n", joined(versions));
   out += "| run | suite | mode | started |\n| --- | --- | --- | --- |\n";
   for (const auto& r : table["runs"])

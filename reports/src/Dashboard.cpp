@@ -73,7 +73,7 @@ json headline_of(const json& newest, std::size_t new_failures) {
     ran += count.get<std::int64_t>();
     if (*outcome == Outcome::kPass || *outcome == Outcome::kFallback) matched += count.get<std::int64_t>();
   }
-  const std::int64_t native = newest["outcomes"].value("pass", std::int64_t{0});
+  const std::int64_t native = newest["outcomes"].value(std::string(name(Outcome::kPass)), std::int64_t{0});
   const auto share = [](std::int64_t part, std::int64_t whole) {
     return whole > 0 ? json(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : json();
   };

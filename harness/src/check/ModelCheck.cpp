@@ -653,10 +653,10 @@ std::vector<std::string> model_check_changes(const ModelCheckRecord& before,
   changed("dtype", before.result["model"].value("dtype", ""), after.result["model"].value("dtype", ""));
   changed("train", before.result["model"].value("train", false) ? "yes" : "no",
           after.result["model"].value("train", false) ? "yes" : "no");
-  changed("torch", before.torch_version, after.torch_version);
+  changed("torch version", before.torch_version, after.torch_version);
   changed("backend", before.backend_module + " " + before.backend_version,
           after.backend_module + " " + after.backend_version);
-  changed("harness", before.harness_version, after.harness_version);
+  changed("harness version", before.harness_version, after.harness_version);
   changed("evidence run", before.evidence_run, after.evidence_run);
   changed("exit", std::to_string(before.exit_code), std::to_string(after.exit_code));
   const auto a = op_verdicts(before.result), b = op_verdicts(after.result);
@@ -677,7 +677,7 @@ json model_history_json(const std::vector<ModelCheckRecord>& records) {
     if (first) models.push_back({{"model", r.model_key}, {"checks", json::array()}});
     models.back()["checks"].push_back(
         {{"recorded_at", r.recorded_at}, {"model_hash", r.model_hash}, {"torch", r.torch_version},
-         {"backend", r.backend_module + " " + r.backend_version}, {"harness", r.harness_version},
+         {"backend", r.backend_module + " " + r.backend_version}, {"harness_version", r.harness_version},
          {"evidence_run", r.evidence_run}, {"exit_code", r.exit_code}, {"verdict", r.verdict},
          {"changes", first ? json::array() : json(model_check_changes(records[i - 1], r))}});
   }
@@ -693,7 +693,7 @@ std::string model_history_text(const std::vector<ModelCheckRecord>& records) {
       out += fmt::format("  {}  exit {}  torch {} · {} · harness {} · run {}\n    {}\n",
                          c["recorded_at"].get<std::string>(), c["exit_code"].get<int>(),
                          c["torch"].get<std::string>(), c["backend"].get<std::string>(),
-                         c["harness"].get<std::string>(), c["evidence_run"].get<std::string>(),
+                         c["harness_version"].get<std::string>(), c["evidence_run"].get<std::string>(),
                          one_line(c["verdict"].get<std::string>(), 300));
       for (const auto& change : c["changes"]) out += fmt::format("    changed: {}\n", change.get<std::string>());
       if (c["changes"].empty() && &c != &model["checks"].front()) out += "    changed: nothing\n";
