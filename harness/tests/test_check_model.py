@@ -17,14 +17,6 @@ from conform_cli import HERE, cli
 MODELS = HERE / "data" / "check_models.py"
 
 
-@pytest.fixture
-def fixed_db(tmp_path: Path) -> Path:
-    db = tmp_path / "results.db"
-    with sqlite3.connect(db) as con:
-        con.executescript((HERE / "data" / "ops_slice_run.sql").read_text())
-    return db
-
-
 def check(db: Path, *args: str, expect: int):
     result = cli("check-model", *args, "--db", str(db), check=False)
     assert result.returncode == expect, result.stdout + result.stderr

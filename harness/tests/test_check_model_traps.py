@@ -5,7 +5,6 @@ executable per new shape, and the buckets that cost fewer), and history (--recor
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -13,14 +12,6 @@ import pytest
 from conform_cli import HERE, cli, query
 
 MODELS = HERE / "data" / "check_models.py"
-
-
-@pytest.fixture
-def fixed_db(tmp_path: Path) -> Path:
-    db = tmp_path / "results.db"
-    with sqlite3.connect(db) as con:
-        con.executescript((HERE / "data" / "ops_slice_run.sql").read_text())
-    return db
 
 
 def check(db: Path, *args: str, expect: int) -> dict:

@@ -476,12 +476,7 @@ def shapes_check(rebuild_tiny, make_inputs, shapes: list[tuple[int, ...]], backe
     chosen = sorted(set(assigned.values()), key=lambda s: (numel(s), s))
     order = chosen + [s for s in sorted(set(shapes), key=lambda s: (numel(s), s)) if s not in chosen]
     ctx = Context(backend, device, 0)
-    try:
-        model = copy.deepcopy(rebuild_tiny()[0]).eval().to(device)
-    except Fatal:
-        raise
-    except Exception as exc:
-        raise Fatal(f"the model cannot be moved to {device}: {type(exc).__name__}: {str(exc)[:300]}") from exc
+    model = placed(rebuild_tiny, device, None)[0]
     counted = None
     if compiled:
         if missing := compilation.missing_backend():
@@ -544,7 +539,10 @@ def placed(rebuild_tiny, device: str, device_map: str | None):
         setup["by"] = f"device_map={device_map!r}" if device_map else "the model's function"
         return model, inputs, copy.deepcopy(model).to("cpu"), to_device(inputs, "cpu"), setup
     setup["by"] = f"model.to({device!r})"
-    return copy.deepcopy(model).to(device), to_device(inputs, device), model, inputs, setup
+    try:
+        return copy.deepcopy(model).to(device), to_device(inputs, device), model, inputs, setup
+    except Exception as exc:  # bad input: the model refuses the device
+        raise Fatal(f"the model cannot be moved to {device}: {type(exc).__name__}: {str(exc)[:300]}") from exc
 
 
 def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure,
@@ -558,12 +556,7 @@ def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure,
 
     from comparison import errors
 
-    try:
-        device_model, device_inputs, model, inputs, setup = placed(rebuild_tiny, device, device_map)
-    except Fatal:
-        raise
-    except Exception as exc:
-        raise Fatal(f"the model cannot be moved to {device}: {type(exc).__name__}: {str(exc)[:300]}") from exc
+    device_model, device_inputs, model, inputs, setup = placed(rebuild_tiny, device, device_map)
     result: dict[str, Any] = {}
     device_type = torch.device(device).type
     host = HostOps(device_model, device_type) if watch else None
@@ -658,14 +651,6 @@ def requested_shapes(args) -> list[tuple[int, ...]]:
     return [(b, s) for b in batches for s in seq_lens]
 
 
-def hf_shaped_inputs(shape: tuple[int, ...]) -> dict[str, Any]:
-    """A transformers model's inputs of (batch, sequence length), as the hf suite makes them."""
-    import torch
-
-    ids = torch.randint(3, 99, shape, generator=torch.Generator().manual_seed(0))
-    return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
@@ -721,7 +706,12 @@ def main() -> None:
                                     # the evidence suite when check-model is given no --suite
                                     "default_suite": suite_api.DEFAULT_SUITE}
         if shapes:  # before the probe, so that the first shape's executables are its own
-            make_inputs = hf_shaped_inputs if args.hf else (lambda shape: with_shape(inputs, shape))
+            if args.hf:  # (batch, sequence length), as the hf suite makes its inputs
+                from neuron_conform_suites.hf.models import inputs as hf_inputs
+
+                make_inputs = lambda shape: hf_inputs(0, seq=shape[1], batch=shape[0])  # noqa: E731
+            else:
+                make_inputs = lambda shape: with_shape(inputs, shape)  # noqa: E731
             document["shapes"] = shapes_check(rebuild, make_inputs, shapes, backend, args.device,
                                               eager=args.probe, compiled=args.compile)
         if not args.exported:

@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+import opinfo
+
 
 def entry(name: str, kind: str) -> dict[str, str]:
     return {"name": name, "section": name.rsplit(".", 1)[0], "kind": kind}
@@ -62,6 +64,11 @@ def opinfo_entries(op: Any) -> list[dict[str, str]]:
         out.append(entry(f"torch.Tensor.{op.name}", "attribute"))
     unique = {e["name"]: e for e in out}
     return list(unique.values())
+
+
+def opinfo_api(mode: str) -> dict[str, Any]:
+    """public_api() of a suite whose subjects are the OpInfos (ops: eager; compile: torch.compile)."""
+    return {"mode": mode, "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
 
 
 def class_entries(name: str, cls: type, kind: str) -> list[dict[str, str]]:

@@ -47,6 +47,12 @@ std::string case_reason(const json& c) {
 json judge(const std::vector<const json*>& cases, bool mode_ran) {
   if (!mode_ran) return {{"status", "untested"}, {"detail", "no run tests this mode"}, {"dtypes", json::array()}};
   if (cases.empty()) return {{"status", "untested"}, {"detail", "no case"}, {"dtypes", json::array()}};
+  struct Ran {
+    const json* c;
+    Outcome outcome;
+    std::string dtype;
+  };
+  std::vector<Ran> ran;
   std::map<std::string, bool> works;  // dtype -> every case run at it matched
   const json* skipped = nullptr;
   for (const json* c : cases) {
@@ -55,7 +61,8 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
       skipped = skipped ? skipped : c;
       continue;
     }
-    auto [it, fresh] = works.emplace((*c)["dtype"].get<std::string>(), true);
+    ran.push_back({c, outcome, (*c)["dtype"].get<std::string>()});
+    auto [it, fresh] = works.emplace(ran.back().dtype, true);
     it->second = it->second && is_success(outcome);
   }
   if (works.empty())
@@ -67,10 +74,7 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
   std::map<std::string, std::set<std::string>> fell_back;  // aten op -> dtypes
   const json* worst = nullptr;
   int worst_severity = -1;
-  for (const json* c : cases) {
-    const Outcome outcome = parse_outcome((*c)["outcome"].get<std::string>());
-    const std::string dtype = (*c)["dtype"].get<std::string>();
-    if (kind(outcome) == OutcomeKind::kNotRun) continue;
+  for (const auto& [c, outcome, dtype] : ran) {
     if (good.contains(dtype))
       for (const auto& op : (*c)["fallback_ops"]) fell_back[op.get<std::string>()].insert(dtype);
     if (!is_success(outcome) && info_of(kOutcomes, outcome).severity > worst_severity) {
@@ -155,7 +159,10 @@ json api_compat(const std::vector<ApiSource>& sources) {
     json counts = json::object();
     for (const char* mode : kApiModes) {
       counts[mode] = {{"Y", 0}, {"CPU_FALLBACK", 0}, {"N", 0}, {"untested", 0}};
-      for (const auto& e : entries) counts[mode][e[mode]["status"].get<std::string>()] = counts[mode][e[mode]["status"].get<std::string>()].get<int>() + 1;
+      for (const auto& e : entries) {
+        json& n = counts[mode][e[mode]["status"].get<std::string>()];
+        n = n.get<int>() + 1;
+      }
     }
     out_sections.push_back({{"name", key.second}, {"counts", counts}, {"entries", std::move(entries)}});
   }

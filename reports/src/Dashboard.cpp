@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <utility>
 
 namespace conform {
 
@@ -146,24 +147,25 @@ json build_dashboard(Store& store, const std::string& db_path,
       throw StoreError(fmt::format("{} has no run of suite '{}'", db_path, *suite));
     suites.push_back(*suite);
   } else {
+    // newest_run_of_each_suite() is ordered by suite name.
     for (const auto& id : store.newest_run_of_each_suite()) suites.push_back(store.run(id)->suite);
     if (suites.empty()) throw StoreError(fmt::format("{} has no run", db_path));
-    std::sort(suites.begin(), suites.end());
   }
   const fs::path out = fs::absolute(out_dir);
   json sections = json::array();
   for (const auto& name : suites) sections.push_back(suite_section(store, db_path, name, out));
   json letters = json::object();
   for (const auto& s : kSubjectStatuses) letters[std::string(1, s.letter)] = s.name;
-  // The newest recorded check-model verdict of each model (check-model --record).
+  // The newest recorded check-model verdict of each model (check-model --record); the records
+  // come by model, oldest first.
   json models = json::array();
   const auto checks = store.model_checks();
+  std::size_t recorded = 0;  // the current model's checks so far
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const ModelCheckRecord& c = checks[i];
+    ++recorded;
     if (i + 1 < checks.size() && checks[i + 1].model_key == c.model_key) continue;
-    std::size_t recorded = 0;
-    for (const auto& other : checks) recorded += other.model_key == c.model_key;
-    models.push_back({{"model", c.model_key}, {"recorded_at", c.recorded_at}, {"checks", recorded},
+    models.push_back({{"model", c.model_key}, {"recorded_at", c.recorded_at}, {"checks", std::exchange(recorded, 0)},
                       {"exit_code", c.exit_code}, {"verdict", c.verdict},
                       {"versions", fmt::format("torch {} · {} {} · harness {}", c.torch_version,
                                                c.backend_module, c.backend_version, c.harness_version)},

@@ -32,11 +32,10 @@ import torch
 import torch.utils._pytree as pytree
 
 import compilation
-import opinfo
 from evidence import dtype_name
 from sides import NoReference, Verdict, seed
 import suite_api
-from public_api import opinfo_entries
+from public_api import opinfo_api
 from vocabulary import Outcome
 
 from neuron_conform_suites.ops import opinfo_runs as ops
@@ -110,7 +109,7 @@ def list_cases() -> Iterable[dict[str, str]]:
 
 def public_api() -> dict[str, Any]:
     """The public names each OpInfo tests under torch.compile (harness/worker/public_api.py)."""
-    return {"mode": "compile", "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
+    return opinfo_api("compile")
 
 
 class Compilation(ops.Case):

@@ -240,7 +240,7 @@ def build(arch: str, dtype: torch.dtype, seed: int) -> tuple[torch.nn.Module, in
     return model, parameters
 
 
-def inputs(seed: int, seq: int = SEQ) -> dict[str, torch.Tensor]:
+def inputs(seed: int, seq: int = SEQ, batch: int = BATCH) -> dict[str, torch.Tensor]:
     g = torch.Generator().manual_seed(seed)
-    ids = torch.randint(3, 99, (BATCH, seq), generator=g)
+    ids = torch.randint(3, 99, (batch, seq), generator=g)
     return {"input_ids": ids, "attention_mask": torch.ones_like(ids)}

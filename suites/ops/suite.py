@@ -68,10 +68,9 @@ import torch.utils._pytree as pytree
 from torch.testing._internal.common_utils import noncontiguous_like
 from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, UnaryUfuncInfo
 
-import opinfo
 import suite_api
 from comparison import to_device
-from public_api import opinfo_entries
+from public_api import opinfo_api
 from sides import NoReference, Verdict, seed
 
 from . import ops_inputs
@@ -136,7 +135,7 @@ def list_cases() -> Iterable[dict[str, str]]:
 
 def public_api() -> dict[str, Any]:
     """The public names each OpInfo tests in eager mode (harness/worker/public_api.py)."""
-    return {"mode": "eager", "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
+    return opinfo_api("eager")
 
 
 # --- tolerances ---------------------------------------------------------------------------

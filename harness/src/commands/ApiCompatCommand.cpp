@@ -22,47 +22,42 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// Each suite's public_api(), listed by one worker per suite at once (null: it declares none).
-std::map<std::string, json> public_apis(Store& store, const std::vector<std::string>& runs) {
-  std::map<std::string, std::string> backend_of;  // suite -> the backend its run ran
-  for (const auto& id : runs) {
-    const RunInfo run = *store.run(id);
-    backend_of.emplace(run.suite, run.backend_module);
-  }
+// The public_api() of each suite of `runs` not in `apis` yet (null: it declares none), listed by
+// one worker per suite at once, with the backend that suite's run ran.
+void add_public_apis(const std::vector<RunInfo>& runs, std::map<std::string, json>& apis) {
   std::map<std::string, std::future<json>> pending;
-  for (const auto& [suite, backend] : backend_of)
-    pending.emplace(suite, std::async(std::launch::async, [suite, backend] {
-                      const ScratchLog log("api-" + suite);
-                      return list_public_api(worker_command(suite, backend, "neuron", 0), log.path());
-                    }));
-  std::map<std::string, json> out;
-  for (auto& [suite, future] : pending) out[suite] = future.get();
-  return out;
+  for (const auto& run : runs)
+    if (!apis.contains(run.suite) && !pending.contains(run.suite))
+      pending.emplace(run.suite, std::async(std::launch::async, [suite = run.suite,
+                                                                 backend = run.backend_module] {
+                        const ScratchLog log("api-" + suite);
+                        return list_public_api(worker_command(suite, backend, "neuron", 0), log.path());
+                      }));
+  for (auto& [suite, future] : pending) apis[suite] = future.get();
 }
 
 // The runs named (resolved), else the newest run of each suite; only those whose suite declares
 // its public API. A run named explicitly whose suite declares none is an error.
 json table_of(Store& store, const std::string& db, const std::vector<std::string>& refs,
               std::map<std::string, json>& apis) {
-  std::vector<std::string> runs;
-  for (const auto& ref : refs) runs.push_back(store.resolve_run(ref));
-  const bool named = !runs.empty();
-  if (!named) runs = store.newest_run_of_each_suite();
-  if (runs.empty()) throw StoreError(fmt::format("{} has no run", db));
-  std::vector<std::string> missing;
-  for (const auto& id : runs)
-    if (!apis.contains(store.run(id)->suite)) missing.push_back(id);
-  apis.merge(public_apis(store, missing));
+  std::vector<std::string> ids;
+  for (const auto& ref : refs) ids.push_back(store.resolve_run(ref));
+  const bool named = !ids.empty();
+  if (!named) ids = store.newest_run_of_each_suite();
+  if (ids.empty()) throw StoreError(fmt::format("{} has no run", db));
+  std::vector<RunInfo> runs;
+  for (const auto& id : ids) runs.push_back(*store.run(id));
+  add_public_apis(runs, apis);
   std::vector<ApiSource> sources;
-  for (const auto& id : runs) {
-    const std::string suite = store.run(id)->suite;
-    if (apis[suite].is_null()) {
+  for (const auto& run : runs) {
+    if (apis[run.suite].is_null()) {
       if (named)
         throw std::invalid_argument(fmt::format(
-            "run {} is of suite '{}', which declares no public_api(): it tests no public API", id, suite));
+            "run {} is of suite '{}', which declares no public_api(): it tests no public API",
+            run.id, run.suite));
       continue;
     }
-    sources.push_back({build_coverage(store, id, db), apis[suite]});
+    sources.push_back({build_coverage(store, run.id, db), apis[run.suite]});
   }
   if (sources.empty())
     throw std::invalid_argument(fmt::format(

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <stdexcept>
 #include <thread>
 
@@ -69,6 +70,8 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   command.max_memory_bytes = memory;
   plan.zygote = std::make_unique<Zygote>(command, log_dir(o.db, run.id) + "/zygote.log",
                                          ScheduleOptions{}.startup_timeout);
+  // The skip lists the backend ships, found while the suite is listed (a Python start of its own).
+  auto shipped = std::async(std::launch::async, backend_skiplists, o.backend_module);
   const Listing listing = list_suite(o.suite, command, log_dir(o.db, run.id) + "/list-worker.log");
   const Selection selection{
       o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
@@ -95,7 +98,7 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
                       {"tracking", listing.hello.value("tracking", false)}};
   // The skip lists the backend ships (whether or not this run applies them): the default lists,
   // and where its reports find the ledger's dispositions.
-  run.backend_info["skiplists"] = backend_skiplists(o.backend_module);
+  run.backend_info["skiplists"] = shipped.get();
   // The rows of the ledger (common/Ledger.h), so a report of the run can count them.
   for (const char* key : {"cpu_overloads", "device_composite"})
     if (listing.hello.contains(key)) run.backend_info[key] = listing.hello[key];
@@ -131,9 +134,7 @@ Expected expect(Store& store, const RunOptions& o, const Plan& plan) {
   Skiplists lists;
   if (!o.no_skiplists) {
     const std::vector<std::string> paths =
-        o.skiplists.empty()
-            ? plan.run.backend_info.value("skiplists", std::vector<std::string>())
-            : o.skiplists;
+        skiplist_paths(o.skiplists, plan.run.backend_info, plan.run.backend_module);
     if (paths.empty())
       fmt::print(stderr,
                  "skip lists: backend '{}' ships none (entry-point group neuron_conform.skiplists) "

@@ -24,11 +24,6 @@
 namespace conform {
 namespace {
 
-// The lists given, else those the backend ships (of the run when there is one).
-std::vector<std::string> paths_or_default(const SkiplistOptions& o, const std::string& backend) {
-  return skiplist_paths(o.paths, backend);
-}
-
 // The names of the suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
 std::set<std::string> suite_names(const SkiplistOptions& o) {
   const ScratchLog log("lint-suites");
@@ -70,7 +65,7 @@ int lint(const SkiplistOptions& o) {
     torch_version = first.torch_version;
     listed[first.suite] = std::move(first.subjects);
   }
-  Skiplists lists = load_skiplists(paths_or_default(o, o.backend_module), torch_version);
+  Skiplists lists = load_skiplists(skiplist_paths(o.paths, nlohmann::json::object(), o.backend_module), torch_version);
   std::vector<std::string> notes;
   if (o.check_subjects) {
     std::set<std::string> missing;
@@ -141,9 +136,7 @@ RunView load_run(const SkiplistOptions& o) {
   view.id = store.resolve_run(o.run);
   const RunInfo run = *store.run(view.id);
   view.torch_version = run.torch_version;
-  view.skiplists = !o.paths.empty() || !run.backend_info.contains("skiplists")
-                       ? paths_or_default(o, run.backend_module)
-                       : run.backend_info["skiplists"].get<std::vector<std::string>>();
+  view.skiplists = skiplist_paths(o.paths, run.backend_info, run.backend_module);
   view.planned = store.planned(view.id);
   for (auto& r : store.results(view.id)) view.results.emplace(r.case_id, std::move(r));
   return view;

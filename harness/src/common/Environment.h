@@ -4,10 +4,14 @@
 
 namespace conform {
 
-// Where the harness finds its Python side. Defaults are fixed at build time (the source tree
-// and the .venv interpreter CMake was configured with); NEURON_CONFORM_PYTHON overrides the
-// interpreter.
+// Where the harness finds its files (the worker, the suites, the report templates, the
+// vocabulary): the nearest folder above the executable's own that holds harness/worker/worker.py.
+// That is the checkout for a build in it (build/neuron-conform) and the installed package for the
+// wheel (site-packages/neuron_conform/bin/neuron-conform), so a moved or copied install works.
+// Throws std::runtime_error naming what is missing when there is none (a corrupt install).
 std::string data_root();
+// The Python that runs the workers: NEURON_CONFORM_PYTHON (the global --python and the installed
+// launcher set it), else the build's default (the .venv of a checkout; `python3` in the wheel).
 std::string python_executable();
 std::string harness_version();
 

@@ -1,6 +1,5 @@
 #include "common/Ledger.h"
 
-#include "common/Environment.h"
 #include "common/Vocabulary.h"
 
 #include <fmt/format.h>

@@ -132,8 +132,12 @@ std::vector<std::string> backend_skiplists(const std::string& backend_module) {
 }
 
 std::vector<std::string> skiplist_paths(const std::vector<std::string>& given,
+                                        const nlohmann::json& backend_info,
                                         const std::string& backend_module) {
-  return given.empty() ? backend_skiplists(backend_module) : given;
+  if (!given.empty()) return given;
+  if (backend_info.contains("skiplists"))
+    return backend_info["skiplists"].get<std::vector<std::string>>();
+  return backend_skiplists(backend_module);
 }
 
 }  // namespace conform

@@ -63,8 +63,10 @@ nlohmann::json list_public_api(const WorkerCommand& command, const std::string& 
 // backend; empty when it ships none. Throws std::runtime_error when an entry names no folder.
 std::vector<std::string> backend_skiplists(const std::string& backend_module);
 
-// The skip lists a command applies: `given` (--skiplists) when not empty, else the backend's.
+// The skip lists a command applies: `given` (--skiplists) when not empty, else those a run
+// recorded its backend ships (`backend_info.skiplists`), else those the backend ships now.
 std::vector<std::string> skiplist_paths(const std::vector<std::string>& given,
+                                        const nlohmann::json& backend_info,
                                         const std::string& backend_module);
 
 }  // namespace conform
