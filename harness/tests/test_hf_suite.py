@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import torch
@@ -123,3 +124,49 @@ def test_an_hf_coverage_json_follows_the_schema_too(db):
     coverage = json.loads((db.parent / "latest" / "coverage.json").read_text())
     jsonschema.validate(coverage, schema)
     assert coverage["subjects"][0]["name"] == "OPTForCausalLM"
+
+
+def test_not_runnable_entries_are_checked_and_cover_the_cases_they_name(tmp_path, monkeypatch):
+    shrink.not_runnable.cache_clear()
+    assert shrink.why_not_runnable("GitForCausalLM", "float32", "backward").startswith("Git's loss")
+    assert shrink.why_not_runnable("GitForCausalLM", "float32", "forward") is None
+    assert shrink.why_not_runnable("XLNetLMHeadModel", "float32", "generate") is None
+    assert shrink.why_not_runnable("Gemma4AssistantForCausalLM", "bfloat16", "static_shapes")
+    bad = tmp_path / "overrides.json"
+    monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
+    for key in ("GitForCausalLM/backward", "GitForCausalLM/float16/backward", "NoSuchForCausalLM/*/*"):
+        bad.write_text(json.dumps({"overrides": {}, "not_runnable": {key: "why"}}))
+        shrink.not_runnable.cache_clear()
+        with pytest.raises(ValueError, match=re.escape(f"not_runnable entry '{key}'")):
+            shrink.not_runnable()
+    shrink.not_runnable.cache_clear()
+
+
+def test_a_case_transformers_cannot_run_is_a_skip_saying_why(db):
+    cli("run", "--suite", "hf", "--ops", "^GitForCausalLM$", "--dtypes", "float32", "--checks", "backward",
+        "--db", str(db), "--strict")
+    assert outcomes(db) == {"hf/GitForCausalLM/float32/backward": "skip"}
+    evidence = evidences(db)["hf/GitForCausalLM/float32/backward"]
+    assert evidence["suite_skip"] is True and "Git's loss expects image tokens" in evidence["message"]
+
+
+def test_an_architecture_needing_a_missing_package_is_a_skip_not_an_error(monkeypatch):
+    suite = suite_module("hf")
+
+    def needs_timm(*args):
+        raise ImportError("TimmWrapperModel requires the PIL library but it was not found in your environment.")
+
+    monkeypatch.setattr(suite, "build", needs_timm)
+    ctx = type("Ctx", (), {"device": "cpu", "seed": 0, "compile_cache": staticmethod(lambda: {})})()
+    outcome, evidence = suite.run_case("hf/LlamaForCausalLM/float32/forward", ctx)
+    assert outcome == "skip" and evidence["suite_skip"] is True
+    assert evidence["message"].startswith("needs a package this environment lacks: TimmWrapperModel requires")
+
+
+def test_modules_an_architecture_keeps_in_float32_stay_there_at_bfloat16():
+    model, _ = shrink.build("Inkling2ForCausalLM", torch.bfloat16, 0)
+    dtypes = dict((n, p.dtype) for n, p in model.named_parameters())
+    assert dtypes["model.layers.0.mlp.gate.weight"] == torch.float32  # the router, as from_pretrained keeps it
+    assert dtypes["model.embed_tokens.weight"] == torch.bfloat16
+    with torch.no_grad():  # with the router at bfloat16 the model does not run at all
+        assert model(**shrink.inputs(0)).logits.shape == (2, 7, 99)

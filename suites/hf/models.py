@@ -13,6 +13,7 @@ config does not have is an error naming it.
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 from functools import cache
 from pathlib import Path
@@ -21,6 +22,7 @@ from typing import Any
 import torch
 import transformers
 from transformers import PretrainedConfig
+from transformers.core_model_loading import build_glob_alternation
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
@@ -101,6 +103,30 @@ def label_layouts() -> dict[str, str]:
             raise ValueError(f"{OVERRIDES_FILE}: labels entry '{arch}': '{layout}' (expected an architecture "
                              f"class of transformers {transformers.__version__} and one of {list(LABEL_LAYOUTS)})")
     return data
+
+
+@cache
+def not_runnable() -> dict[tuple[str, str, str], str]:
+    """overrides.json "not_runnable", checked: (architecture, dtype, check) -> why transformers cannot
+    run that case on any device; each field a name the suite lists, or "*"."""
+    from .suite import CHECKS, DTYPES  # the suite's own names; the suite imports this module first
+
+    data = json.loads(OVERRIDES_FILE.read_text()).get("not_runnable", {}) if OVERRIDES_FILE.is_file() else {}
+    out: dict[tuple[str, str, str], str] = {}
+    for key, reason in data.items():
+        fields = tuple(key.split("/"))
+        known = (causal_lm_architectures(), DTYPES, CHECKS)
+        if len(fields) != 3 or any(f != "*" and f not in names for f, names in zip(fields, known)) or not reason:
+            raise ValueError(f"{OVERRIDES_FILE}: not_runnable entry '{key}': expected <architecture>/<dtype>/<check> "
+                             f"of transformers {transformers.__version__} (or *), with a reason")
+        out[fields] = reason
+    return out
+
+
+def why_not_runnable(arch: str, dtype: str, check: str) -> str | None:
+    """The reason of the not_runnable entry that covers the case, if one does."""
+    return next((reason for fields, reason in not_runnable().items()
+                 if all(f in ("*", v) for f, v in zip(fields, (arch, dtype, check)))), None)
 
 
 @cache
@@ -202,12 +228,10 @@ def tiny_config(architecture: str) -> PretrainedConfig:
                        f"{transformers.__version__}")
     cls = config_class(architecture)
     by_type, by_class = overrides().get(cls.model_type, {}), overrides().get(architecture, {})
-    fields = _shrunk_fields(default_config(cls, {**by_type, **by_class}).to_dict())
+    fields = {**_shrunk_fields(default_config(cls, {**by_type, **by_class}).to_dict()), "use_cache": True}
     _apply(fields, by_type)
     _apply(fields, by_class)
-    config = cls(**fields)
-    config.use_cache = True
-    return config
+    return cls(**fields)
 
 
 BATCH, SEQ, SEQ2 = 2, 7, 11  # the inputs' batch and sequence lengths
@@ -226,10 +250,22 @@ def _tiny(arch: str) -> tuple[transformers.PretrainedConfig, int]:
     return config, parameters
 
 
+def _keep_in_float32(model: torch.nn.Module, dtype: torch.dtype) -> None:
+    """What from_pretrained(dtype=...) keeps in float32 at a lower dtype goes back to float32 (a
+    router's weight, a convolution the architecture always runs in float32), matched as it matches."""
+    plan = model._get_dtype_plan(dtype)
+    if plan:
+        pattern = build_glob_alternation(list(plan))[0]
+        for name, tensor in itertools.chain(model.named_parameters(), model.named_buffers()):
+            if pattern.search(name):
+                tensor.data = tensor.data.float()
+
+
 def build(arch: str, dtype: torch.dtype, seed: int) -> tuple[torch.nn.Module, int]:
     config, parameters = _tiny(arch)
     torch.manual_seed(seed)
     model = getattr(transformers, arch)(copy.deepcopy(config)).eval().to(dtype)
+    _keep_in_float32(model, dtype)
     generation = getattr(model, "generation_config", None)
     if generation is not None and generation.pad_token_id is None:
         generation.pad_token_id = 0

@@ -31,7 +31,8 @@ from evidence import exception_evidence
 import suite_api
 import vocabulary
 from vocabulary import Outcome, Where
-from .models import SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts, most_used, overrides
+from .models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts, most_used, not_runnable,
+                     overrides, why_not_runnable)
 
 CHECKS = ("forward", "generate", "backward", "static_shapes", "compiled_forward")
 # The checks an architecture must pass natively to count as running on the device.
@@ -62,7 +63,7 @@ TOLERANCES = {"float32": (1.3e-4, 1e-4), "bfloat16": (3e-2, 3e-2)}
 
 
 def list_cases() -> Iterable[dict[str, str]]:
-    overrides(), label_layouts(), most_used()  # a bad override or list stops the listing, naming the entry
+    overrides(), label_layouts(), not_runnable(), most_used()  # a bad entry stops the listing, naming it
     yield from suite_api.cases("hf", ((arch, dtype, check) for arch in causal_lm_architectures()
                                       for dtype in DTYPES for check in CHECKS))
 
@@ -147,8 +148,8 @@ def labels_for(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
 def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
 
-    def loss(model, data):
-        out = model(**data, labels=labels_for(model, data["input_ids"]))
+    def loss(model, data):  # as training runs it: no cache (RWKV updates its state in place)
+        out = model(**data, labels=labels_for(model, data["input_ids"]), use_cache=False)
         out.loss.backward()
         return out.loss
 
@@ -264,6 +265,9 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
     if check == "static_shapes" and not ctx.compile_cache():
         return Outcome.ERROR, {"exception_type": "Unobservable", "where": Where.HARNESS,
                          "message": "the backend reports no compile_cache_stats(): static_shapes cannot be observed"}
+    if (reason := why_not_runnable(arch, dtype_name, check)) is not None:
+        return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True,
+                              "message": f"transformers cannot run this case (suites/hf/overrides.json): {reason}"}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
     module = device_module(ctx.device)
@@ -288,6 +292,12 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
                                    f"are no longer summed: {evidence.get('message', '')}")
     except Stage as stage:
         evidence.update(exception_evidence(stage.cause), stage=stage.stage)
+        if stage.stage == vocabulary.Stage.BUILD and isinstance(stage.cause, ImportError):
+            # the architecture needs a package this environment lacks (Gemma 3n's timm vision tower):
+            # not run here, and said so, as a test that skips itself for a missing requirement
+            evidence.update(where=Where.HARNESS, suite_skip=True,
+                            message=f"needs a package this environment lacks: {evidence.get('message', '')}")
+            return Outcome.SKIP, evidence
         if stage.stage in (vocabulary.Stage.BUILD, "cpu_reference"):
             evidence["where"] = Where.HARNESS  # the architecture itself, not the backend
             evidence.pop("failing_op", None)
