@@ -11,7 +11,7 @@ export DB=${DB:-$(mktemp -d)/bench-nightly.db}
 export NIGHT=${NIGHT:-bench-nightly}
 MAX_SECONDS=${MAX_SECONDS:-2700}
 start=$(date +%s.%N)
-ci/nightly.sh || [ $? -le 2 ]  # 1 or 2: the gate's verdict, not a failure of the night
+ci/nightly.sh || [ $? -le 2 ]  # 1 or 2: the gate's verdict; 3 (could not judge) or 4 (a step failed) fail
 end=$(date +%s.%N)
 python3 - "$DB" "$(dirname "$DB")/$NIGHT.seconds" "$start" "$end" "$MAX_SECONDS" "$NIGHT" <<'PY'
 import sqlite3, sys

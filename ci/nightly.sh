@@ -4,7 +4,8 @@
 # release gate over every suite the committed baseline holds. The history accumulates in $DB, so
 # keep that file between nights (a CI cache or artifact). Exit code: the gate's (0 pass,
 # 1 regressions or a suite without a run, 2 only unacknowledged improvements, 3 could not
-# judge); a run that could not complete (bad input, a full disk) exits with its own code first.
+# judge), or 4 when a step before the gate failed (a run that could not complete: bad input, a
+# full disk; the API table, the dashboard or the ledger), naming the step.
 #
 #   ci/nightly.sh                                   # every suite, torch_neuronsim, out/results.db
 #   SUITES="ops hf" ci/nightly.sh                   # a selection
@@ -18,10 +19,11 @@ BACKEND=${BACKEND:-torch_neuronsim}
 BASELINE=${BASELINE:-ci/baseline.json}
 NIGHT=${NIGHT:-night-$(date -u +%Y%m%d-%H%M)}
 # upstream needs a checkout of PyTorch's test/ (ci/fetch-pytorch-tests.sh): only with one.
-SUITES=${SUITES:-"distributed aten sizes optim modules hf compile ops${PYTORCH_TEST_DIR:+ upstream}"}
+SUITES=${SUITES:-"distributed aten sizes optim modules hf compile${PYTORCH_TEST_DIR:+ upstream} ops"}
 CLI=build/neuron-conform
 OUT=$(dirname "$DB")
 
+trap 'echo "nightly: failed at line $LINENO: $BASH_COMMAND" >&2; exit 4' ERR
 make build
 mkdir -p "$OUT"
 

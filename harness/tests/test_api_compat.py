@@ -91,3 +91,15 @@ def test_bad_input_is_one_line(runs, tmp_path):
     result = cli("api-compat", "--db", str(db), "--runs", "no-such-run", "--out", str(tmp_path), check=False)
     assert result.returncode == 2 and "no-such-run" in result.stderr
     assert not (tmp_path / "torch_api_compatibility.md").exists()
+
+
+def test_a_feature_beyond_the_api_does_not_decide_its_status(tmp_path):
+    """forward-mode AD fails on the device for every op; the ops suite names the checks that test
+    the op itself, so add stays Y with its forward_ad cases failing."""
+    db = tmp_path / "results.db"
+    cli("run", "--ops", "^add$", "--dtypes", "float32", "--checks", "forward,forward_ad", "--no-skiplists",
+        "--reruns", "0", "--db", str(db))
+    assert dict(query(db, "SELECT substr(case_id, 1, 100), outcome FROM results")) == {
+        "ops/add/float32/forward": "pass", "ops/add/float32/forward_ad": "error"}
+    rows, _ = table(db, tmp_path / "out")
+    assert rows["torch.add"]["eager"]["status"] == "Y" and rows["torch.add"]["eager"]["dtypes"] == ["float32"]

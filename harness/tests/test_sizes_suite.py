@@ -61,3 +61,32 @@ def test_a_bad_memory_bound_stops_the_run_before_any_case(db):
     assert result.returncode == 2 and "max_case_memory='lots'" in result.stderr
     result = cli("run", "--suite", "sizes", "--suite-option", "max_case_memory", "--db", str(db), check=False)
     assert result.returncode != 0 and "expects NAME=VALUE, got 'max_case_memory'" in result.stderr
+
+
+def test_the_device_cache_is_given_back_before_the_cpu_reference_runs():
+    """On an emulated device the cached blocks are host memory: the largest cases' float64
+    reference ran out of it in a worker whose cache still held an earlier case's blocks."""
+    import torch
+
+    from conform_cli import suite_module
+
+    sizes_calls = suite_module("sizes", "sizes_calls")
+    events: list[str] = []
+
+    def mm(a, b):
+        events.append("device" if not events else "cpu")
+        return torch.mm(a, b)
+
+    class Device:  # the device module's memory API, as torch.neuron and torch.cuda have it
+        def reset_peak_memory_stats(self):
+            pass
+
+        def max_memory_allocated(self):
+            return 0
+
+        def empty_cache(self):
+            events.append("empty_cache")
+
+    measured = sizes_calls.run(sizes_calls.Call("mm", mm, [(8, 4), (4, 8)], k=4), torch.float32, "cpu", 0, Device())
+    assert events == ["device", "empty_cache", "cpu", "cpu"]  # the device call, then the reference and the CPU's
+    assert measured["K"] == 4

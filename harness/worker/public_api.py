@@ -1,7 +1,8 @@
 """The public API entries a suite's subjects test, for `neuron-conform api-compat`.
 
 A suite that tests public API declares it with a `public_api()` returning
-{"mode": "eager" | "compile", "subjects": {subject: [entry, ...]}}, each entry
+{"mode": "eager" | "compile", "subjects": {subject: [entry, ...]}, "checks": [...] (optional: the
+checks whose cases decide an entry's status; default every check)}, each entry
 {"name": "torch.Tensor.add_", "section": "torch.Tensor", "kind": "in-place method"}: the section
 is the namespace the name lives in (torch, torch.Tensor, torch.nn.functional, torch.nn,
 torch.linalg, torch.fft, torch.special, torch.optim, ...). Only names the installed torch
@@ -10,7 +11,7 @@ has are entries, so the table never lists an API this torch lacks.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 import torch
 
@@ -66,9 +67,12 @@ def opinfo_entries(op: Any) -> list[dict[str, str]]:
     return list(unique.values())
 
 
-def opinfo_api(mode: str) -> dict[str, Any]:
-    """public_api() of a suite whose subjects are the OpInfos (ops: eager; compile: torch.compile)."""
-    return {"mode": mode, "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
+def opinfo_api(mode: str, checks: Iterable[str]) -> dict[str, Any]:
+    """public_api() of a suite whose subjects are the OpInfos (ops: eager; compile: torch.compile);
+    `checks`: those whose cases decide an entry's status (the API's own contract, not features
+    beyond it such as forward-mode AD)."""
+    return {"mode": mode, "checks": list(checks),
+            "subjects": {name: opinfo_entries(op) for name, op in opinfo.by_subject().items()}}
 
 
 def class_entries(name: str, cls: type, kind: str) -> list[dict[str, str]]:

@@ -109,7 +109,8 @@ def list_cases() -> Iterable[dict[str, str]]:
 
 def public_api() -> dict[str, Any]:
     """The public names each OpInfo tests under torch.compile (harness/worker/public_api.py)."""
-    return opinfo_api("compile")
+    # recompile tests the compiled graph's reuse across shapes (dynamic shapes), not the op
+    return opinfo_api("compile", ("forward", "backward"))
 
 
 class Compilation(ops.Case):

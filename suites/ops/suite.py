@@ -135,7 +135,8 @@ def list_cases() -> Iterable[dict[str, str]]:
 
 def public_api() -> dict[str, Any]:
     """The public names each OpInfo tests in eager mode (harness/worker/public_api.py)."""
-    return opinfo_api("eager")
+    # forward_ad, gradgrad, autocast and sdpa test autograd and autocast features beyond the op
+    return opinfo_api("eager", ("forward", "out", "inplace", "backward", "extremal", "layout", "errors", "random"))
 
 
 # --- tolerances ---------------------------------------------------------------------------

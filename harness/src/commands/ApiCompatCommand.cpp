@@ -23,15 +23,18 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 // The public_api() of each suite of `runs` not in `apis` yet (null: it declares none), listed by
-// one worker per suite at once, with the backend that suite's run ran.
+// one worker per suite at once, started as that suite's run started its workers (its backend,
+// device and suite options: the upstream suite does not load without its test folder).
 void add_public_apis(const std::vector<RunInfo>& runs, std::map<std::string, json>& apis) {
   std::map<std::string, std::future<json>> pending;
   for (const auto& run : runs)
     if (!apis.contains(run.suite) && !pending.contains(run.suite))
-      pending.emplace(run.suite, std::async(std::launch::async, [suite = run.suite,
-                                                                 backend = run.backend_module] {
+      pending.emplace(run.suite, std::async(std::launch::async, [command = worker_command(
+                                                                     run.suite, run.backend_module, run.device,
+                                                                     0, run.suite_options),
+                                                                 suite = run.suite] {
                         const ScratchLog log("api-" + suite);
-                        return list_public_api(worker_command(suite, backend, "neuron", 0), log.path());
+                        return list_public_api(command, log.path());
                       }));
   for (auto& [suite, future] : pending) apis[suite] = future.get();
 }
