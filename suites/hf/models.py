@@ -112,10 +112,10 @@ def not_runnable() -> dict[tuple[str, str, str], str]:
     from .suite import CHECKS, DTYPES  # the suite's own names; the suite imports this module first
 
     data = json.loads(OVERRIDES_FILE.read_text()).get("not_runnable", {}) if OVERRIDES_FILE.is_file() else {}
+    known = (causal_lm_architectures(), DTYPES, CHECKS)
     out: dict[tuple[str, str, str], str] = {}
     for key, reason in data.items():
         fields = tuple(key.split("/"))
-        known = (causal_lm_architectures(), DTYPES, CHECKS)
         if len(fields) != 3 or any(f != "*" and f not in names for f, names in zip(fields, known)) or not reason:
             raise ValueError(f"{OVERRIDES_FILE}: not_runnable entry '{key}': expected <architecture>/<dtype>/<check> "
                              f"of transformers {transformers.__version__} (or *), with a reason")
