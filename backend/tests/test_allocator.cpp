@@ -6,6 +6,12 @@
 #include <ATen/ATen.h>
 #include <c10/core/DeviceGuard.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <string>
 
 using neuronsim::DeviceAllocator;
 
@@ -13,6 +19,15 @@ namespace {
 constexpr auto kAll = static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE);
 const at::TensorOptions kOnNeuron0 =
     at::TensorOptions().device(c10::Device("neuron:0")).dtype(at::kByte);
+
+// This process's data segment (what RLIMIT_DATA limits), from /proc/self/status.
+std::int64_t data_segment_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmData:", 0) == 0) return std::stoll(line.substr(7)) * 1024;  // in kB
+  }
+  return -1;
+}
 
 struct Snapshot {
   int64_t allocated, reserved, requested, allocations, segments;
@@ -110,4 +125,41 @@ TEST(HostAllocator, PinnedRangesAreTracked) {
   void* raw = block.get();
   block.clear();
   EXPECT_FALSE(host.is_pinned(raw));
+}
+
+namespace {
+// Run in a child process: lowers the process's memory limit so the host refuses a second block,
+// then exits 0 when the allocator behaved, or with a code naming what went wrong.
+[[noreturn]] void allocate_under_a_host_memory_limit() {
+  constexpr std::int64_t kMiB = 1 << 20;
+  auto& alloc = DeviceAllocator::instance();
+  alloc.emptyCache();
+  at::empty({1}, kOnNeuron0);  // the runtime is up before the limit is measured
+  const auto limit = static_cast<rlim_t>(data_segment_bytes() + 768 * kMiB);
+  const rlimit data{limit, limit};
+  if (setrlimit(RLIMIT_DATA, &data) != 0) std::exit(2);
+  { auto cached = at::empty({512 * kMiB}, kOnNeuron0); }  // freed into the cache
+  const auto retries = alloc.getDeviceStats(0).num_alloc_retries;
+  auto next = at::empty({520 * kMiB}, kOnNeuron0);  // another size: with the cache, 1032 MiB
+  if (alloc.getDeviceStats(0).num_alloc_retries != retries + 1) std::exit(3);
+  if (snap().reserved != static_cast<int64_t>(DeviceAllocator::round_size(520 * kMiB)))
+    std::exit(4);
+  try {
+    at::empty({1024 * kMiB}, kOnNeuron0);  // nothing cached to give back: refused
+    std::exit(5);
+  } catch (const c10::OutOfMemoryError& e) {
+    std::cerr << e.what_without_backtrace() << std::endl;
+  }
+  std::exit(0);
+}
+}  // namespace
+
+// The cached blocks are host memory: when the host refuses a new block (a worker's memory limit),
+// the allocator gives the cache back and retries before it reports out of memory; when the host
+// still refuses, the error says it was the host, in the C library's words.
+TEST(DeviceAllocatorDeathTest, HostRefusalReleasesTheCacheFirst) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(allocate_under_a_host_memory_limit(), ::testing::ExitedWithCode(0),
+              "neuron:0 out of memory: the host refused to back an allocation of 1.00 GiB "
+              "\\(Cannot allocate memory\\)");
 }

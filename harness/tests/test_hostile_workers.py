@@ -30,7 +30,7 @@ def hostile_run(tmp_path_factory):
 def test_every_attack_is_recorded_and_the_run_goes_on(hostile_run):
     db, result = hostile_run
     got = outcomes(db)
-    assert len(got) == 22, got
+    assert len(got) == 24, got
     assert query(db, "SELECT status FROM runs") == [("complete",)]
     calm = {c: o for c, o in got.items() if "/calm_after_" in c}
     assert calm.pop(case("calm_after_fork_writes_later")) == "error"  # see below
@@ -48,6 +48,7 @@ def test_every_attack_is_recorded_and_the_run_goes_on(hostile_run):
     ("partial_line_exit", "crash", "worker exited with code 3"),
     ("closes_protocol", "crash", "worker exited with code"),
     ("allocates_forever", "crash", "exceeded the worker memory limit (2 GiB)"),
+    ("device_allocates_forever", "crash", "exceeded the worker memory limit (2 GiB)"),
     ("device_out_of_memory", "error", "neuron out of memory"),
 ])
 def test_an_attack_is_an_error_where_the_harness_saw_it_or_a_crash(hostile_run, attack, outcome, says):

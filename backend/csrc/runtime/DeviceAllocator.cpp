@@ -6,6 +6,7 @@
 #include <c10/util/Exception.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -55,9 +56,7 @@ void DeviceAllocator::reserve_locked(c10::DeviceIndex device, Pool& p,
   auto& stats = p.stats;
   const std::uint64_t capacity = config().device_memory;
   auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-  const bool any_cached = std::any_of(p.cached.begin(), p.cached.end(),
-                                      [](const auto& kv) { return !kv.second.empty(); });
-  if (reserved + size > capacity && any_cached) {
+  if (reserved + size > capacity && has_cached_locked(p)) {
     // Like the CUDA caching allocator: give back cached blocks, then retry once.
     ++stats.num_alloc_retries;
     release_cached_locked(device, p);
@@ -115,14 +114,17 @@ c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
     it->second.pop_back();
   } else {
     reserve_locked(device, p, lock, size, nbytes);
-    HostBuffer buffer(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
+    HostBuffer buffer = back_with_host_memory(device, p, size);
     if (buffer == nullptr) {
+      const int host_error = errno;
       p.stats.reserved_bytes[kAll].decrease(size);
       p.stats.segment[kAll].decrease(1);
       lock.unlock();
+      // Not the device's own capacity but the host's (a process memory limit): the message says
+      // so in the C library's words, which a harness matches to tell the two apart.
       TORCH_CHECK_WITH(OutOfMemoryError, false, "neuron:", static_cast<int>(device),
-                       " out of memory: the host could not back an allocation of ",
-                       format_bytes(nbytes));
+                       " out of memory: the host refused to back an allocation of ",
+                       format_bytes(nbytes), " (", std::strerror(host_error), ")");
     }
     register_range(buffer.get(), size, device);
     block = std::make_unique<Block>(Block{std::move(buffer), size, 0, device});
@@ -179,6 +181,24 @@ c10::DeleterFnPtr DeviceAllocator::raw_deleter() const {
 
 bool DeviceAllocator::is_allocated_block(const c10::DataPtr& ptr) {
   return ptr.get_deleter() == &delete_block;
+}
+
+HostBuffer DeviceAllocator::back_with_host_memory(c10::DeviceIndex device, Pool& p,
+                                                  std::size_t size) {
+  HostBuffer buffer(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
+  if (buffer == nullptr && has_cached_locked(p)) {
+    // The device had room but the host refused: the cached blocks hold host memory, so give them
+    // back and retry once, as for a full device.
+    ++p.stats.num_alloc_retries;
+    release_cached_locked(device, p);
+    buffer.reset(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
+  }
+  return buffer;
+}
+
+bool DeviceAllocator::has_cached_locked(const Pool& p) {
+  return std::any_of(p.cached.begin(), p.cached.end(),
+                     [](const auto& kv) { return !kv.second.empty(); });
 }
 
 void DeviceAllocator::release_cached_locked(c10::DeviceIndex device, Pool& p) {

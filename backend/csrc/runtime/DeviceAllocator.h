@@ -95,6 +95,10 @@ class DeviceAllocator final : public c10::DeviceAllocator {
                       std::size_t size, std::size_t requested);
   void count_live_locked(Pool& pool, std::size_t size, std::size_t requested);
   void uncount_live_locked(Pool& pool, std::size_t size, std::size_t requested);
+  // Host memory for a new block; if the host refuses (a process memory limit), releases the
+  // cache and retries once. Null when it still refuses. Caller holds pool.mutex.
+  HostBuffer back_with_host_memory(c10::DeviceIndex device, Pool& pool, std::size_t size);
+  static bool has_cached_locked(const Pool& pool);
   // Frees every cached block of `pool`; caller holds pool.mutex.
   void release_cached_locked(c10::DeviceIndex device, Pool& pool);
   void register_range(void* ptr, std::size_t size, c10::DeviceIndex device);

@@ -31,6 +31,7 @@ ATTACKS = (
     "closes_protocol",      # closes the protocol stream: its result cannot be written
     "floods_and_sleeps",    # 20 MB without a newline, then sleeps with the stream blocked
     "allocates_forever",    # allocates until the worker memory limit stops it
+    "device_allocates_forever",  # the same on the device, whose memory is the host's
     "device_out_of_memory", # the device's pool is full: the backend's answer, not the limit's
 )
 
@@ -116,6 +117,10 @@ def run_case(case_id, ctx):
         hoard = []
         while True:
             hoard.append(torch.ones(32 << 20, dtype=torch.float32))  # 128 MiB a step
+    elif attack == "device_allocates_forever":
+        hoard = []
+        while True:
+            hoard.append(torch.empty(32 << 20, dtype=torch.float32, device=ctx.device))
     elif attack == "device_out_of_memory":
         raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")
     return Outcome.PASS, {}
