@@ -11,11 +11,16 @@ export DB=${DB:-$(mktemp -d)/bench-nightly.db}
 export NIGHT=${NIGHT:-bench-nightly}
 MAX_SECONDS=${MAX_SECONDS:-2700}
 start=$(date +%s.%N)
-ci/nightly.sh || [ $? -le 2 ]  # 1 or 2: the gate's verdict; 3 (could not judge) or 4 (a step failed) fail
+verdict=0
+ci/nightly.sh || verdict=$?
+if [ "$verdict" -gt 2 ]; then  # 3: the gate could not judge; 4: a step before it failed
+  echo "bench-nightly: ci/nightly.sh exited $verdict: the night did not complete" >&2
+  exit "$verdict"
+fi
 end=$(date +%s.%N)
-python3 - "$DB" "$(dirname "$DB")/$NIGHT.seconds" "$start" "$end" "$MAX_SECONDS" "$NIGHT" <<'PY'
+python3 - "$DB" "$(dirname "$DB")/$NIGHT.seconds" "$start" "$end" "$MAX_SECONDS" "$NIGHT" "$verdict" <<'PY'
 import sqlite3, sys
-db, seconds_file, start, end, max_seconds, night = sys.argv[1:]
+db, seconds_file, start, end, max_seconds, night, verdict = sys.argv[1:]
 wall, max_seconds = float(end) - float(start), float(max_seconds)
 seconds = dict(line.split() for line in open(seconds_file))
 con = sqlite3.connect(db)
@@ -25,4 +30,5 @@ for suite, s in seconds.items():
                            "WHERE runs.suite = ? AND runs.label = ?", (suite, night)).fetchone()
     print(f"{suite:<12} {float(s):8.0f} {cases:8d} {cases / max(float(s), 1e-9):8.2f}")
 print(f"{'total':<12} {wall:8.0f}   (target < {max_seconds:.0f} s: {'met' if wall < max_seconds else 'MISSED'})")
+print(f"gate: exit {verdict} ({['PASS', 'FAIL: regressions', 'FAIL: only unacknowledged improvements'][int(verdict)]}; not the benchmark's verdict)")
 PY

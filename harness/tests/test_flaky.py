@@ -10,7 +10,7 @@ import json
 import junitparser
 import pytest
 
-from conform_cli import cli, outcomes, query
+from conform_cli import HERE, cli, outcomes, query
 
 SINH = ["--ops", "^sinh$", "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
         "--no-skiplists", "-j", "1"]
@@ -58,6 +58,17 @@ def test_a_case_that_always_fails_is_rerun_and_stays_a_failure(db):
         "--no-skiplists", "--reruns", "1", "--db", str(db))
     assert outcomes(db) == {"ops/tan/float32/forward": "fail"}
     assert [a["outcome"] for a in evidence(db, "ops/tan/float32/forward")["attempts"]] == ["fail", "fail"]
+
+
+def test_a_case_the_suite_skips_is_not_rerun(db):
+    checkout = HERE / "data" / "upstream"
+    result = cli("run", "--suite", "upstream", "--pytorch-test-dir", str(checkout), "--test-files",
+                 "test_neuron_generic", "--ops", "TestGeneric", "--checks", "test_skips_itself,test_cuda_only",
+                 "--reruns", "2", "-j", "1", "--db", str(db))
+    generic = "upstream/test_neuron_generic.TestGeneric/-"
+    assert outcomes(db) == {f"{generic}/test_skips_itself": "skip", f"{generic}/test_cuda_only": "skip"}
+    assert not any("attempts" in evidence(db, case) for case in outcomes(db))
+    assert "0 rerun(s)" in result.stdout
 
 
 def test_repeat_runs_each_case_that_many_times(db):

@@ -246,12 +246,13 @@ void Scheduler::slot_loop(int slot) {
     std::vector<CaseResult> attempts;
     for (int i = 0; i < std::max(1, options_.repeat); ++i)
       attempts.push_back(attempt(slot, worker, previous_case, case_id));
-    // A case that never passed is run again, each time in a fresh worker.
-    const auto never_passed = [&] {
-      return std::none_of(attempts.begin(), attempts.end(),
-                          [](const CaseResult& a) { return is_success(a.outcome); });
+    // A case that only failed is run again, each time in a fresh worker. A skip is the suite's
+    // own decision, not a failure: running it again would only say it again.
+    const auto only_failed = [&] {
+      return std::all_of(attempts.begin(), attempts.end(),
+                         [](const CaseResult& a) { return is_failure(a.outcome); });
     };
-    for (int rerun = 0; rerun < options_.reruns && never_passed() &&
+    for (int rerun = 0; rerun < options_.reruns && only_failed() &&
                         (!options_.may_rerun || options_.may_rerun(case_id));
          ++rerun) {
       if (worker) worker->kill();
