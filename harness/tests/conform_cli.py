@@ -15,6 +15,8 @@ from types import ModuleType
 REPO = Path(__file__).resolve().parents[2]
 CLI = REPO / "build" / "neuron-conform"
 HERE = Path(__file__).resolve().parent
+# The bundled stand-in for a PyTorch checkout: upstream-style test files with planted outcomes.
+UPSTREAM_CHECKOUT = HERE / "data" / "upstream"
 
 
 def cli(*args: str, check: bool = True, timeout: float = 600, **popen) -> subprocess.CompletedProcess[str]:

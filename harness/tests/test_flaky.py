@@ -10,7 +10,7 @@ import json
 import junitparser
 import pytest
 
-from conform_cli import HERE, cli, outcomes, query
+from conform_cli import UPSTREAM_CHECKOUT, cli, outcomes, query
 
 SINH = ["--ops", "^sinh$", "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
         "--no-skiplists", "-j", "1"]
@@ -61,8 +61,7 @@ def test_a_case_that_always_fails_is_rerun_and_stays_a_failure(db):
 
 
 def test_a_case_the_suite_skips_is_not_rerun(db):
-    checkout = HERE / "data" / "upstream"
-    result = cli("run", "--suite", "upstream", "--pytorch-test-dir", str(checkout), "--test-files",
+    result = cli("run", "--suite", "upstream", "--pytorch-test-dir", str(UPSTREAM_CHECKOUT), "--test-files",
                  "test_neuron_generic", "--ops", "TestGeneric", "--checks", "test_skips_itself,test_cuda_only",
                  "--reruns", "2", "-j", "1", "--db", str(db))
     generic = "upstream/test_neuron_generic.TestGeneric/-"

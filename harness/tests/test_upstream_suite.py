@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from conform_cli import HERE, cli, evidences, outcomes, query
+from conform_cli import UPSTREAM_CHECKOUT as CHECKOUT, cli, evidences, outcomes, query
 
-CHECKOUT = HERE / "data" / "upstream"
 GENERIC = "upstream/test_neuron_generic.TestGeneric"
 
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace conform {
@@ -128,9 +129,10 @@ json api_compat(const std::vector<ApiSource>& sources) {
     runs.push_back(run_of(sources[i].coverage, mode));
     // Only the checks the suite says test the API itself decide its status (all when it names none):
     // a feature beyond it (forward-mode AD, autocast) is reported per check by the run's report.
-    const json* judged_by = sources[i].api.contains("checks") ? &sources[i].api["checks"] : nullptr;
+    std::optional<std::set<std::string>> judged_by;
+    if (sources[i].api.contains("checks")) judged_by = sources[i].api["checks"].get<std::set<std::string>>();
     for (const auto& c : sources[i].coverage["cases"])
-      if (!judged_by || std::find(judged_by->begin(), judged_by->end(), c["check"]) != judged_by->end())
+      if (!judged_by || judged_by->contains(c["check"].get<std::string>()))
         cases[i][c["subject"].get<std::string>()].push_back(&c);
     for (const auto& [subject, entries] : sources[i].api.at("subjects").items())
       for (const auto& e : entries) {

@@ -56,12 +56,8 @@ void DeviceAllocator::reserve_locked(c10::DeviceIndex device, Pool& p,
   auto& stats = p.stats;
   const std::uint64_t capacity = config().device_memory;
   auto reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-  if (reserved + size > capacity && has_cached_locked(p)) {
-    // Like the CUDA caching allocator: give back cached blocks, then retry once.
-    ++stats.num_alloc_retries;
-    release_cached_locked(device, p);
+  if (reserved + size > capacity && release_cache_to_retry_locked(device, p))
     reserved = static_cast<std::uint64_t>(stats.reserved_bytes[kAll].current);
-  }
   if (reserved + size <= capacity) {
     stats.reserved_bytes[kAll].increase(size);
     stats.segment[kAll].increase(1);
@@ -185,20 +181,23 @@ bool DeviceAllocator::is_allocated_block(const c10::DataPtr& ptr) {
 
 HostBuffer DeviceAllocator::back_with_host_memory(c10::DeviceIndex device, Pool& p,
                                                   std::size_t size) {
-  HostBuffer buffer(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
-  if (buffer == nullptr && has_cached_locked(p)) {
-    // The device had room but the host refused: the cached blocks hold host memory, so give them
-    // back and retry once, as for a full device.
-    ++p.stats.num_alloc_retries;
-    release_cached_locked(device, p);
-    buffer.reset(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
-  }
+  const auto host_alloc = [size] {
+    return HostBuffer(static_cast<std::byte*>(std::aligned_alloc(kAlignment, size)));
+  };
+  HostBuffer buffer = host_alloc();
+  // The device had room but the host refused: the cached blocks hold host memory.
+  if (buffer == nullptr && release_cache_to_retry_locked(device, p)) buffer = host_alloc();
   return buffer;
 }
 
-bool DeviceAllocator::has_cached_locked(const Pool& p) {
-  return std::any_of(p.cached.begin(), p.cached.end(),
-                     [](const auto& kv) { return !kv.second.empty(); });
+bool DeviceAllocator::release_cache_to_retry_locked(c10::DeviceIndex device, Pool& p) {
+  const bool any_cached = std::any_of(p.cached.begin(), p.cached.end(),
+                                      [](const auto& kv) { return !kv.second.empty(); });
+  if (!any_cached) return false;
+  // Like the CUDA caching allocator: give back the cached blocks, then retry once.
+  ++p.stats.num_alloc_retries;
+  release_cached_locked(device, p);
+  return true;
 }
 
 void DeviceAllocator::release_cached_locked(c10::DeviceIndex device, Pool& p) {

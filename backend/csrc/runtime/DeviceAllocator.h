@@ -98,7 +98,9 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   // Host memory for a new block; if the host refuses (a process memory limit), releases the
   // cache and retries once. Null when it still refuses. Caller holds pool.mutex.
   HostBuffer back_with_host_memory(c10::DeviceIndex device, Pool& pool, std::size_t size);
-  static bool has_cached_locked(const Pool& pool);
+  // Gives back the cached blocks of `pool` and counts a retry; false when none were cached (a
+  // retry would fail the same way). Caller holds pool.mutex.
+  bool release_cache_to_retry_locked(c10::DeviceIndex device, Pool& pool);
   // Frees every cached block of `pool`; caller holds pool.mutex.
   void release_cached_locked(c10::DeviceIndex device, Pool& pool);
   void register_range(void* ptr, std::size_t size, c10::DeviceIndex device);

@@ -113,14 +113,11 @@ def run_case(case_id, ctx):
     elif attack == "floods_and_sleeps":
         write(b"y" * (20 << 20))
         time.sleep(600)
-    elif attack == "allocates_forever":
+    elif attack in ("allocates_forever", "device_allocates_forever"):
+        device = ctx.device if attack.startswith("device") else "cpu"
         hoard = []
         while True:
-            hoard.append(torch.ones(32 << 20, dtype=torch.float32))  # 128 MiB a step
-    elif attack == "device_allocates_forever":
-        hoard = []
-        while True:
-            hoard.append(torch.empty(32 << 20, dtype=torch.float32, device=ctx.device))
+            hoard.append(torch.ones(32 << 20, dtype=torch.float32, device=device))  # 128 MiB a step
     elif attack == "device_out_of_memory":
         raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")
     return Outcome.PASS, {}
