@@ -21,7 +21,7 @@ struct ScheduleOptions {
   WorkerCommand worker;
   std::string log_dir;  // one stderr log per worker process
   int repeat = 1;       // attempts of every case, in the same worker
-  int reruns = 0;       // further attempts of a case that never passed, each in a fresh worker
+  int reruns = 0;       // further attempts of a case that only failed, each in a fresh worker
   // Whether a case may be rerun (e.g. not when a skip list expects it to fail); empty: all.
   std::function<bool(const std::string&)> may_rerun;
 };
@@ -45,8 +45,8 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts);
 // stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case
 // recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
 // case recorded as `timeout`; a fresh worker takes its place and the run goes on. With `repeat`, a
-// case runs that many times; with `reruns`, one that never passed runs again, each time in a fresh
-// worker, and a pass on a rerun makes it `flaky`. `on_result` is called once per case, from the
+// case runs that many times; with `reruns`, one that only failed (a skip is not a failure) runs
+// again, each time in a fresh worker, and a pass on a rerun makes it `flaky`. `on_result` is called once per case, from the
 // workers' threads, one call at a time.
 class Scheduler {
  public:
