@@ -46,8 +46,8 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts);
 // recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
 // case recorded as `timeout`; a fresh worker takes its place and the run goes on. With `repeat`, a
 // case runs that many times; with `reruns`, one that only failed (a skip is not a failure) runs
-// again, each time in a fresh worker, and a pass on a rerun makes it `flaky`. `on_result` is called once per case, from the
-// workers' threads, one call at a time.
+// again, each time in a fresh worker, and a pass on a rerun makes it `flaky`. `on_result` is
+// called once per case, from the workers' threads, one call at a time.
 class Scheduler {
  public:
   using OnResult = std::function<void(const CaseResult&)>;
