@@ -18,6 +18,10 @@ int main(int argc, char** argv) {
   // Past a file size limit (RLIMIT_FSIZE, a quota), a write must fail with EFBIG, which the
   // results DB reports as an error that keeps what was committed, instead of killing us.
   std::signal(SIGXFSZ, SIG_IGN);
+  // Every Python process the harness starts imports the backend under test by name
+  // (--backend-module); torch's autoload of every installed backend (the torch.backends entry
+  // points) would let another one claim the PrivateUse1 key first. A user's own setting wins.
+  ::setenv("TORCH_DEVICE_BACKEND_AUTOLOAD", "0", /*overwrite=*/0);
   CLI::App app{
       "neuron-conform: runs PyTorch's operator suite (and more) against a device backend,\n"
       "records every case in SQLite, and reports what runs natively, falls back or fails.\n"

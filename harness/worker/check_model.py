@@ -34,8 +34,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from dispatch_capture import kernel_kind
 from evidence import dtype_name, exception_evidence
 from vocabulary import Kernel, Outcome
+import backend_contract
 import suite_api
 from worker import Context, protocol_stream, strict_json
 
@@ -145,25 +147,6 @@ def scalar_loss(output):
 
 # --- capture ----------------------------------------------------------------------------------
 
-def kernel_kind(func) -> Kernel | None:
-    """What runs an op on the device: DEVICE (a kernel on PrivateUse1), VIEW (a view kernel every
-    backend shares), COMPOSITE (a kernel for every backend made of other ops, which the capture
-    does not see: convolution reaches convolution_overrideable), or FALLBACK (none: the backend's
-    CPU fallback)."""
-    import torch
-
-    has = torch._C._dispatch_has_kernel_for_dispatch_key
-    try:
-        if has(func.name(), "PrivateUse1"):
-            return Kernel.DEVICE
-        if any(has(func.name(), key) for key in ("CompositeExplicitAutograd", "CompositeImplicitAutograd",
-                                                  "CompositeExplicitAutogradNonFunctional")):
-            return Kernel.VIEW if func.is_view else Kernel.COMPOSITE
-        return Kernel.FALLBACK
-    except RuntimeError:
-        return None
-
-
 # Inputs above this size are not replayed (a full-size embedding table would be gigabytes).
 REPLAY_LIMIT_BYTES = 256 << 20
 
@@ -171,14 +154,12 @@ REPLAY_LIMIT_BYTES = 256 << 20
 def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
     """What a composite op asks the device to run, which capture on meta tensors cannot see
     (aten::convolution reaches convolution_overrideable only on the device's dispatch key): the op
-    replayed once on zero-filled device tensors of the captured shapes, with the backend's op
-    tracking. Returns the ops that ran natively and through the fallback, and the error if it
+    replayed once on zero-filled device tensors of the captured shapes, under the worker's op
+    capture (the dispatcher's account, or the backend's own tracking). Returns the ops that ran natively and through the fallback, and the error if it
     raised."""
     import torch
     from torch.utils._pytree import tree_leaves, tree_map
 
-    if not ctx.tracking:
-        return {"replayed": False, "why": "the backend has no op tracking"}
     size = sum(t.numel() * t.element_size() for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor))
     if size > REPLAY_LIMIT_BYTES:
         return {"replayed": False, "why": f"inputs of {size >> 20} MiB, over the replay limit"}
@@ -190,12 +171,13 @@ def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
     reached: dict[str, Any] = {"replayed": True}
     ctx.clear_tracking()
     try:
-        with torch.no_grad():
+        with torch.no_grad(), ctx.capture:
             func(*device_args, **device_kwargs)
     except Exception as exc:
         reached["raised"] = exception_evidence(exc, limit=500)
     native, fallback = ctx.tracked_ops()
     reached["native_ops"], reached["fallback_ops"] = sorted(native), sorted(fallback)
+    reached["ops_source"] = ctx.observation(native, fallback)["ops_source"]
     return reached
 
 
@@ -215,7 +197,7 @@ class Recorder:
     def record(self, func, args, kwargs) -> None:
         name = func.name()
         if name not in self.funcs:
-            self.funcs[name], self.kernels[name] = func, kernel_kind(func)
+            self.funcs[name], self.kernels[name] = func, kernel_kind(name)
         self.calls[name] += 1
         self.phases[name].add(self.phase)
         tensor = first_tensor((args, kwargs))
@@ -334,13 +316,24 @@ def misplaced(model, inputs, device_type: str) -> list[dict[str, Any]]:
     return found
 
 
+# The ops a model's own code moves a tensor to the CPU with (.cpu(), .to('cpu'), .item(), .tolist()).
+COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::_copy_from", "aten::_copy_from_and_resize",
+                      "aten::_local_scalar_dense", "aten::to.device", "aten::to.dtype_layout", "aten::clone"})
+BACKEND_CPU_OUTPUT = "returned on the CPU by the backend's kernel (its inputs were on the device): the backend's bug"
+
+
 class HostOps:
     """Records, during a forward on the device, the ops that made or computed CPU tensors outside
     the backend's fallback (which runs below the dispatcher, unseen here), by the module whose
-    forward ran them: a factory without device=, a torch.tensor constant, a .cpu() in the model."""
+    forward ran them: a factory without device=, a torch.tensor constant, a .cpu() in the model;
+    and, told apart, a backend kernel that returned a CPU tensor for device inputs (and what was
+    then computed from it)."""
 
     def __init__(self, model, device_type: str) -> None:
         self.device_type = device_type
+        # CPU tensors a backend kernel returned, and those computed from them, by id (held for the
+        # forward's duration, so an id is never reused meanwhile)
+        self.from_backend: dict[int, Any] = {}
         self.stack: list[str] = []
         self.found: dict[tuple[str, str, str], int] = defaultdict(int)
         self.device_ops = 0
@@ -369,7 +362,13 @@ class HostOps:
             return None
         name = func.name()
         if any(t.device.type == self.device_type for t in ins):
-            return "copied to the CPU (.cpu(), .to('cpu'), .tolist() or numpy in the model)"
+            if name in COPY_OPS:
+                return "copied to the CPU (.cpu(), .to('cpu'), .tolist() or numpy in the model)"
+            self.from_backend.update((id(t), t) for t in outs if t.device.type == "cpu")
+            return BACKEND_CPU_OUTPUT
+        if any(id(t) in self.from_backend for t in ins):
+            self.from_backend.update((id(t), t) for t in outs if t.device.type == "cpu")
+            return "computed on the CPU from a tensor a backend kernel returned there (not the model's doing)"
         if name in ("aten::lift_fresh", "aten::lift_fresh_copy"):
             return "a torch.tensor(...) constant made on the CPU (give it device=)"
         if not ins:
@@ -385,7 +384,8 @@ class HostOps:
         for handle in self.handles:
             handle.remove()
         return [{"kind": "op on CPU tensors", "where": where or "(the top module)", "op": op,
-                 "calls": calls, "fix": kind} for (where, op, kind), calls in sorted(self.found.items())]
+                 "calls": calls, "fix": kind, "by": "backend" if "backend" in kind else "model"}
+                for (where, op, kind), calls in sorted(self.found.items())]
 
 
 def device_map_auto(model) -> dict[str, str]:
@@ -545,21 +545,74 @@ def placed(rebuild_tiny, device: str, device_map: str | None):
         raise Fatal(f"the model cannot be moved to {device}: {type(exc).__name__}: {str(exc)[:300]}") from exc
 
 
+class ModuleOutputs:
+    """Each module's first tensor output, in the order the forwards end (inner modules before the
+    modules holding them), copied to the CPU outside every dispatch mode: the harness's copies are
+    not the model's ops."""
+
+    def __init__(self, model) -> None:
+        self.outputs: list[tuple[str, str, Any]] = []
+        self.handles = [module.register_forward_hook(self._hook(path)) for path, module in model.named_modules()]
+
+    def _hook(self, path: str):
+        def hook(module, args, output) -> None:
+            from torch.utils._python_dispatch import _disable_current_modes
+
+            tensor = first_tensor(output)
+            if tensor is not None:
+                with _disable_current_modes():
+                    self.outputs.append((path, type(module).__name__, tensor.detach().to("cpu", copy=True)))
+        return hook
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+
+def first_difference(device: ModuleOutputs, cpu: ModuleOutputs, rtol: float, atol: float) -> dict[str, Any] | None:
+    """The first module (in the order forwards end) whose output on the device differs from its
+    output on the CPU beyond the tolerance: where a wrong output starts."""
+    from comparison import Mismatch, compare
+
+    seen: dict[str, int] = defaultdict(int)
+    expected: dict[tuple[str, int], Any] = {}
+    for path, _, tensor in cpu.outputs:
+        expected[(path, seen[path])] = tensor
+        seen[path] += 1
+    seen.clear()
+    for path, kind, tensor in device.outputs:
+        reference = expected.get((path, seen[path]))
+        seen[path] += 1
+        if reference is None:
+            continue
+        try:
+            compare(tensor, reference, rtol, atol)
+        except Mismatch as mismatch:
+            return {"module": path or "(the whole model)", "type": kind, "max_abs_error": mismatch.max_abs,
+                    "message": str(mismatch)[:500]}
+    return None
+
+
 def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure,
                  device_map: str | None = None, watch: bool = False) -> dict[str, Any]:
     """The tiny model's forward on the CPU and, as `prepare(model on the device)` makes it, on the
     device: the outputs' distance is the suites' (comparison.errors: finite elements only), an
-    exception is recorded as `failure(exc)` says. `watch`: the placement after the setup and the
-    ops the device forward ran on CPU tensors (the result's "placement")."""
+    exception is recorded as `failure(exc)` says. `watch` (the probe): the outputs judged with the
+    suites' comparison at the model's dtype (a mismatch is outcome `fail`, naming the first module
+    whose output differs), the placement after the setup and the ops the device forward ran on
+    CPU tensors (the result's "placement")."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    from comparison import errors
+    from comparison import MODEL_TOLERANCES, Mismatch, compare, errors
 
     device_model, device_inputs, model, inputs, setup = placed(rebuild_tiny, device, device_map)
     result: dict[str, Any] = {}
     device_type = torch.device(device).type
     host = HostOps(device_model, device_type) if watch else None
+    floating = next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
+    rtol, atol = MODEL_TOLERANCES.get(dtype_name(floating), MODEL_TOLERANCES["float32"])
+    device_outputs, cpu_outputs = (ModuleOutputs(device_model), ModuleOutputs(model)) if watch else (None, None)
 
     class Watch(TorchDispatchMode):
         def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -575,8 +628,21 @@ def _against_cpu(rebuild_tiny, device: str, prepare, ran: str, failure,
                 actual = call(prepare(device_model), device_inputs)
         result["max_abs_error"] = errors(first_tensor(actual), first_tensor(expected))[0]
         result["outcome"] = ran
+        if watch:
+            result.update(rtol=rtol, atol=atol)
+            try:
+                compare(first_tensor(actual), first_tensor(expected), rtol, atol)
+            except Mismatch as mismatch:
+                result.update(outcome=Outcome.FAIL, message=f"the output differs from the CPU's: {str(mismatch)[:500]}",
+                              max_abs_error=mismatch.max_abs)
+                if where := first_difference(device_outputs, cpu_outputs, rtol, atol):
+                    result["first_differing_module"] = where
     except Exception as exc:
         result.update(failure(exc), outcome=Outcome.ERROR)
+    finally:
+        for outputs in (device_outputs, cpu_outputs):
+            if outputs is not None:
+                outputs.remove()
     if watch:
         findings = misplaced(device_model, device_inputs, device_type) + host.findings()
         result["placement"] = {"setup": setup, "findings": findings, "device_ops": host.device_ops,
@@ -590,11 +656,12 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
     tracking, and watches where its tensors are (the result's "placement")."""
     ctx = Context(backend, device, 0)
     ctx.clear_tracking()
-    result = _against_cpu(rebuild_tiny, device, lambda model: model, "ran",
-                          lambda exc: exception_evidence(exc, limit=1000), device_map, watch=True)
-    result["native_ops"], result["fallback_ops"] = ctx.tracked_ops()
-    if not ctx.tracking:
-        result["tracking"] = "unavailable"
+    with ctx.capture:
+        result = _against_cpu(rebuild_tiny, device, lambda model: model, "ran",
+                              lambda exc: exception_evidence(exc, limit=1000), device_map, watch=True)
+    native, fallback = ctx.tracked_ops()
+    result["native_ops"], result["fallback_ops"] = native, fallback
+    result.update(ctx.observation(native, fallback))
     return result
 
 
@@ -668,7 +735,7 @@ def main() -> None:
     parser.add_argument("--device-map", choices=["auto"],
                         help="--hf --probe: place the model as transformers' device_map='auto' does")
     parser.add_argument("--backend-module", required=True, help="the backend's Python module (torch_neuronx, ...)")
-    parser.add_argument("--device", default="neuron")
+    parser.add_argument("--device", help="default: the PrivateUse1 device the backend module names")
     args = parser.parse_args()
     started = time.perf_counter()
     out = protocol_stream()  # the model's own prints (a script's, a graph break's) go to stderr
@@ -679,6 +746,8 @@ def main() -> None:
             backend = importlib.import_module(args.backend_module)
         except Exception as exc:
             raise Fatal(f"cannot import backend module '{args.backend_module}': {type(exc).__name__}: {exc}")
+        args.device = args.device or torch._C._get_privateuse1_backend_name()
+        backend_contract.declare(args.backend_module, backend, args.device)
         dtype = getattr(torch, args.dtype, None)
         if not isinstance(dtype, torch.dtype):
             raise Fatal(f"--dtype {args.dtype}: not a torch dtype")

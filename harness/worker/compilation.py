@@ -10,20 +10,52 @@ import torch
 
 from evidence import exception_evidence
 
-DYNAMO_BACKEND = "neuron"  # the Dynamo backend's name, as TorchNeuron registers it
+import backend_contract
+
+# What the dispatcher capture cannot see into: the executable a Dynamo backend builds.
+UNSEEN = "a graph compiled by the Dynamo backend (what runs inside its executable is not dispatched)"
+
+_chosen: str | None = None  # the Dynamo backend under test: choose()
+
+
+def choose(option: str | None) -> str | None:
+    """The Dynamo backend the compile checks use: `option` (--suite-option dynamo_backend=NAME)
+    when given, else the one the backend declares (backend_contract); None when there is neither.
+    ValueError when the backend declares several and no option picks one."""
+    global _chosen
+    if option:
+        _chosen = option
+        return _chosen
+    declared = backend_contract.current().dynamo_backends
+    if len(declared) > 1:
+        raise ValueError(f"the backend declares several Dynamo backends ({', '.join(declared)}): "
+                         f"pick one with --suite-option dynamo_backend=NAME")
+    _chosen = declared[0] if declared else None
+    return _chosen
 
 
 def missing_backend() -> str | None:
-    """Why the compile checks cannot run (no Dynamo backend of that name), or None. Loads the
-    backend when it is there: run in the zygote, this spares each forked worker the import."""
+    """Why the compile checks cannot run (no Dynamo backend declared or chosen, or none registered
+    under the chosen name), or None. Loads the backend when it is there: run in the zygote, this
+    spares each forked worker the import."""
     import torch._dynamo
 
-    if DYNAMO_BACKEND in torch._dynamo.list_backends(exclude_tags=()):
-        torch._dynamo.lookup_backend(DYNAMO_BACKEND)
+    name = _chosen if _chosen is not None else choose(None)
+    if name is None:
+        return (f"the backend {backend_contract.current().module_name} declares no Dynamo backend (entry point "
+                f"group {backend_contract.DYNAMO_GROUP} in its package) and none was chosen: give "
+                f"--suite-option dynamo_backend=NAME")
+    if name in torch._dynamo.list_backends(exclude_tags=()):
+        torch._dynamo.lookup_backend(name)
         return None
-    return (f"no Dynamo backend named '{DYNAMO_BACKEND}' is registered: compiling needs the backend module's "
-            f"torch.compile backend (entry point group torch_dynamo_backends, or "
-            f"torch._dynamo.register_backend(name='{DYNAMO_BACKEND}'))")
+    return (f"no Dynamo backend named '{name}' is registered (entry point group {backend_contract.DYNAMO_GROUP}, "
+            f"or torch._dynamo.register_backend(name='{name}'))")
+
+
+def chosen() -> str:
+    """The Dynamo backend's name (after missing_backend() said None)."""
+    assert _chosen is not None, "compilation.missing_backend() first"
+    return _chosen
 
 
 class CountedBackend:
@@ -32,7 +64,7 @@ class CountedBackend:
     def __init__(self) -> None:
         import torch._dynamo
 
-        self.backend = torch._dynamo.lookup_backend(DYNAMO_BACKEND)
+        self.backend = torch._dynamo.lookup_backend(chosen())
         self.graphs = 0
         self.seconds = 0.0
 

@@ -8,6 +8,9 @@ spelt as the dispatcher spells them and as the backend's op tracking records the
 
 from __future__ import annotations
 
+from dispatch_capture import DEVICE_KEY, kernel_kind
+from vocabulary import Kernel
+
 
 def cpu_overloads(namespace: str = "aten") -> list[str]:
     """Every registered operator overload of `namespace` with a kernel for the CPU key, sorted.
@@ -22,22 +25,11 @@ def cpu_overloads(namespace: str = "aten") -> list[str]:
     )
 
 
-# The dispatcher's composite keys that serve a backend without a kernel of its own.
-COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
-
-
-def device_composites(overloads: list[str], device_key: str = "PrivateUse1") -> list[str]:
+def device_composites(overloads: list[str], device_key: str = DEVICE_KEY) -> list[str]:
     """The overloads the device never sees itself: the backend registers no kernel for them, and
     a composite kernel of PyTorch (aten::acos -> aten::acos.out, aten::hypot_ -> aten::hypot.out;
     aten::mish_backward, CPU and CUDA kernels besides its math one, -> mul, tanh, ...) serves its
     dispatch key, so a call runs that decomposition on the device's kernels and the op
     events name only what it decomposed into. The ledger counts them apart (not_applicable to this
     backend, with that reason): no case could reach them."""
-    import torch
-
-    has = torch._C._dispatch_has_kernel_for_dispatch_key
-    return [
-        name
-        for name in overloads
-        if not has(name, device_key) and any(has(name, key) for key in COMPOSITE_KEYS)
-    ]
+    return [name for name in overloads if kernel_kind(name, device_key) in (Kernel.COMPOSITE, Kernel.VIEW)]

@@ -119,10 +119,10 @@ def info_and_dtype(case_id: CaseId, infos: dict[str, Any], noun: str) -> tuple[A
 # --- the device under test -------------------------------------------------------------------
 
 def device_type() -> str:
-    """The device type under test: the PrivateUse1 backend the worker imported ("neuron")."""
-    import torch
+    """The device type under test: the PrivateUse1 backend the worker imported, or --device."""
+    import backend_contract
 
-    return torch._C._get_privateuse1_backend_name()
+    return backend_contract.current().device.split(":")[0]
 
 
 # --- conclusions -----------------------------------------------------------------------------

@@ -18,6 +18,8 @@ Outcome = enum.StrEnum("Outcome", {o["name"].upper(): o["name"] for o in _DATA["
 Category = enum.StrEnum("Category", {c["name"].upper(): c["name"] for c in _DATA["categories"]})
 # What runs an op on the device, as check-model's capture sees the dispatcher.
 Kernel = enum.StrEnum("Kernel", {k["name"].upper(): k["name"] for k in _DATA["kernels"]})
+# How an aten op ran in a case: natively or through the backend's CPU fallback.
+Route = enum.StrEnum("Route", {r["name"].upper(): r["name"] for r in _DATA["routes"]})
 # Where a run stands (the results DB's runs.status).
 RunStatus = enum.StrEnum("RunStatus", {s["name"].upper(): s["name"] for s in _DATA["run_statuses"]})
 # Evidence the reports read: `where` (whose problem a failure is when not the device's) and

@@ -46,11 +46,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+import backend_contract
 import suite_api
 import zygote
+from dispatch_capture import Capture
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
-from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Where
+from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Route, Where
 
 
 def protocol_stream() -> TextIO:
@@ -82,22 +84,36 @@ def _add_counts(into: dict[str, int], counts: dict[str, int]) -> None:
         into[op] = into.get(op, 0) + count
 
 
+# The backend's own op tracking (optional, docs/backends.md): what ran natively, what fell back.
+TRACKING_FUNCTIONS = ("get_executed_ops", "get_fallback_ops", "clear_op_tracking")
+
+
 class Context:
-    """What a suite needs to run a case against the backend under test."""
+    """What a suite needs to run a case against the backend under test, and what the case ran:
+    each aten op on the device by route, from the dispatcher (dispatch_capture.py) and, where the
+    backend tracks its ops itself, from the backend."""
 
     def __init__(self, backend: ModuleType, device: str, seed: int) -> None:
         self.backend = backend
         self.device = device
         self.seed = seed
-        self.tracking = all(
-            hasattr(backend, name) for name in ("get_executed_ops", "get_fallback_ops", "clear_op_tracking")
-        )
+        self.tracking = all(callable(getattr(backend, name, None)) for name in TRACKING_FUNCTIONS)
+        self.capture = Capture(device.split(":")[0])
         self._other_processes: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self._unobserved: list[str] = []
 
     def clear_tracking(self) -> None:
         if self.tracking:
             self.backend.clear_op_tracking()
+        self.capture.clear()
         self._other_processes = ({}, {})
+        self._unobserved = []
+
+    def unobservable(self, what: str) -> None:
+        """Part of the case ran where the dispatcher capture cannot see (a compiled graph, another
+        process): without the backend's own tracking, a match is native_unknown, not a pass."""
+        if what not in self._unobserved:
+            self._unobserved.append(what)
 
     def add_tracked_ops(self, native: dict[str, int], fallback: dict[str, int]) -> None:
         """Ops the case ran in other processes (the distributed suite's ranks), counted with this
@@ -111,12 +127,36 @@ class Context:
         return dict(stats()) if callable(stats) else {}
 
     def tracked_ops(self) -> tuple[dict[str, int], dict[str, int]]:
-        if not self.tracking:
-            return {}, {}
-        native, fallback = dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
+        """The ops the case ran, natively and through the fallback: the backend's account where it
+        tracks its ops, else the dispatcher's."""
+        if self.tracking:
+            native, fallback = dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
+        else:
+            native, fallback = dict(self.capture.counts[Route.NATIVE]), dict(self.capture.counts[Route.FALLBACK])
         for mine, theirs in zip((native, fallback), self._other_processes):
             _add_counts(mine, theirs)
         return native, fallback
+
+    def observation(self, native: dict[str, int], fallback: dict[str, int]) -> dict[str, Any]:
+        """The evidence of how the case's ops were observed: `ops_source` (backend or dispatcher),
+        what could not be seen, and where the dispatcher and the backend's tracking disagree."""
+        observed: dict[str, Any] = {"ops_source": "backend" if self.tracking else "dispatcher"}
+        if self._unobserved:
+            observed["unobserved"] = list(self._unobserved)
+        if self.tracking:
+            seen = self.capture.counts
+            disagree = {op: {"dispatcher": Route.NATIVE, "backend": Route.FALLBACK}
+                        for op in seen[Route.NATIVE] if op in fallback}
+            disagree |= {op: {"dispatcher": Route.FALLBACK, "backend": Route.NATIVE}
+                         for op in seen[Route.FALLBACK] if op in native}
+            if disagree:
+                observed["ops_disagree"] = disagree
+        return observed
+
+    def route_unknown(self) -> bool:
+        """Whether a match cannot be called native: part of the case ran unseen and the backend
+        does not track its ops."""
+        return bool(self._unobserved) and not self.tracking
 
 
 def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:
@@ -124,7 +164,8 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
     ctx.clear_tracking()
     cache_before = ctx.compile_cache()
     try:
-        outcome, evidence = suite.run_case(case_id, ctx)
+        with ctx.capture:
+            outcome, evidence = suite.run_case(case_id, ctx)
     except Exception as exc:  # a bug in the suite itself, not in the backend
         if verbose:
             traceback.print_exc()
@@ -134,8 +175,9 @@ def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False
     native, fallback = ctx.tracked_ops()
     if outcome == Outcome.PASS and fallback:
         outcome = Outcome.FALLBACK  # matched, but not every op ran on the device
-    if not ctx.tracking:
-        evidence["tracking"] = "unavailable"
+    elif outcome == Outcome.PASS and ctx.route_unknown():
+        outcome = Outcome.NATIVE_UNKNOWN  # matched; never called native without seeing it
+    evidence.update(ctx.observation(native, fallback))
     cache_after = ctx.compile_cache()
     if cache_after:
         hits = sum(cache_after.get(k, 0) - cache_before.get(k, 0) for k in ("memory_hits", "disk_hits"))
@@ -165,7 +207,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--suite", help="the suite to load (default: suite_api.DEFAULT_SUITE)")
     parser.add_argument("--backend-module", required=True, help="the backend's Python module (torch_neuronx, ...)")
-    parser.add_argument("--device", default="neuron")
+    parser.add_argument("--device", help="the device under test (default: the PrivateUse1 backend's name once the "
+                                         "backend module is imported)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--suite-options", default="{}", metavar="JSON",
                         help="options for the suite's configure() (the upstream suite's test folder, ...)")
@@ -220,12 +263,14 @@ def main() -> None:
         emit(out, {"fatal": f"suite '{args.suite}' does not load with torch {torch.__version__}: "
                             f"{type(exc).__name__}: {exc}"})
         sys.exit(3)
+    device = args.device or torch._C._get_privateuse1_backend_name()
+    backend_contract.declare(args.backend_module, backend, device)
     try:
         options = suite_api.configure(suite, args.suite, json.loads(args.suite_options))
     except ValueError as exc:  # the options are wrong: say what, in one line
         emit(out, {"fatal": str(exc)})
         sys.exit(3)
-    ctx = Context(backend, args.device, args.seed)
+    ctx = Context(backend, device, args.seed)
     hello = {
         "ready": True,
         "pid": os.getpid(),
@@ -233,7 +278,9 @@ def main() -> None:
         "backend_module": args.backend_module,
         "backend_version": str(getattr(backend, "__version__", "unknown")),
         "startup_seconds": time.perf_counter() - started,
+        "device": device,
         "tracking": ctx.tracking,
+        "op_sources": ["dispatcher", "backend"] if ctx.tracking else ["dispatcher"],
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }
     if args.list:

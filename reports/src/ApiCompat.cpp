@@ -20,6 +20,8 @@ using nlohmann::json;
 namespace {
 
 constexpr std::array<const char*, 2> kApiModes = {"eager", "compile"};
+// What an entry is in one mode (docs/api-compat.md), in the order the tables show them.
+constexpr std::array<const char*, 5> kApiStatuses = {"Y", "CPU_FALLBACK", "NATIVE_UNKNOWN", "N", "untested"};
 
 // TorchNeuron's table lists these namespaces in this order; any other comes after, by name.
 constexpr std::array<const char*, 8> kSectionOrder = {
@@ -73,11 +75,16 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
   std::set<std::string> good, bad;
   for (const auto& [dtype, ok] : works) (ok ? good : bad).insert(dtype);
   std::map<std::string, std::set<std::string>> fell_back;  // aten op -> dtypes
+  std::set<std::string> unobserved;  // dtypes where a case matched with its route unseen
   const json* worst = nullptr;
   int worst_severity = -1;
   for (const auto& [c, outcome, dtype] : ran) {
-    if (good.contains(dtype))
+    if (good.contains(dtype)) {
       for (const auto& op : (*c)["fallback_ops"]) fell_back[op.get<std::string>()].insert(dtype);
+      if (outcome == Outcome::kNativeUnknown ||
+          (*c)["evidence"].value("observed_outcome", "") == name(Outcome::kNativeUnknown))
+        unobserved.insert(dtype);
+    }
     if (!is_success(outcome) && info_of(kOutcomes, outcome).severity > worst_severity) {
       worst = c;
       worst_severity = info_of(kOutcomes, outcome).severity;
@@ -94,6 +101,14 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
   std::string detail = fmt::format("{}", fmt::join(ops, "; "));
   if (!bad.empty())
     detail += fmt::format("{}not at {} ({}: {})", detail.empty() ? "" : "; ", joined(bad), outcome, reason);
+  if (fell_back.empty() && !unobserved.empty()) {  // matched, but never called native unseen
+    detail = fmt::format("matches the CPU; how its ops ran could not be observed at {}{}",
+                         joined(unobserved), detail.empty() ? "" : "; " + detail);
+    return {{"status", "NATIVE_UNKNOWN"},
+            {"detail", detail},
+            {"dtypes", json(good)},
+            {"fallback_ops", json::array()}};
+  }
   return {{"status", fell_back.empty() ? "Y" : "CPU_FALLBACK"},
           {"detail", detail},
           {"dtypes", json(good)},
@@ -165,7 +180,8 @@ json api_compat(const std::vector<ApiSource>& sources) {
   for (auto& [key, entries] : sections) {
     json counts = json::object();
     for (const char* mode : kApiModes) {
-      counts[mode] = {{"Y", 0}, {"CPU_FALLBACK", 0}, {"N", 0}, {"untested", 0}};
+      counts[mode] = json::object();
+      for (const char* status : kApiStatuses) counts[mode][status] = 0;
       for (const auto& e : entries) {
         json& n = counts[mode][e[mode]["status"].get<std::string>()];
         n = n.get<int>() + 1;
@@ -233,16 +249,22 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
     out += fmt::format("| `{}` | {} | {} | {} |\n", r["id"].get<std::string>(), r["suite"].get<std::string>(),
                        r["mode"].get<std::string>(), r["started_at"].get<std::string>());
   out += "\n`Y`: runs on the device at the dtypes listed, every case matching the CPU. `CPU_FALLBACK`: works, "
-         "with the aten ops that fell back to the CPU (and at which dtypes). `N`: no dtype works (the worst "
+         "with the aten ops that fell back to the CPU (and at which dtypes). `NATIVE_UNKNOWN`: works, but how "
+         "its ops ran could not be observed (docs/backends.md). `N`: no dtype works (the worst "
          "outcome, where, and why). `untested`: no case, or every case skipped (the skip list's reason).\n\n";
-  out += "| section | entries | eager Y | eager CPU_FALLBACK | eager N | eager untested | compile Y | compile "
-         "CPU_FALLBACK | compile N | compile untested |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | "
-         "---: | ---: |\n";
+  out += "| section | entries";
+  std::string rule = "| --- | ---:";
+  for (const char* mode : kApiModes)
+    for (const char* status : kApiStatuses) {
+      out += fmt::format(" | {} {}", mode, status);
+      rule += " | ---:";
+    }
+  out += " |\n" + rule + " |\n";
   for (const auto& s : table["sections"]) {
     out += fmt::format("| [{}](#{}) | {}", s["name"].get<std::string>(), anchor(s["name"].get<std::string>()),
                        s["entries"].size());
     for (const char* mode : kApiModes)
-      for (const char* status : {"Y", "CPU_FALLBACK", "N", "untested"})
+      for (const char* status : kApiStatuses)
         out += fmt::format(" | {}", s["counts"][mode][status].get<int>());
     out += " |\n";
   }

@@ -189,9 +189,11 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
   };
   const auto recorded = static_cast<std::int64_t>(tally.cases.size());
   std::string text =
-      fmt::format("{} of {} cases pass natively, {} match through the CPU fallback; {}",
-                  cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback),
-                  headline["text"].get<std::string>());
+      fmt::format("{} of {} cases pass natively, {} match through the CPU fallback",
+                  cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback));
+  if (const auto unknown = cases_with(Outcome::kNativeUnknown); unknown > 0)
+    text += fmt::format(", {} match where the harness could not observe how their ops ran", unknown);
+  text += "; " + headline["text"].get<std::string>();
   for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
   if (declared.is_array() && !declared.empty()) {
     text += fmt::format("; {} of the backend's {} declared native aten ops were exercised",

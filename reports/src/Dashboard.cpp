@@ -72,7 +72,9 @@ json headline_of(const json& newest, std::size_t new_failures) {
     const auto outcome = find_named(kOutcomes, name);
     if (!outcome || kind(*outcome) == OutcomeKind::kNotRun) continue;
     ran += count.get<std::int64_t>();
-    if (*outcome == Outcome::kPass || *outcome == Outcome::kFallback) matched += count.get<std::int64_t>();
+    if (*outcome == Outcome::kPass || *outcome == Outcome::kFallback ||
+        *outcome == Outcome::kNativeUnknown)
+      matched += count.get<std::int64_t>();
   }
   const std::int64_t native = newest["outcomes"].value(std::string(name(Outcome::kPass)), std::int64_t{0});
   const auto share = [](std::int64_t part, std::int64_t whole) {

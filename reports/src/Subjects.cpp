@@ -26,6 +26,14 @@ bool native_pass(const json& c) {
           c["evidence"].value("observed_outcome", "") == name(Outcome::kPass));
 }
 
+// Matched, but how its ops ran was not observed: native_unknown, or an xpass that observed it.
+bool unobserved_match(const json& c) {
+  const Outcome o = outcome_of(c);
+  return o == Outcome::kNativeUnknown ||
+         (o == Outcome::kXpass &&
+          c["evidence"].value("observed_outcome", "") == name(Outcome::kNativeUnknown));
+}
+
 struct Subject {
   OutcomeCounts counts;
   json checks = json::object();  // dtype -> check -> outcome
@@ -35,6 +43,9 @@ struct Subject {
   std::set<std::string> blockers;  // what stands between it and running natively
   bool native_checks_ran = false;
   bool native = true;
+  // Every native-check case matched, some where how their ops ran could not be observed.
+  bool unobserved = false;
+  bool only_unobserved = true;
   bool built = false;
   bool only_cpu_failures = true;  // every native-check case that failed, failed on the CPU too
   std::string repro;
@@ -46,6 +57,7 @@ struct Subject {
 std::string verdict_of(const Subject& s) {
   if (!s.built) return "cannot build";
   if (s.native) return "native";
+  if (s.unobserved && s.only_unobserved) return "matches, native unknown";
   return s.only_cpu_failures ? "fails on the CPU too" : "blocked";
 }
 
@@ -70,6 +82,11 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   native_checks_ran = true;
   if (passed) return;
   native = false;
+  if (unobserved_match(c)) {  // no blocker: nothing is known to stand in the way
+    unobserved = true;
+    return;
+  }
+  only_unobserved = false;
   only_cpu_failures = only_cpu_failures && e.value("where", "") == name(Where::kHarness);
   // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
   for (const auto& op : c["fallback_ops"]) blockers.insert(op.get<std::string>());
@@ -119,7 +136,7 @@ json subject_view(const json& cases, const SuiteDescription& suite) {
 
   json rows = json::array();
   std::map<SubjectStatus, std::int64_t> by_status;
-  std::int64_t native = 0;
+  std::int64_t native = 0, native_unknown = 0;
   std::map<std::string, std::pair<std::int64_t, std::int64_t>> in_headline;  // present, native
   std::map<std::string, std::pair<std::set<std::string>, std::set<std::string>>>
       impact;  // op -> (blocks, would run natively if fixed)
@@ -127,6 +144,7 @@ json subject_view(const json& cases, const SuiteDescription& suite) {
     s.native = s.native && s.native_checks_ran;
     ++by_status[subject_status(s.counts)];
     native += s.native;
+    native_unknown += s.native_checks_ran && s.unobserved && s.only_unobserved;
     const auto& headlines = member_of[subject_name];
     for (const auto& h : headlines) {
       ++in_headline[h].first;
@@ -154,6 +172,10 @@ json subject_view(const json& cases, const SuiteDescription& suite) {
   json status_counts = json::object();
   for (const auto& [status, n] : by_status) status_counts[std::string(name(status))] = n;
   const auto total = static_cast<std::int64_t>(subjects.size());
+  std::string text = suite.native_sentence(native, total);
+  if (native_unknown > 0)
+    text += fmt::format("; {} more match the CPU where how their ops ran could not be observed",
+                        native_unknown);
   json headlines = json::array();
   for (const auto& h : suite.headlines) {
     const auto [present, passing] = in_headline[h.name];
@@ -167,7 +189,8 @@ json subject_view(const json& cases, const SuiteDescription& suite) {
            {{"subjects", total},
             {"subjects_by_status", status_counts},
             {"subjects_native", native},
-            {"text", suite.native_sentence(native, total)},
+            {"subjects_native_unknown", native_unknown},
+            {"text", text},
             {"headlines", headlines}}},
           {"subjects", rows},
           {"op_impact", ranking}};

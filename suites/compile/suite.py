@@ -64,12 +64,17 @@ def _seed_random_ops_outside_the_graph() -> None:
 _seed_random_ops_outside_the_graph()
 
 
-def configure(options: dict[str, str]) -> None:
-    """No options; checks that the backend registered its Dynamo backend (ValueError: exit 2)."""
-    if options:
-        raise ValueError(f"the compile suite takes no options (given: {', '.join(sorted(options))})")
+OPTIONS = {"dynamo_backend": {"type": "str", "default": None,
+                              "help": "the torch.compile backend to test (default: the one the backend module "
+                                      "declares, entry point group torch_dynamo_backends)"}}
+
+
+def configure(options: dict[str, Any]) -> None:
+    """Chooses the Dynamo backend (the option, else the backend's declaration) and checks that it is
+    registered: ValueError, one line before any case, when there is none (exit 2)."""
+    compilation.choose(options.get("dynamo_backend"))
     if reason := compilation.missing_backend():
-        raise ValueError(reason)
+        raise ValueError(f"the compile suite cannot run: {reason}")
 
 
 def describe_suite() -> dict[str, Any]:
@@ -84,6 +89,7 @@ def describe_suite() -> dict[str, Any]:
             "recompile": "a repeated shape never recompiles, a new shape recompiles exactly once; results compared",
         },
         "native_phrase": "compile into one graph and match the CPU at every dtype and check",
+        "options": OPTIONS,
     }
 
 
@@ -125,6 +131,7 @@ class Compilation(ops.Case):
     def compiled(self) -> Callable:
         """A fresh compilation of the op (Dynamo's caches reset): call it like the op."""
         compilation.reset()
+        self.ctx.unobservable(compilation.UNSEEN)
         op = self.op
 
         def call(*args: Any, **kwargs: Any) -> Any:

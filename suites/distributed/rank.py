@@ -62,6 +62,9 @@ def main() -> None:
         # after the backend: the cases' imports may touch torch.testing
         from neuron_conform_suites.distributed import cases
         from evidence import exception_evidence
+        from worker import Context
+
+        ctx = Context(backend, args.device_type, 0)  # the ops each case runs, as a worker sees them
     except Exception as exc:
         _send(replies, {"fatal": f"rank {args.rank} could not join its world: {type(exc).__name__}: {exc}"})
         raise
@@ -77,19 +80,20 @@ def main() -> None:
 
     while (request := pickle.loads(requests.recv_bytes())) is not None:
         began = time.perf_counter()
-        _call(backend, "clear_op_tracking", None)
+        ctx.clear_tracking()
         _call(backend, "clear_collective_stats", None)
         try:
             case = cases.CASES[request["subject"]]
             rank = cases.Rank(args.rank, args.world_size, cases.DTYPES.get(request["dtype"], torch.float32), device,
                               request["seed"], world_mesh)
-            reply: dict[str, Any] = {"result": case.run(rank)}
+            with ctx.capture:
+                reply: dict[str, Any] = {"result": case.run(rank)}
         except Exception as exc:
             reply = {"raised": exception_evidence(exc), "traceback": traceback.format_exc()[-3000:]}
+        native, fallback = ctx.tracked_ops()
         reply.update(seconds=time.perf_counter() - began,
                      collectives=_call(backend, "get_collective_stats", None),
-                     native_ops=dict(_call(backend, "get_executed_ops", {})),
-                     fallback_ops=dict(_call(backend, "get_fallback_ops", {})))
+                     native_ops=native, fallback_ops=fallback)
         _send(replies, reply)
     dist.destroy_process_group()
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -317,6 +318,16 @@ void add_probe(json& result, const json& probe, const Judgement& j,
     result["verdict"] = fmt::format("blocked: the probe failed in {} ({}); predicted: {}", culprit,
                                     message.substr(0, 120), result["verdict"].get<std::string>());
   }
+  if (probe.value("outcome", "") == name(Outcome::kFail)) {  // it ran, and computed wrong
+    const json where = probe.value("first_differing_module", json());
+    const std::string at =
+        where.is_object() ? fmt::format(", first at module {} ({})", where["module"].get<std::string>(),
+                                        where["type"].get<std::string>())
+                          : "";
+    result["exit_code"] = std::max(result["exit_code"].get<int>(), 1);
+    result["verdict"] = fmt::format("wrong output: the device's output differs from the CPU's{}; {}",
+                                    at, result["verdict"].get<std::string>());
+  }
   result["probe"] = probe;
   result["probe"]["disagreements"] = disagreements;
 }
@@ -559,7 +570,13 @@ std::string model_check_text(const json& r) {
       out +=
           fmt::format("  disagreement: {} predicted {}, observed {}\n", d["op"].get<std::string>(),
                       d["predicted"].get<std::string>(), d["observed"].get<std::string>());
-    if (p["disagreements"].empty()) out += "  the probe agrees with the prediction\n";
+    if (p.contains("first_differing_module")) {
+      const json& m = p["first_differing_module"];
+      out += fmt::format("  the output first differs at module {} ({})\n", m["module"].get<std::string>(),
+                         m["type"].get<std::string>());
+    }
+    if (p["disagreements"].empty() && p.value("outcome", "") != name(Outcome::kFail))
+      out += "  the probe agrees with the prediction\n";
   }
   if (r.contains("compile")) {
     const json& c = r["compile"];

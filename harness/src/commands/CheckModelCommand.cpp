@@ -24,9 +24,8 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
                                    "--dtype",
                                    o.dtype,
                                    "--backend-module",
-                                   o.backend_module,
-                                   "--device",
-                                   o.device};
+                                   o.backend_module};
+  if (!o.device.empty()) args.insert(args.end(), {"--device", o.device});
   if (o.hf) args.insert(args.end(), {"--hf", *o.hf});
   if (o.script) args.insert(args.end(), {"--script", *o.script});
   if (o.exported) args.insert(args.end(), {"--exported", *o.exported});
@@ -167,7 +166,9 @@ Command add_check_model_command(CLI::App& cli) {
       ->default_str("");
   cmd->add_option("--backend-module", o->backend_module, "Backend module")
       ->capture_default_str();
-  cmd->add_option("--device", o->device, "Device string")->capture_default_str();
+  cmd->add_option("--device", o->device,
+                  "Device string (default: the name the backend module gives its PrivateUse1 "
+                  "device)");
   return {cmd, [o] { return check_model_command(*o); }, 3};
 }
 

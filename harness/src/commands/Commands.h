@@ -31,7 +31,7 @@ struct RunOptions {
   int repeat = 1;  // every case runs this many times (to hunt flakiness on purpose)
   std::string db = "out/results.db";
   std::string backend_module = kDefaultBackendModule;
-  std::string device = "neuron";
+  std::string device;  // empty: the PrivateUse1 device the backend module names
   std::optional<std::string> resume;
   std::int64_t seed = 0;
   std::optional<std::string> label;
@@ -124,7 +124,7 @@ struct CheckModelOptions {
   bool record = false;                     // keep the verdict in the DB
   std::optional<std::string> history;      // list recorded verdicts ("": every model)
   std::string backend_module = kDefaultBackendModule;
-  std::string device = "neuron";
+  std::string device;  // empty: the PrivateUse1 device the backend module names
 };
 
 struct LedgerOptions {
@@ -135,7 +135,9 @@ struct LedgerOptions {
   std::optional<std::string> dispositions;  // default: skiplists/ledger/dispositions.json
   bool summary_only = false;
   bool lint = false;  // only check the dispositions file against the installed torch
-  std::string backend_module = kDefaultBackendModule;  // the worker that lists overloads, if needed
+  // The backend whose dispositions apply and whose worker lists overloads if needed; default:
+  // the newest given run's (--lint: the bundled backend).
+  std::optional<std::string> backend_module;
 };
 
 struct ApiCompatOptions {

@@ -36,18 +36,22 @@ Source overloads_of(Store* store, const std::vector<std::string>& runs,
     }
   }
   const ScratchLog log("ledger");
-  return {list_overloads(worker_command("", backend_module, "neuron", 0), log.path()),
+  return {list_overloads(worker_command("", backend_module, "", 0), log.path()),
           "the installed torch"};
 }
 
 // ledger/dispositions.json beside the skip lists the backend ships (a folder of its own: a skip
-// list folder's *.json are all lists).
-std::string default_dispositions_path(const std::string& backend_module) {
-  if (auto path = dispositions_in(backend_skiplists(backend_module))) return *path;
-  throw std::invalid_argument(fmt::format(
-      "backend '{}' ships no ledger/dispositions.json with its skip lists (entry-point group "
-      "neuron_conform.skiplists): give one with --dispositions",
-      backend_module));
+// list folder's *.json are all lists), or none: a backend need not ship any.
+std::optional<std::string> default_dispositions_path(const std::string& backend_module) {
+  return dispositions_in(backend_skiplists(backend_module));
+}
+
+// Whether a run recorded which ops its cases ran: runs since the dispatcher capture always do
+// (backend_info.op_sources); older ones only with the backend's own tracking.
+bool observed_ops(const RunInfo& run) {
+  const auto& info = run.backend_info;
+  return (info.contains("op_sources") && !info["op_sources"].empty()) ||
+         info.value("tracking", false);
 }
 
 void print_problems(const Dispositions& d) {
@@ -57,9 +61,16 @@ void print_problems(const Dispositions& d) {
 }  // namespace
 
 int ledger_command(const LedgerOptions& o) {
-  const std::string path = o.dispositions ? *o.dispositions : default_dispositions_path(o.backend_module);
   if (o.lint) {
-    const Source source = overloads_of(nullptr, {}, o.backend_module);
+    const std::string backend = o.backend_module.value_or(kDefaultBackendModule);
+    const auto found = o.dispositions ? o.dispositions : default_dispositions_path(backend);
+    if (!found)
+      throw std::invalid_argument(fmt::format(
+          "backend '{}' ships no ledger/dispositions.json with its skip lists (entry-point group "
+          "neuron_conform.skiplists): give the file to lint with --dispositions",
+          backend));
+    const std::string& path = *found;
+    const Source source = overloads_of(nullptr, {}, backend);
     const std::set<std::string> known(source.overloads.names.begin(),
                                       source.overloads.names.end());
     const Dispositions d = load_dispositions(path, &known);
@@ -87,13 +98,33 @@ int ledger_command(const LedgerOptions& o) {
   if (runs.empty()) runs = store.newest_run_of_each_suite();
   if (runs.empty()) throw std::invalid_argument(fmt::format("{} holds no run", o.db));
 
-  const Source source = overloads_of(&store, runs, o.backend_module);
+  // The backend is the runs' (the newest given), unless named.
+  const std::string backend = o.backend_module.value_or(store.run(runs.back())->backend_module);
+  const Source source = overloads_of(&store, runs, backend);
   const std::set<std::string> known(source.overloads.names.begin(), source.overloads.names.end());
-  const Dispositions dispositions = load_dispositions(path, &known);
+  const auto found = o.dispositions ? o.dispositions : default_dispositions_path(backend);
+  const std::string path = found ? *found : "none (the backend ships no ledger/dispositions.json)";
+  // No file: nothing is disposed of, every unreached overload is listed as such.
+  const Dispositions dispositions = found ? load_dispositions(*found, &known) : Dispositions{};
   if (!dispositions.problems.empty()) {
     print_problems(dispositions);
     throw std::invalid_argument(fmt::format("{} problem(s) in the dispositions file {}",
                                             dispositions.problems.size(), path));
+  }
+  std::vector<std::string> unobserved;  // runs that could not say which ops they ran
+  for (const auto& id : runs)
+    if (!observed_ops(*store.run(id))) unobserved.push_back(id);
+  if (unobserved.size() == runs.size()) {
+    const std::string why = fmt::format(
+        "not observable: run(s) {} recorded no op tracking (recorded before the harness captured "
+        "ops from the dispatcher, against a backend without its own tracking), so which overloads "
+        "they reached is unknown; run again with this harness",
+        fmt::join(unobserved, ", "));
+    if (o.format == "json")
+      fmt::print("{}\n", nlohmann::json{{"runs", runs}, {"observable", false}, {"why", why}}.dump(1));
+    else
+      fmt::print("{}\n", why);
+    return o.fail_under ? 1 : 0;
   }
   const Ledger ledger =
       build_ledger(source.overloads.names, store.reached_ops(runs), dispositions,
@@ -107,6 +138,8 @@ int ledger_command(const LedgerOptions& o) {
     out["torch"] = source.overloads.torch_version;
     out["overloads_from"] = source.from;
     out["dispositions"] = path;
+    out["observable"] = true;
+    if (!unobserved.empty()) out["runs_without_op_tracking"] = unobserved;
     if (o.fail_under) out["fail_under"] = *o.fail_under;
     fmt::print("{}\n", out.dump(1));
   } else {
@@ -122,6 +155,8 @@ int ledger_command(const LedgerOptions& o) {
     }
     fmt::print("runs: {}; overloads of torch {} from {}; dispositions {}\n",
                fmt::join(described, ", "), source.overloads.torch_version, source.from, path);
+    if (!unobserved.empty())
+      fmt::print("not counted (no op tracking): {}\n", fmt::join(unobserved, ", "));
     fmt::print("{}", ledger_summary(ledger));
   }
   if (o.fail_under && ledger.coverage_percent() < *o.fail_under) {
@@ -165,11 +200,10 @@ Command add_ledger_command(CLI::App& cli) {
   cmd->add_flag("--lint", o->lint,
                        "Only check the dispositions file against the installed torch (unknown "
                        "overloads, missing reasons, duplicates); exit 1 on any problem");
-  cmd
-      ->add_option("--backend-module", o->backend_module,
-                   "Backend the worker imports when the overloads are listed from the installed "
-                   "torch (--lint, runs recorded before the ledger)")
-      ->capture_default_str();
+  cmd->add_option("--backend-module", o->backend_module,
+                  "Backend whose dispositions apply, and which the worker imports when the "
+                  "overloads are listed from the installed torch (default: the newest run's; "
+                  "--lint: torch_neuronsim)");
   return {cmd, [o] { return ledger_command(*o); }, 2};
 }
 

@@ -14,7 +14,7 @@ namespace conform {
 
 int repro_command(const ReproOptions& o) {
   const CaseId id = CaseId::parse(o.case_id);
-  std::string backend = kDefaultBackendModule, device = "neuron";
+  std::string backend = kDefaultBackendModule, device;
   std::int64_t seed = 0;
   nlohmann::json suite_options = nlohmann::json::object();
   if (std::filesystem::exists(o.db)) {

@@ -91,11 +91,12 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.backend_module = o.backend_module;
   run.backend_version = listing.hello.value("backend_version", "unknown");
   run.harness_version = harness_version();
-  run.device = o.device;
+  run.device = o.device.empty() ? listing.hello.value("device", std::string("unknown")) : o.device;
   run.shard = shard ? std::optional(shard->str()) : std::nullopt;
   run.command = o.command_line;
   run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
-                      {"tracking", listing.hello.value("tracking", false)}};
+                      {"tracking", listing.hello.value("tracking", false)},
+                      {"op_sources", listing.hello.value("op_sources", nlohmann::json::array())}};
   // The skip lists the backend ships (whether or not this run applies them): the default lists,
   // and where its reports find the ledger's dispositions.
   run.backend_info["skiplists"] = shipped.get();
@@ -429,8 +430,9 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
       ->add_option("--backend-module", o->backend_module,
                    "Python module of the backend under test")
       ->capture_default_str();
-  cmd->add_option("--device", o->device, "Device string of the backend")
-      ->capture_default_str();
+  cmd->add_option("--device", o->device,
+                  "Device string to test (default: the name the backend module gives its "
+                  "PrivateUse1 device; docs/backends.md)");
   cmd->add_option("--resume", o->resume,
                       "Run only what this run (id, latest, previous) has not recorded");
   cmd->add_option("--seed", o->seed, "Random seed for sample inputs")->capture_default_str();

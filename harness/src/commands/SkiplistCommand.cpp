@@ -28,7 +28,7 @@ namespace {
 std::set<std::string> suite_names(const SkiplistOptions& o) {
   const ScratchLog log("lint-suites");
   std::set<std::string> names;
-  for (const auto& found : find_suites(worker_command("", o.backend_module, "neuron", 0), log.path()))
+  for (const auto& found : find_suites(worker_command("", o.backend_module, "", 0), log.path()))
     names.insert(found.name);
   return names;
 }
@@ -44,7 +44,7 @@ struct ListedSubjects {
 ListedSubjects list_subjects(const SkiplistOptions& o, const std::string& suite) {
   const ScratchLog log("lint-" + (suite.empty() ? std::string("default") : suite));
   const Listing listing =
-      list_suite(suite, worker_command(suite, o.backend_module, "neuron", 0), log.path());
+      list_suite(suite, worker_command(suite, o.backend_module, "", 0), log.path());
   ListedSubjects out{listing.suite, {}, listing.hello.value("torch", "0")};
   for (const auto& c : listing.cases) out.subjects.insert(c.subject);
   return out;

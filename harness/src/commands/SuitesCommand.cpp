@@ -41,7 +41,7 @@ void print_text(const FoundSuite& s) {
 
 int suites_command(const SuitesOptions& o) {
   const ScratchLog log("suites");
-  const auto found = find_suites(worker_command("", o.backend_module, "neuron", 0), log.path());
+  const auto found = find_suites(worker_command("", o.backend_module, "", 0), log.path());
   if (o.json) {
     nlohmann::json all = nlohmann::json::array();
     for (const auto& s : found) all.push_back(as_json(s));

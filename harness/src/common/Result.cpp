@@ -43,8 +43,10 @@ SubjectStatus subject_status(const OutcomeCounts& counts) {
     if (is_success(outcome)) matched += count;
   }
   if (total == n(Outcome::kSkip)) return SubjectStatus::kSkipped;
-  if (matched == total)
-    return n(Outcome::kFallback) == 0 ? SubjectStatus::kNative : SubjectStatus::kFallback;
+  if (matched == total) {
+    if (n(Outcome::kFallback) > 0) return SubjectStatus::kFallback;
+    return n(Outcome::kNativeUnknown) > 0 ? SubjectStatus::kNativeUnknown : SubjectStatus::kNative;
+  }
   // A flaky case passed at least once: the subject is partial, never failing (nor native).
   return matched == 0 && n(Outcome::kFlaky) == 0 ? SubjectStatus::kFailing
                                                  : SubjectStatus::kPartial;

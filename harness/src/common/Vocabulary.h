@@ -36,6 +36,7 @@ enum class Outcome {
   kXfail,
   kXpass,
   kFlaky,
+  kNativeUnknown,
 };
 
 // What an outcome says about the backend.
@@ -56,25 +57,28 @@ struct OutcomeInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<OutcomeInfo, 10> kOutcomes = {{
+inline constexpr std::array<OutcomeInfo, 11> kOutcomes = {{
     {Outcome::kPass, "pass", "P", 0, OutcomeKind::kMatched,
      "matched the CPU reference; every aten op ran natively on the device"},
-    {Outcome::kFallback, "fallback", "FB", 1, OutcomeKind::kMatched,
+    {Outcome::kFallback, "fallback", "FB", 2, OutcomeKind::kMatched,
      "matched, but one or more aten ops ran through the CPU fallback"},
-    {Outcome::kFail, "fail", "F", 6, OutcomeKind::kFailure,
+    {Outcome::kFail, "fail", "F", 7, OutcomeKind::kFailure,
      "ran; the result differs from the CPU's beyond tolerance"},
-    {Outcome::kError, "error", "E", 7, OutcomeKind::kFailure, "raised an exception"},
-    {Outcome::kCrash, "crash", "C", 9, OutcomeKind::kFailure, "the worker died; the run went on"},
-    {Outcome::kTimeout, "timeout", "T", 8, OutcomeKind::kFailure,
+    {Outcome::kError, "error", "E", 8, OutcomeKind::kFailure, "raised an exception"},
+    {Outcome::kCrash, "crash", "C", 10, OutcomeKind::kFailure, "the worker died; the run went on"},
+    {Outcome::kTimeout, "timeout", "T", 9, OutcomeKind::kFailure,
      "exceeded the per-case limit; the worker was replaced"},
-    {Outcome::kSkip, "skip", "S", 2, OutcomeKind::kNotRun,
+    {Outcome::kSkip, "skip", "S", 3, OutcomeKind::kNotRun,
      "not run: a skip-list entry, or the test skipped itself (upstream's SkipTest)"},
-    {Outcome::kXfail, "xfail", "XF", 3, OutcomeKind::kExpected,
+    {Outcome::kXfail, "xfail", "XF", 4, OutcomeKind::kExpected,
      "ran and failed as a skip-list entry expected"},
-    {Outcome::kXpass, "xpass", "XP", 4, OutcomeKind::kMatched,
+    {Outcome::kXpass, "xpass", "XP", 5, OutcomeKind::kMatched,
      "ran and passed although a skip-list entry expected a failure (a stale entry)"},
-    {Outcome::kFlaky, "flaky", "FL", 5, OutcomeKind::kUnstable,
+    {Outcome::kFlaky, "flaky", "FL", 6, OutcomeKind::kUnstable,
      "failed, then passed when rerun in a fresh worker (every attempt recorded); never a pass"},
+    {Outcome::kNativeUnknown, "native_unknown", "U", 1, OutcomeKind::kMatched,
+     "matched the CPU reference; whether every aten op ran natively could not be observed "
+     "(docs/backends.md): never counted as native"},
 }};
 
 // Why a skip-list entry exists.
@@ -115,7 +119,7 @@ inline constexpr std::array<ModeInfo, 2> kModes = {{
 }};
 
 // A subject's status from the outcomes of all its cases.
-enum class SubjectStatus { kNative, kFallback, kPartial, kFailing, kSkipped, kNotRun };
+enum class SubjectStatus { kNative, kFallback, kPartial, kFailing, kSkipped, kNotRun, kNativeUnknown };
 
 struct SubjectStatusInfo {
   SubjectStatus value;
@@ -124,7 +128,7 @@ struct SubjectStatusInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<SubjectStatusInfo, 6> kSubjectStatuses = {{
+inline constexpr std::array<SubjectStatusInfo, 7> kSubjectStatuses = {{
     {SubjectStatus::kNative, "native", 'N', "every case matched natively"},
     {SubjectStatus::kFallback, "fallback", 'F',
      "every case matched, some through the CPU fallback"},
@@ -132,6 +136,9 @@ inline constexpr std::array<SubjectStatusInfo, 6> kSubjectStatuses = {{
     {SubjectStatus::kFailing, "failing", 'X', "no case that ran matched"},
     {SubjectStatus::kSkipped, "skipped", 'S', "every case was skipped"},
     {SubjectStatus::kNotRun, "not run", '-', "the subject was not in that run"},
+    {SubjectStatus::kNativeUnknown, "native_unknown", 'U',
+     "every case matched, none through the fallback, but where some ran their ops could not be "
+     "observed"},
 }};
 
 // How an aten op ran in a case (the results DB's op_events.route).

@@ -28,8 +28,11 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
   WorkerCommand command;
   command.python = python_executable();
   command.script = data_root() + "/harness/worker/worker.py";
-  command.args = {"--backend-module", backend_module, "--device", device, "--seed",
-                  std::to_string(seed)};
+  command.args = {"--backend-module", backend_module, "--seed", std::to_string(seed)};
+  if (!device.empty()) {  // none: the device the backend names (its PrivateUse1 backend's name)
+    command.args.push_back("--device");
+    command.args.push_back(device);
+  }
   if (!suite.empty()) {  // none: a mode that loads no suite (--overloads, --suites)
     command.args.push_back("--suite");
     command.args.push_back(suite);

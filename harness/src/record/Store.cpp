@@ -126,6 +126,24 @@ CREATE TABLE model_checks (
 );
 CREATE INDEX model_checks_by_model ON model_checks(model_key, recorded_at);
 )sql",
+    // v7: the outcome `native_unknown` (matched; where its ops ran could not be observed).
+    R"sql(
+CREATE TABLE results_v7 (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL REFERENCES cases(id),
+  outcome TEXT NOT NULL CHECK (outcome IN
+    ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', 'xfail', 'xpass', 'flaky',
+     'native_unknown')),
+  duration REAL NOT NULL,
+  evidence TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+INSERT INTO results_v7 SELECT run_id, case_id, outcome, duration, evidence, recorded_at FROM results;
+DROP TABLE results;
+ALTER TABLE results_v7 RENAME TO results;
+CREATE INDEX results_by_case ON results(case_id);
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
