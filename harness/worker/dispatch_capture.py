@@ -18,8 +18,9 @@ traces, and the executable a backend builds is opaque): a suite says so with `un
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from typing import Any
+from typing import Any, Iterator
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -69,15 +70,16 @@ def _is_view(name: str) -> bool:
 
 def _on_device(values: Any, device_type: str) -> bool:
     """Whether a call's arguments put it on the device: a tensor there (also inside a list, as
-    cat's), or a factory's device= naming it."""
+    cat's), or a factory's device= naming it. Called for every op while capturing: kept cheap."""
     for value in values:
-        if isinstance(value, torch.Tensor):
+        kind = type(value)
+        if kind is list or kind is tuple:
+            if value and _on_device(value, device_type):
+                return True
+        elif isinstance(value, torch.Tensor):
             if value.device.type == device_type:
                 return True
-        elif isinstance(value, (list, tuple)):
-            if _on_device(value, device_type):
-                return True
-        elif isinstance(value, torch.device) and value.type == device_type:
+        elif kind is torch.device and value.type == device_type:
             return True
     return False
 
@@ -95,6 +97,7 @@ class Capture(TorchDispatchMode):
         # Below the mode: the device key alone, whose computed kernel is the composite one.
         self.keyset = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, device_key))
         self._descending: set[str] = set()  # composite ops being followed: never twice in a row
+        self._routes: dict[Any, tuple[str, dict[str, int] | None, bool]] = {}  # by OpOverload: _route_of
 
     @classmethod
     def ignore_compile_internals(cls) -> bool:
@@ -107,32 +110,51 @@ class Capture(TorchDispatchMode):
         for counts in self.counts.values():
             counts.clear()
 
-    def _count(self, route: str, name: str) -> None:
-        counts = self.counts[route]
-        counts[name] = counts.get(name, 0) + 1
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Steps aside while the case computes on the CPU alone (its reference): nothing there is
+        the device's, and each op would cost a call into Python."""
+        from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        kwargs = kwargs or {}
-        if not isinstance(func, torch._ops.OpOverload) or not (
-                _on_device(args, self.device_type) or _on_device(kwargs.values(), self.device_type)):
-            return func(*args, **kwargs)
+        if _get_current_dispatch_mode() is not self:
+            yield
+            return
+        with _pop_mode_temporarily():
+            yield
+
+    def _route_of(self, func) -> tuple[str, dict[str, int] | None, bool]:
+        """(name, the counts it adds to or None, whether to follow it into its parts)."""
+        if not isinstance(func, torch._ops.OpOverload):
+            return "", None, False
         name = func.name()
         kind = kernel_kind(name, self.device_key)
-        if kind == Kernel.COMPOSITE and name not in self._descending:
-            self._count(Kernel.COMPOSITE, name)
+        if kind == Kernel.DEVICE:
+            return name, self.counts[Route.NATIVE], False
+        if kind == Kernel.FALLBACK:
+            return name, self.counts[Route.FALLBACK], False
+        if kind is None:
+            return name, None, False
+        # A view kernel every backend shares computes nothing: not followed (its detach and
+        # alias would call back into the mode from below the dispatcher).
+        return name, self.counts[Kernel.COMPOSITE], kind == Kernel.COMPOSITE
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if kwargs is None:
+            kwargs = {}
+        device_type = self.device_type
+        if not (_on_device(args, device_type) or (kwargs and _on_device(kwargs.values(), device_type))):
+            return func(*args, **kwargs)
+        route = self._routes.get(func)
+        if route is None:
+            route = self._routes[func] = self._route_of(func)
+        name, counts, follow = route
+        if counts is not None:
+            counts[name] = counts.get(name, 0) + 1
+        if follow and name not in self._descending:
             self._descending.add(name)
             try:
                 with self:  # the composite kernel, with its parts dispatched (and seen) again
                     return func.redispatch(self.keyset, *args, **kwargs)
             finally:
                 self._descending.discard(name)
-        if kind == Kernel.DEVICE:
-            self._count(Route.NATIVE, name)
-        elif kind == Kernel.FALLBACK:
-            self._count(Route.FALLBACK, name)
-        elif kind is not None:
-            # A view kernel every backend shares computes nothing: not followed (its detach
-            # and alias would call back into the mode from below the dispatcher).
-            self._count(Kernel.COMPOSITE, name)
         return func(*args, **kwargs)
-

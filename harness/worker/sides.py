@@ -54,9 +54,11 @@ class Sides:
             return run(*args)
 
     def cpu(self, run: Callable[..., Any], *args: Any) -> Any:
-        """`run(*args)` on the CPU; NoReference when it raises (the first such error is kept)."""
+        """`run(*args)` on the CPU (the op capture steps aside); NoReference when it raises (the first
+        such error is kept)."""
         try:
-            return self._seeded(run, args)
+            with self.ctx.capture.paused():
+                return self._seeded(run, args)
         except Exception as exc:
             self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
             raise NoReference(f"{type(exc).__name__}: {str(exc)[:500]}") from exc
