@@ -111,6 +111,10 @@ def test_the_compile_suite_refuses_in_one_line_without_a_dynamo_backend(tmp_path
     assert len(lines) == 1, result.stderr
     assert "--suite-option dynamo_backend=NAME" in lines[0]
     assert not db.exists() or query(db, "SELECT count(*) FROM results") == [(0,)]
+    # A name that no Dynamo backend has: the same one line, naming it.
+    named = cli("run", "--suite", "compile", *FOREIGN, "--ops", "^add$", "--suite-option", "dynamo_backend=nowhere",
+                "--db", str(db), check=False)
+    assert named.returncode == 2 and "no Dynamo backend named 'nowhere' is registered" in named.stderr
 
 
 def test_the_compile_suite_runs_with_the_backend_named_and_calls_nothing_native_unseen(tmp_path):
