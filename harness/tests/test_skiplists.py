@@ -148,3 +148,14 @@ def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
                             "ops/sub/complex64/forward": "xfail", "ops/sub/float32/forward": "pass"}
     evidence = json.loads(dict(query(db, "SELECT case_id, evidence FROM results"))["ops/add/complex64/forward"])
     assert evidence["skiplist"]["category"] == "dtype" and "dtypes.json" in evidence["skiplist"]["entry"]
+
+
+def test_stale_names_entries_that_are_the_harness_problem(db):
+    # A CUDA-only jiterator OpInfo cannot run on the CPU reference: the shipped entry that expects
+    # it to fail hides the harness's problem, not the backend's, and `stale` says so.
+    cli("run", "--ops", "^(jiterator_unary|erfinv)$", "--dtypes", "float32", "--checks", "forward", "--reruns", "0",
+        "--db", str(db))
+    stale = cli("skiplist", "stale", "--db", str(db), check=False)
+    assert stale.returncode == 1
+    owned = [line for line in stale.stdout.splitlines() if "the harness's, not the backend's" in line]
+    assert len(owned) == 1 and "Jiterator is only supported on CUDA" in owned[0], stale.stdout

@@ -201,6 +201,33 @@ Staleness find_stale(const Expectations& x, const RunView& run) {
   return out;
 }
 
+// Entries that expect failures the backend is not to blame for: every case they decided that ran
+// failed where the evidence says the harness or the CPU reference could not run it (`where`:
+// harness). Such a problem is fixed in the harness, not listed as the backend's.
+std::vector<std::pair<const Entry*, std::string>> harness_owned(const Expectations& x,
+                                                                const RunView& run) {
+  std::vector<std::pair<const Entry*, std::string>> out;
+  const auto by_entry = decided(x, run);
+  for (const auto& e : x.entries()) {
+    std::size_t ran = 0, harness = 0;
+    std::string first;
+    for (const auto& id : by_entry.at(e.where.str())) {
+      const auto it = run.results.find(id);
+      if (it == run.results.end() || it->second.outcome != Outcome::kXfail) continue;
+      ++ran;
+      const auto& evidence = it->second.evidence;
+      if (evidence.value("where", "") != name(Where::kHarness)) continue;
+      ++harness;
+      if (first.empty()) first = evidence.value("message", std::string()).substr(0, 160);
+    }
+    if (ran > 0 && harness == ran)
+      out.emplace_back(&e, fmt::format("all {} case(s) it expected to fail failed in the harness or "
+                                       "the CPU reference ({})",
+                                       ran, first));
+  }
+  return out;
+}
+
 int stale(const SkiplistOptions& o) {
   const RunView run = load_run(o);
   const Skiplists lists = load_skiplists(run.skiplists, run.torch_version);
@@ -210,9 +237,12 @@ int stale(const SkiplistOptions& o) {
     fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i],
                name(s.stale[i]->category), s.stale[i]->reason);
   }
-  fmt::print("{} stale entr{} against run {}\n", s.stale.size(), s.stale.size() == 1 ? "y" : "ies",
-             run.id);
-  return s.stale.empty() ? 0 : 1;
+  const auto owned = harness_owned(x, run);
+  for (const auto& [entry, why] : owned)
+    fmt::print("{}: the harness's, not the backend's: {}\n", entry->where.str(), why);
+  fmt::print("{} stale entr{}, {} the harness's against run {}\n", s.stale.size(),
+             s.stale.size() == 1 ? "y" : "ies", owned.size(), run.id);
+  return s.stale.empty() && owned.empty() ? 0 : 1;
 }
 
 int update(const SkiplistOptions& o) {
@@ -304,7 +334,10 @@ Command add_skiplist_command(CLI::App& cli) {
   add_paths(stats_cmd);
   add_run(stats_cmd);
   auto* stale_cmd = cmd->add_subcommand(
-      "stale", "Entries whose cases all passed (xpass) or that matched nothing");
+      "stale",
+      "Entries whose cases all passed (xpass) or that matched nothing, and entries that are the "
+      "harness's rather than the backend's (every case they expected to fail failed in the "
+      "harness or the CPU reference, evidence `where: harness`): exit 1 when there is any");
   add_paths(stale_cmd);
   add_run(stale_cmd);
   auto* update_cmd = cmd->add_subcommand("update",
