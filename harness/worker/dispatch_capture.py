@@ -153,8 +153,45 @@ class Capture(TorchDispatchMode):
         if follow and name not in self._descending:
             self._descending.add(name)
             try:
+                args, kwargs = _numbers_as_tensors(func, args, kwargs)
                 with self:  # the composite kernel, with its parts dispatched (and seen) again
                     return func.redispatch(self.keyset, *args, **kwargs)
             finally:
                 self._descending.discard(name)
         return func(*args, **kwargs)
+
+
+@functools.lru_cache(maxsize=None)
+def _tensor_arguments(func) -> tuple[frozenset[int], frozenset[str]]:
+    """The positions and names of the schema's Tensor arguments."""
+    tensor = torch._C.TensorType.get()
+    arguments = func._schema.arguments
+    return (frozenset(i for i, a in enumerate(arguments) if a.type == tensor),
+            frozenset(a.name for a in arguments if a.type == tensor))
+
+
+def _as_tensor(value: Any) -> Any:
+    """A Python number as the 0-dim CPU tensor a call of the op would have made of it (a "wrapped
+    number"): of the dtype that keeps type promotion as the number's (bool, int64, the default
+    float or complex dtype)."""
+    if isinstance(value, bool):
+        return torch.tensor(value)
+    if isinstance(value, int):
+        return torch.tensor(value, dtype=torch.int64)
+    if isinstance(value, (float, complex)):
+        return torch.tensor(value, dtype=torch.get_default_dtype() if isinstance(value, float)
+                            else torch.complex64 if torch.get_default_dtype() == torch.float32 else torch.complex128)
+    return value
+
+
+def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The call's arguments with Python numbers where the schema takes a Tensor made tensors:
+    __torch_dispatch__ hands a wrapped number back as the number, and a redispatch does not
+    convert it as a call of the op does."""
+    positions, names = _tensor_arguments(func)
+    if not any(isinstance(args[i], (int, float, complex)) for i in positions if i < len(args)) and \
+            not any(isinstance(kwargs.get(n), (int, float, complex)) for n in names):
+        return args, kwargs
+    args = tuple(_as_tensor(a) if i in positions else a for i, a in enumerate(args))
+    kwargs = {k: _as_tensor(v) if k in names else v for k, v in kwargs.items()}
+    return args, kwargs
