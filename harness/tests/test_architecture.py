@@ -70,6 +70,8 @@ HOMONYMS = {
     ("suites/device/test_engine.py", "error"): "the backend's NEURONSIM_FALLBACK and NEURONSIM_64BIT mode",
     ("suites/ops/ops_arguments.py", "sparse", '"sparse"}'): "an argument's name",
     ("suites/upstream/suite.py", "import", 'IMPORT_CHECK = "import"'): "the upstream suite's check",
+    ("harness/worker/pytorch_configs.py", "forward_ad"): "the ops suite's check",
+    ("harness/src/commands/SkiplistCommand.cpp", "import"): "the skiplist subcommand",
 }
 # Text that is history and never changes: the schema migrations (test_vocabulary.cpp checks that
 # their CHECKs hold the vocabulary's words).

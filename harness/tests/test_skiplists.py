@@ -1,6 +1,7 @@
 """Skip lists in a run: skip never runs a case, xfail and xpass, --strict, expect, bad lists."""
 
 import json
+from pathlib import Path
 
 from conform_cli import cli, outcomes, query
 
@@ -159,3 +160,53 @@ def test_stale_names_entries_that_are_the_harness_problem(db):
     assert stale.returncode == 1
     owned = [line for line in stale.stdout.splitlines() if "the harness's, not the backend's" in line]
     assert len(owned) == 1 and "Jiterator is only supported on CUDA" in owned[0], stale.stdout
+
+
+def test_export_for_pytorch_round_trips_the_shipped_lists(tmp_path):
+    configs = tmp_path / "configs.py"
+    said = cli("skiplist", "export", "--format", "pytorch", "-o", str(configs)).stdout
+    assert "op_overrides" in said and "test_exclusions" in said
+    text = configs.read_text()
+    assert "PrivateUse1TestBase.set_test_configs(op_overrides=op_overrides, test_exclusions=test_exclusions)" in text
+    assert "DecorateInfo(unittest.expectedFailure, 'TestCommon', 'test_compare_cpu'" in text
+    back = tmp_path / "back.json"
+    cli("skiplist", "import", str(configs), "-o", str(back))
+    again = tmp_path / "again.py"
+    cli("skiplist", "export", str(back), "-o", str(again))
+
+    def entries(module: Path) -> list:
+        import ast
+
+        tree = ast.parse(module.read_text())
+        call = next(node.value for node in tree.body if isinstance(node, ast.Assign)
+                    and node.targets[0].id == "NEURON_CONFORM_ENTRIES")
+        return json.loads(ast.literal_eval(call.args[0]))
+
+    first = entries(configs)
+    assert len(first) > 100 and entries(again) == first  # every field of every entry survives
+    assert cli("skiplist", "lint", str(back), "--no-subject-check").returncode == 0
+
+
+def test_import_reads_a_module_written_by_hand(tmp_path):
+    configs = tmp_path / "hand.py"
+    configs.write_text(
+        "import unittest\nimport torch\n"
+        "from torch.testing._internal.common_device_type import PrivateUse1TestBase\n"
+        "from torch.testing._internal.opinfo.core import DecorateInfo\n"
+        "PrivateUse1TestBase.set_test_configs(\n"
+        "    op_overrides={'add': [DecorateInfo(unittest.skip('x'), 'TestCommon', 'test_compare_cpu',\n"
+        "                                       dtypes=(torch.bfloat16,)),\n"
+        "                          DecorateInfo(unittest.expectedFailure, 'TestBwdGradients', 'test_fn_grad')]},\n"
+        "    test_exclusions={'TestViewOps': ['test_view_as_real']})\n")
+    out = tmp_path / "hand.json"
+    cli("skiplist", "import", str(configs), "-o", str(out))
+    got = json.loads(out.read_text())["entries"]
+    assert {(e["suite"], e["subject"] if isinstance(e["subject"], str) else tuple(e["subject"]),
+             e["check"] if isinstance(e["check"], str) else tuple(e["check"]), e["mode"]) for e in got} == {
+        ("ops", "add", "forward", "skip"), ("ops", "add", "backward", "xfail"),
+        ("upstream", "*", ("test_view_as_real",), "skip")}
+    assert next(e for e in got if e["mode"] == "skip" and e["suite"] == "ops")["dtype"] == ["bfloat16"]
+    broken = tmp_path / "broken.py"
+    broken.write_text("x = (\n")
+    result = cli("skiplist", "import", str(broken), check=False)
+    assert result.returncode == 2 and "SyntaxError" in result.stderr

@@ -58,7 +58,8 @@ def test_each_planted_test_is_recorded_with_its_outcome(db, tmp_path):
     assert "neuron_conform_no_such_module" in imported["message"]
     # the run remembers its options, so resume and repro start workers the same way
     (options,) = query(db, "SELECT suite_options FROM runs")
-    assert json.loads(options[0]) == {"pytorch_test_dir": str(root), "test_files": ""}  # resolved: defaults too
+    assert json.loads(options[0]) == {"pytorch_test_dir": str(root), "test_files": "",  # resolved: defaults too
+                                      "pytorch_configs": None}
     repro = cli("repro", f"{GENERIC}/float32/test_add", "--db", str(db), "--print-only")
     assert "--suite-options" in repro.stdout and str(root) in repro.stdout
 
@@ -110,3 +111,29 @@ def test_other_suites_take_no_suite_options(db):
     result = cli("run", "--suite", "optim", "--pytorch-test-dir", str(CHECKOUT), "--db", str(db), check=False)
     assert result.returncode == 2
     assert "the optim suite has no option pytorch_test_dir (it takes: none" in result.stderr
+
+
+def test_a_pytorch_configs_module_applies_as_run_test_would(db, tmp_path):
+    # What `skiplist export --format pytorch` writes: op_overrides skip one OpInfo test, and
+    # test_exclusions leave a generic test out; the suite imports it before the test files.
+    configs = tmp_path / "configs.py"
+    configs.write_text(
+        "import unittest\nimport torch\n"
+        "from torch.testing._internal.common_device_type import PrivateUse1TestBase\n"
+        "from torch.testing._internal.opinfo.core import DecorateInfo\n"
+        "PrivateUse1TestBase.set_test_configs(\n"
+        "    op_overrides={'neg': [DecorateInfo(unittest.skip('planted: neg is skipped'), 'TestGeneric', 'test_op',\n"
+        "                                       dtypes=(torch.float32,))]},\n"
+        "    test_exclusions={'TestGeneric': ['test_device_type']})\n")
+    root = _checkout(tmp_path, None)
+    cli("run", "--suite", "upstream", "--pytorch-test-dir", str(root), "--test-files", "test_neuron_generic.py",
+        "--suite-option", f"pytorch_configs={configs}", "--no-skiplists", "--reruns", "0", "--timeout", "120",
+        "--db", str(db))
+    got, evidence = outcomes(db), evidences(db)
+    assert f"{GENERIC}/-/test_device_type" not in got  # excluded: never instantiated
+    assert got[f"{GENERIC}/float32/test_op_neg"] == "skip"
+    assert "planted: neg is skipped" in json.dumps(evidence[f"{GENERIC}/float32/test_op_neg"])
+    assert got[f"{GENERIC}/float32/test_add"] == "pass"
+    bad = cli("run", "--suite", "upstream", "--pytorch-test-dir", str(root), "--suite-option",
+              f"pytorch_configs={tmp_path / 'missing.py'}", "--db", str(db), check=False)
+    assert bad.returncode == 2 and "pytorch_configs" in bad.stderr and "no such file" in bad.stderr

@@ -18,6 +18,8 @@ Outcome = enum.StrEnum("Outcome", {o["name"].upper(): o["name"] for o in _DATA["
 Category = enum.StrEnum("Category", {c["name"].upper(): c["name"] for c in _DATA["categories"]})
 # What runs an op on the device, as check-model's capture sees the dispatcher.
 Kernel = enum.StrEnum("Kernel", {k["name"].upper(): k["name"] for k in _DATA["kernels"]})
+# What a skip-list entry does with the cases it matches.
+Mode = enum.StrEnum("Mode", {m["name"].upper(): m["name"] for m in _DATA["modes"]})
 # How an aten op ran in a case: natively or through the backend's CPU fallback.
 Route = enum.StrEnum("Route", {r["name"].upper(): r["name"] for r in _DATA["routes"]})
 # Where a run stands (the results DB's runs.status).

@@ -5,7 +5,7 @@ PrivateUse1TestBase sees the device), and instantiate_device_type_tests instanti
 class for this device only (PYTORCH_TESTING_DEVICE_ONLY_FOR).
 
 Options (`run --suite-option pytorch_test_dir=DIR [--suite-option test_files=a.py,b.py]`, or
-`run --pytorch-test-dir DIR --test-files ...`):
+`run --pytorch-test-dir DIR --test-files ...`; `pytorch_configs=FILE.py`, docs/pytorch-configs.md):
   pytorch_test_dir  a PyTorch checkout (holding test/) or its test/ folder itself; when the
                     checkout says its version (version.txt), it must be the installed torch's
   test_files        comma-separated file names in test/ (test_view_ops.py or test_view_ops);
@@ -55,6 +55,9 @@ OPTIONS = {
     "test_files": {"type": "str", "default": "",
                    "help": "comma-separated files of test/ to run (test_view_ops.py,test_torch.py); default: every "
                            "file that calls instantiate_device_type_tests"},
+    "pytorch_configs": {"type": "path", "default": None,
+                        "help": "a module calling PrivateUse1TestBase.set_test_configs (skiplist export --format "
+                                "pytorch), imported before the test files as run_test.py would"},
 }
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
@@ -106,11 +109,27 @@ def configure(options: dict[str, Any]) -> None:
         if not files:
             raise ValueError(f"--pytorch-test-dir {root}: no test file calls instantiate_device_type_tests")
     Settings.files = files
+    if options.get("pytorch_configs"):
+        _apply_configs(Path(options["pytorch_configs"]))
     # Upstream's files import their neighbours (common helpers, other test files) by name.
     if str(test_dir) not in sys.path:
         sys.path.insert(0, str(test_dir))
     # Instantiate the generic classes for the device under test only, not for the CPU too.
     os.environ["PYTORCH_TESTING_DEVICE_ONLY_FOR"] = torch._C._get_privateuse1_backend_name()
+
+
+def _apply_configs(path: Path) -> None:
+    """Imports the module that configures PrivateUse1TestBase (op_overrides, test_exclusions), as
+    a team would before running PyTorch's tests: instantiate_device_type_tests then honours it."""
+    if not path.is_file():
+        raise ValueError(f"--suite-option pytorch_configs={path}: no such file")
+    spec = importlib.util.spec_from_file_location("neuron_conform_pytorch_configs", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"--suite-option pytorch_configs={path}: not a Python module")
+    try:
+        spec.loader.exec_module(importlib.util.module_from_spec(spec))
+    except Exception as exc:
+        raise ValueError(f"--suite-option pytorch_configs={path} does not import: {type(exc).__name__}: {exc}") from exc
 
 
 def describe_suite() -> dict[str, Any]:

@@ -8,23 +8,14 @@
 #include "record/Store.h"
 
 #include <fmt/format.h>
-#include <boost/process.hpp>
 
 #include <filesystem>
-#include <sstream>
 
 namespace conform {
-
-namespace bp = boost::process;
-
 namespace {
 
 nlohmann::json capture_model(const CheckModelOptions& o) {
-  std::vector<std::string> args = {data_root() + "/harness/worker/check_model.py",
-                                   "--dtype",
-                                   o.dtype,
-                                   "--backend-module",
-                                   o.backend_module};
+  std::vector<std::string> args = {"--dtype", o.dtype, "--backend-module", o.backend_module};
   if (!o.device.empty()) args.insert(args.end(), {"--device", o.device});
   if (o.hf) args.insert(args.end(), {"--hf", *o.hf});
   if (o.script) args.insert(args.end(), {"--script", *o.script});
@@ -37,18 +28,7 @@ nlohmann::json capture_model(const CheckModelOptions& o) {
   if (o.shapes) args.insert(args.end(), {"--shapes", *o.shapes});
   if (o.seq_lens) args.insert(args.end(), {"--seq-lens", *o.seq_lens});
   if (o.batch_sizes) args.insert(args.end(), {"--batch-sizes", *o.batch_sizes});
-  bp::ipstream out;
-  bp::child child(bp::exe = python_executable(), bp::args = args, bp::std_out > out,
-                  DiesWithParent{});
-  std::ostringstream text;
-  text << out.rdbuf();
-  child.wait();
-  const auto document = nlohmann::json::parse(text.str(), nullptr, false);
-  if (document.is_discarded() || !document.is_object())
-    throw std::runtime_error(fmt::format(
-        "check-model: the capture helper exited {} without a result", child.exit_code()));
-  if (document.contains("fatal")) throw std::invalid_argument(document["fatal"].get<std::string>());
-  return document;
+  return run_helper("check_model.py", args);
 }
 
 }  // namespace

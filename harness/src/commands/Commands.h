@@ -63,7 +63,7 @@ struct ReproOptions {
 };
 
 struct SkiplistOptions {
-  std::string action;              // lint | stats | stale | update
+  std::string action;              // lint | stats | stale | update | export | import
   std::vector<std::string> paths;  // files or directories; empty: the backend's
   std::string db = "out/results.db";
   std::string run = "latest";
@@ -71,6 +71,10 @@ struct SkiplistOptions {
   std::string backend_module = kDefaultBackendModule;
   bool check_subjects = true;  // lint: every subject must name a case of the suite
   std::string output = "out/skiplists-proposal.json";
+  std::string format = "pytorch";                              // export: the only format
+  std::string export_output = "out/pytorch_test_configs.py";  // export
+  std::string module;                                          // import: the module to read
+  std::string import_output = "out/skiplists-imported.json";  // import
 };
 
 struct ReportOptions {

@@ -1,4 +1,5 @@
-// `neuron-conform skiplist lint|stats|stale|update`: keeping the expectation files honest.
+// `neuron-conform skiplist lint|stats|stale|update|export|import`: keeping the expectation files
+// honest, and speaking PyTorch's own test configuration.
 #include "commands/Commands.h"
 #include "common/Environment.h"
 #include "common/Files.h"
@@ -292,6 +293,53 @@ int update(const SkiplistOptions& o) {
   return 0;
 }
 
+// The installed torch, as the helper that speaks PyTorch's test configuration sees it.
+std::string helper_torch() {
+  return run_helper("pytorch_configs.py", {"--torch-version"}).at("torch").get<std::string>();
+}
+
+void print_and_refuse(const Skiplists& lists, const std::string& what) {
+  for (const auto& p : lists.problems) fmt::print(stderr, "{}\n", p.str());
+  if (!lists.problems.empty())
+    throw std::invalid_argument(fmt::format("{} problem(s) in {}", lists.problems.size(), what));
+}
+
+// The lists as a Python module that calls PrivateUse1TestBase.set_test_configs (docs/pytorch-configs.md).
+int export_lists(const SkiplistOptions& o) {
+  if (o.format != "pytorch")
+    throw std::invalid_argument(fmt::format("unknown --format '{}' (pytorch)", o.format));
+  const std::string torch_version = helper_torch();
+  const auto paths = skiplist_paths(o.paths, nlohmann::json::object(), o.backend_module);
+  const Skiplists lists = load_skiplists(paths, torch_version);
+  print_and_refuse(lists, "the skip lists");
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& e : lists.entries) entries.push_back(entry_json(e));
+  const nlohmann::json input{
+      {"entries", entries},
+      {"source", fmt::format("{} (torch {})", fmt::join(paths, ", "), torch_version)}};
+  ensure_parent_dir(o.export_output);
+  const auto said = run_helper("pytorch_configs.py", {"--export", o.export_output}, input.dump());
+  fmt::print("wrote {}: {} entries as {} op_overrides and {} test_exclusions; {} of suites PyTorch "
+             "does not run kept in NEURON_CONFORM_ENTRIES only\n",
+             o.export_output, entries.size(), said.value("op_overrides", 0),
+             said.value("test_exclusions", 0), said.value("unexpressed", 0));
+  return 0;
+}
+
+// A module that configures PyTorch's test base, read back into a list file (checked as any).
+int import_lists(const SkiplistOptions& o) {
+  const auto got = run_helper("pytorch_configs.py", {"--import", o.module});
+  const nlohmann::json document{
+      {"description", fmt::format("Imported by neuron-conform skiplist import from {}", o.module)},
+      {"entries", got.at("entries")}};
+  ensure_parent_dir(o.import_output);
+  write_file(o.import_output, document.dump(2) + "\n");
+  const Skiplists lists = load_skiplists({o.import_output}, got.value("torch", std::string("0")));
+  print_and_refuse(lists, o.import_output);
+  fmt::print("wrote {}: {} entries from {}\n", o.import_output, document["entries"].size(), o.module);
+  return 0;
+}
+
 }  // namespace
 
 int skiplist_command(const SkiplistOptions& o) {
@@ -299,8 +347,10 @@ int skiplist_command(const SkiplistOptions& o) {
   if (o.action == "stats") return stats(o);
   if (o.action == "stale") return stale(o);
   if (o.action == "update") return update(o);
-  throw std::invalid_argument(
-      fmt::format("unknown skiplist action '{}' (lint, stats, stale, update)", o.action));
+  if (o.action == "export") return export_lists(o);
+  if (o.action == "import") return import_lists(o);
+  throw std::invalid_argument(fmt::format(
+      "unknown skiplist action '{}' (lint, stats, stale, update, export, import)", o.action));
 }
 
 Command add_skiplist_command(CLI::App& cli) {
@@ -346,7 +396,26 @@ Command add_skiplist_command(CLI::App& cli) {
   add_paths(update_cmd);
   add_run(update_cmd);
   update_cmd->add_option("-o,--output", o->output, "Proposal file")->capture_default_str();
-  for (auto* sub : {lint_cmd, stats_cmd, stale_cmd, update_cmd})
+  auto* export_cmd = cmd->add_subcommand(
+      "export",
+      "Write the lists as a Python module for PyTorch's own test runner: it calls "
+      "PrivateUse1TestBase.set_test_configs(op_overrides=..., test_exclusions=...) (ops-suite "
+      "entries as DecorateInfo skips and expected failures of the matching test_ops.py tests, "
+      "upstream-suite entries as exclusions); import it before the test files "
+      "(docs/pytorch-configs.md)");
+  add_paths(export_cmd);
+  export_cmd->add_option("--format", o->format, "pytorch")->capture_default_str()->check(
+      CLI::IsMember({"pytorch"}));
+  export_cmd->add_option("-o,--output", o->export_output, "Module to write")->capture_default_str();
+  export_cmd->add_option("--backend-module", o->backend_module, "Backend whose lists are the default")
+      ->capture_default_str();
+  auto* import_cmd = cmd->add_subcommand(
+      "import",
+      "Read a module that calls PrivateUse1TestBase.set_test_configs (one `export` wrote, or one "
+      "written by hand) back into a skip-list file, checked like any");
+  import_cmd->add_option("module", o->module, "The Python module")->required()->check(CLI::ExistingFile);
+  import_cmd->add_option("-o,--output", o->import_output, "List file to write")->capture_default_str();
+  for (auto* sub : {lint_cmd, stats_cmd, stale_cmd, update_cmd, export_cmd, import_cmd})
     sub->callback([o, sub] { o->action = sub->get_name(); });
   return {cmd, [o] { return skiplist_command(*o); }, 2};
 }

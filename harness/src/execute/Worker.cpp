@@ -260,4 +260,26 @@ std::string Worker::stderr_tail(std::size_t bytes) const {
   return text.str();
 }
 
+nlohmann::json run_helper(const std::string& script, const std::vector<std::string>& args,
+                          const std::string& input) {
+  std::vector<std::string> argv{data_root() + "/harness/worker/" + script};
+  argv.insert(argv.end(), args.begin(), args.end());
+  bp::opstream in;
+  bp::ipstream out;
+  bp::child child(bp::exe = python_executable(), bp::args = argv, bp::std_in < in, bp::std_out > out,
+                  DiesWithParent{});
+  in << input;
+  in.flush();
+  in.pipe().close();
+  std::ostringstream text;
+  text << out.rdbuf();
+  child.wait();
+  const auto document = nlohmann::json::parse(text.str(), nullptr, false);
+  if (document.is_discarded() || !document.is_object())
+    throw std::runtime_error(
+        fmt::format("the helper {} exited {} without a result", script, child.exit_code()));
+  if (document.contains("fatal")) throw std::invalid_argument(document["fatal"].get<std::string>());
+  return document;
+}
+
 }  // namespace conform

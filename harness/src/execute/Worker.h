@@ -47,6 +47,13 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
                              const std::string& device, std::int64_t seed,
                              const nlohmann::json& suite_options = nlohmann::json::object());
 
+// Runs a helper of the worker's folder (`python <data root>/harness/worker/<script> args...`:
+// check_model.py, pytorch_configs.py), writing `input` to its stdin, and returns the one JSON
+// document it prints on stdout. A {"fatal": WHY} document is bad input (std::invalid_argument);
+// no document at all, std::runtime_error.
+nlohmann::json run_helper(const std::string& script, const std::vector<std::string>& args,
+                          const std::string& input = "");
+
 // A Boost.Process handler that ties a child's life to ours: in the child, between fork and
 // exec, it asks the kernel for SIGKILL when the parent dies (PR_SET_PDEATHSIG, kept across
 // exec), then exits if the parent is already gone. So no worker outlives the harness, however

@@ -516,6 +516,24 @@ const Entry* Expectations::decide(const CaseId& id) const {
   return best ? &entries_[*best] : nullptr;
 }
 
+json entry_json(const Entry& e) {
+  const auto field = [](const std::vector<std::string>& values) {
+    return values.size() == 1 ? json(values[0]) : json(values);
+  };
+  json out{{"suite", field(e.suite)},   {"subject", field(e.subject)}, {"dtype", field(e.dtype)},
+           {"check", field(e.check)},   {"mode", name(e.mode)},        {"category", name(e.category)},
+           {"reason", e.reason}};
+  if (e.issue) out["issue"] = *e.issue;
+  if (e.torch) out["torch"] = *e.torch;
+  if (e.expect_outcome && e.expect_message)
+    out["expect"] = {{"outcome", name(*e.expect_outcome)}, {"message", *e.expect_message}};
+  else if (e.expect_outcome)
+    out["expect"] = name(*e.expect_outcome);
+  else if (e.expect_message)
+    out["expect"] = {{"message", *e.expect_message}};
+  return out;
+}
+
 namespace {
 json entry_evidence(const Entry& e) {
   json out{{"entry", e.where.str()},

@@ -53,6 +53,10 @@ struct Skiplists {
 // selects the entries whose torch range includes it.
 Skiplists load_skiplists(const std::vector<std::string>& paths, const std::string& torch_version);
 
+// An entry as a list file holds it (skiplists/schema.json): the fields it gives, lists of one
+// value as that value.
+nlohmann::json entry_json(const Entry& e);
+
 // The suites entries name, each once; an entry's "*" stands for `default_suite`.
 std::set<std::string> suites_named(const std::vector<Entry>& entries,
                                    const std::string& default_suite);
