@@ -144,7 +144,7 @@ class Compilation(ops.Case):
         (compilation.failure: graph_break, lowering, execute)."""
         try:
             seed(self.ctx.seed)
-            return run(ops.on_device(sample, self.ctx.device))
+            return run(ops.on_device(sample, self.ctx.device, self.op))
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where, "sample": ops.describe(sample)}) from exc
 

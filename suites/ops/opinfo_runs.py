@@ -104,13 +104,26 @@ def noncontiguous(sample) -> SampleInput | None:
     return variant
 
 
-def on_device(sample, device: str):
-    """The sample with its tensors moved to `device` (comparison.to_device: layouts kept) and a
-    `device=` argument naming the CPU (factory functions and *_like ops, generated for "cpu")
-    naming `device`, as upstream's samples generated for the device under test would."""
+# Arguments PyTorch requires on the CPU whatever the device (upstream's samples make them there for
+# every device): positions in the sample's args, by OpInfo name. Reviewed: each is an error the
+# op raises for a device tensor.
+CPU_ARGUMENTS = {"tensor_split": (0,)}  # "expected tensor_indices_or_sections to be on cpu"
+
+
+def on_device(sample, device: str, op=None):
+    """The sample with its tensors moved to `device` (comparison.to_device: layouts kept), but the
+    arguments PyTorch takes on the CPU alone (CPU_ARGUMENTS of `op`) kept there, and a `device=`
+    argument naming the CPU (factory functions and *_like ops, generated for "cpu") naming
+    `device`, as upstream's samples generated for the device under test would."""
     moved = to_device(sample, device)
-    if isinstance(moved, SampleInput) and "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
+    if not isinstance(moved, SampleInput):
+        return moved
+    if "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
         moved = ops_inputs.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
+    if positions := CPU_ARGUMENTS.get(getattr(op, "name", None), ()):
+        moved = ops_inputs.rebuilt(moved, args=tuple(
+            sample.args[i] if i in positions and isinstance(sample.args[i], torch.Tensor) else a
+            for i, a in enumerate(moved.args)))
     return moved
 
 
@@ -217,7 +230,7 @@ class Case(Sides):
         for name, variant in variants:
             where = {"variant": name, "sample_index": index, "sample": variant}
             try:
-                actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where=where)
+                actual = self.device(lambda s: run(on_device(s, self.ctx.device, self.op)), variant, where=where)
             except Verdict:
                 if variant is reference:
                     raise
@@ -260,13 +273,13 @@ class Case(Sides):
             if error_type is not None:
                 self.errors_not_raised_on_cpu += 1
             if compare_accepted:
-                actual = self.device(lambda s: run(on_device(s, self.ctx.device)), variant, where=where)
+                actual = self.device(lambda s: run(on_device(s, self.ctx.device, self.op)), variant, where=where)
                 self._compare_reproducible(run, variant, actual, expected, where)
                 self.variants_compared += 1
             return False
         cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
         try:
-            self._seeded(lambda s: run(on_device(s, self.ctx.device)), (variant,))
+            self._seeded(lambda s: run(on_device(s, self.ctx.device, self.op)), (variant,))
         except Exception as exc:
             if isinstance(exc, NotImplementedError) and not isinstance(cpu_error, NotImplementedError):
                 raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc

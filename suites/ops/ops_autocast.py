@@ -150,7 +150,7 @@ def run(case) -> None:
         where = {"variant": "autocast", "sample_index": index, "sample": sample}
         if policy == "banned":
             try:
-                case._seeded(lambda s: under_autocast(runs.on_device(s, device)), (sample,))
+                case._seeded(lambda s: under_autocast(runs.on_device(s, device, case.op)), (sample,))
             except RuntimeError:
                 case.compared += 1
                 continue
@@ -164,7 +164,7 @@ def run(case) -> None:
         except NoReference:
             case.without_reference += 1
             continue
-        actual = case.device(lambda s: under_autocast(runs.on_device(s, device)), sample, where=where)
+        actual = case.device(lambda s: under_autocast(runs.on_device(s, device, case.op)), sample, where=where)
         got = [t.dtype for t in pytree.tree_leaves(actual) if isinstance(t, torch.Tensor)]
         want = [t.dtype for t in pytree.tree_leaves(expected) if isinstance(t, torch.Tensor)]
         if got != want:

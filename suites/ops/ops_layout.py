@@ -119,7 +119,7 @@ def _compare_layout(case, index: int, name: str, sample, compare_strides: bool) 
     except NoReference:
         return False
     where = {"variant": name, "sample_index": index, "sample": sample}
-    dev_sample = runs.on_device(sample, case.ctx.device)
+    dev_sample = runs.on_device(sample, case.ctx.device, case.op)
     dev_inputs = [t for t in runs.tensors(dev_sample) if t.layout == torch.strided]
     actual = case.device(run, dev_sample, where=where)
     a_leaves, a_spec = pytree.tree_flatten_with_path(actual)

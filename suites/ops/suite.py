@@ -303,7 +303,7 @@ def _check_out(case: runs.Case, samples: list) -> None:
         except NoReference:
             case.without_reference += 1
             continue
-        dev_sample = runs.on_device(sample, device)
+        dev_sample = runs.on_device(sample, device, case.op)
 
         def where(name: str, prop: str | None = None) -> dict[str, Any]:
             found = {"variant": name, "sample_index": index, "sample": sample}
@@ -385,7 +385,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
             case.without_reference += 1
             continue
         view_sample = ops_inputs.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
-        dev_sample, dev_view_sample = runs.on_device(sample, device), runs.on_device(view_sample, device)
+        dev_sample, dev_view_sample = runs.on_device(sample, device, case.op), runs.on_device(view_sample, device, case.op)
         try:
             copy = fresh(sample)
             cpu_storage = copy.input.untyped_storage().data_ptr()
