@@ -69,7 +69,7 @@ def main() -> None:
           f"best of {args.repeat}")
     print(f"  without capture {without:.3f} s, with capture {with_capture:.3f} s: ratio {with_capture / without:.3f}")
     print(f"  added {1000 * added / len(cases):.2f} ms per case; {captured_ops / len(cases):.0f} captured ops per case, "
-          f"{1e6 * added / max(captured_ops, 1):.1f} us per captured op")
+          f"{1e6 * added / max(captured_ops, 1):.1f} us per captured op", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 """The compile suite: every OpInfo of the installed torch's op_db, at every dtype the op supports
-on the CPU, compiled with torch.compile(backend="neuron", fullgraph=True, dynamic=False) on the
+on the CPU, compiled with torch.compile(backend=<the Dynamo backend>, fullgraph=True, dynamic=False) on the
 device and compared with the CPU's eager result, as TorchNeuron's compile path is used.
 
 Case ids: compile/<subject>/<dtype>/<check>, subject = OpInfo name plus ".variant_test_name"

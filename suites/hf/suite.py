@@ -8,7 +8,7 @@ Case ids: hf/<architecture class>/<dtype>/<check>, dtypes float32 and bfloat16, 
   static_shapes  a second forward at the same shapes needs no new executable; a new sequence length
                  may, and the count (compiled or loaded from the disk cache) is recorded (needs the
                  backend's compile_cache_stats()).
-  compiled_forward  the model compiled with torch.compile(backend="neuron", dynamic=False), logits
+  compiled_forward  the model compiled with torch.compile(backend=<the backend's Dynamo backend>, dynamic=False), logits
                  against the CPU's eager ones; the graphs compiled, Dynamo's graph breaks with
                  their reasons, compile seconds and the backend's compile_stats() are recorded.
 Every case records the parameter count, wall time including compilation, peak device memory and
