@@ -155,7 +155,8 @@ def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
     """What a composite op asks the device to run, which capture on meta tensors cannot see
     (aten::convolution reaches convolution_overrideable only on the device's dispatch key): the op
     replayed once on zero-filled device tensors of the captured shapes, under the worker's op
-    capture (the dispatcher's account, or the backend's own tracking). Returns the ops that ran natively and through the fallback, and the error if it
+    capture (the dispatcher's account, or the backend's own tracking). Returns the ops that ran
+    natively and through the fallback, and the error if it
     raised."""
     import torch
     from torch.utils._pytree import tree_leaves, tree_map
@@ -177,7 +178,7 @@ def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
         reached["raised"] = exception_evidence(exc, limit=500)
     native, fallback = ctx.tracked_ops()
     reached["native_ops"], reached["fallback_ops"] = sorted(native), sorted(fallback)
-    reached["ops_source"] = ctx.observation(native, fallback)["ops_source"]
+    reached["ops_source"] = ctx.ops_source
     return reached
 
 
@@ -319,7 +320,9 @@ def misplaced(model, inputs, device_type: str) -> list[dict[str, Any]]:
 # The ops a model's own code moves a tensor to the CPU with (.cpu(), .to('cpu'), .item(), .tolist()).
 COPY_OPS = frozenset({"aten::_to_copy", "aten::copy_", "aten::_copy_from", "aten::_copy_from_and_resize",
                       "aten::_local_scalar_dense", "aten::to.device", "aten::to.dtype_layout", "aten::clone"})
+# Findings that are the backend's doing, not the model's.
 BACKEND_CPU_OUTPUT = "returned on the CPU by the backend's kernel (its inputs were on the device): the backend's bug"
+BACKEND_CPU_DERIVED = "computed on the CPU from a tensor a backend kernel returned there (not the model's doing)"
 
 
 class HostOps:
@@ -368,7 +371,7 @@ class HostOps:
             return BACKEND_CPU_OUTPUT
         if any(id(t) in self.from_backend for t in ins):
             self.from_backend.update((id(t), t) for t in outs if t.device.type == "cpu")
-            return "computed on the CPU from a tensor a backend kernel returned there (not the model's doing)"
+            return BACKEND_CPU_DERIVED
         if name in ("aten::lift_fresh", "aten::lift_fresh_copy"):
             return "a torch.tensor(...) constant made on the CPU (give it device=)"
         if not ins:
@@ -384,7 +387,7 @@ class HostOps:
         for handle in self.handles:
             handle.remove()
         return [{"kind": "op on CPU tensors", "where": where or "(the top module)", "op": op,
-                 "calls": calls, "fix": kind, "by": "backend" if "backend" in kind else "model"}
+                 "calls": calls, "fix": kind, "by": "backend" if kind in (BACKEND_CPU_OUTPUT, BACKEND_CPU_DERIVED) else "model"}
                 for (where, op, kind), calls in sorted(self.found.items())]
 
 

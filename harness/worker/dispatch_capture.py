@@ -172,16 +172,9 @@ def _tensor_arguments(func) -> tuple[frozenset[int], frozenset[str]]:
 
 def _as_tensor(value: Any) -> Any:
     """A Python number as the 0-dim CPU tensor a call of the op would have made of it (a "wrapped
-    number"): of the dtype that keeps type promotion as the number's (bool, int64, the default
-    float or complex dtype)."""
-    if isinstance(value, bool):
-        return torch.tensor(value)
-    if isinstance(value, int):
-        return torch.tensor(value, dtype=torch.int64)
-    if isinstance(value, (float, complex)):
-        return torch.tensor(value, dtype=torch.get_default_dtype() if isinstance(value, float)
-                            else torch.complex64 if torch.get_default_dtype() == torch.float32 else torch.complex128)
-    return value
+    number"): torch.tensor's dtype for it (bool, int64, the default float or complex dtype) keeps
+    type promotion as the number's; anything else as it is."""
+    return torch.tensor(value) if isinstance(value, (int, float, complex)) else value
 
 
 def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -189,9 +182,5 @@ def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     __torch_dispatch__ hands a wrapped number back as the number, and a redispatch does not
     convert it as a call of the op does."""
     positions, names = _tensor_arguments(func)
-    if not any(isinstance(args[i], (int, float, complex)) for i in positions if i < len(args)) and \
-            not any(isinstance(kwargs.get(n), (int, float, complex)) for n in names):
-        return args, kwargs
-    args = tuple(_as_tensor(a) if i in positions else a for i, a in enumerate(args))
-    kwargs = {k: _as_tensor(v) if k in names else v for k, v in kwargs.items()}
-    return args, kwargs
+    return (tuple(_as_tensor(a) if i in positions else a for i, a in enumerate(args)),
+            {k: _as_tensor(v) if k in names else v for k, v in kwargs.items()})

@@ -137,10 +137,15 @@ class Context:
             _add_counts(mine, theirs)
         return native, fallback
 
+    @property
+    def ops_source(self) -> str:
+        """Whose account of the ops decides native or fallback: the backend's, or the dispatcher's."""
+        return "backend" if self.tracking else "dispatcher"
+
     def observation(self, native: dict[str, int], fallback: dict[str, int]) -> dict[str, Any]:
-        """The evidence of how the case's ops were observed: `ops_source` (backend or dispatcher),
-        what could not be seen, and where the dispatcher and the backend's tracking disagree."""
-        observed: dict[str, Any] = {"ops_source": "backend" if self.tracking else "dispatcher"}
+        """The evidence of how the case's ops were observed: `ops_source`, what could not be seen,
+        and where the dispatcher and the backend's tracking disagree."""
+        observed: dict[str, Any] = {"ops_source": self.ops_source}
         if self._unobserved:
             observed["unobserved"] = list(self._unobserved)
         if self.tracking:
@@ -280,7 +285,7 @@ def main() -> None:
         "startup_seconds": time.perf_counter() - started,
         "device": device,
         "tracking": ctx.tracking,
-        "op_sources": ["dispatcher", "backend"] if ctx.tracking else ["dispatcher"],
+        "op_sources": sorted({"dispatcher", ctx.ops_source}),
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }
     if args.list:

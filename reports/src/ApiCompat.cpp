@@ -1,6 +1,7 @@
 #include "ApiCompat.h"
 
 #include "Formats.h"
+#include "Subjects.h"
 #include "common/Text.h"
 #include "common/Vocabulary.h"
 
@@ -81,9 +82,7 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
   for (const auto& [c, outcome, dtype] : ran) {
     if (good.contains(dtype)) {
       for (const auto& op : (*c)["fallback_ops"]) fell_back[op.get<std::string>()].insert(dtype);
-      if (outcome == Outcome::kNativeUnknown ||
-          (*c)["evidence"].value("observed_outcome", "") == name(Outcome::kNativeUnknown))
-        unobserved.insert(dtype);
+      if (ran_as(*c, Outcome::kNativeUnknown)) unobserved.insert(dtype);
     }
     if (!is_success(outcome) && info_of(kOutcomes, outcome).severity > worst_severity) {
       worst = c;

@@ -18,21 +18,6 @@ Outcome outcome_of(const json& c) {
   return c["outcome"].get<Outcome>();
 }
 
-// Passed with every op on the device: pass, or an xpass whose observed outcome was pass.
-bool native_pass(const json& c) {
-  const Outcome o = outcome_of(c);
-  return o == Outcome::kPass ||
-         (o == Outcome::kXpass &&
-          c["evidence"].value("observed_outcome", "") == name(Outcome::kPass));
-}
-
-// Matched, but how its ops ran was not observed: native_unknown, or an xpass that observed it.
-bool unobserved_match(const json& c) {
-  const Outcome o = outcome_of(c);
-  return o == Outcome::kNativeUnknown ||
-         (o == Outcome::kXpass &&
-          c["evidence"].value("observed_outcome", "") == name(Outcome::kNativeUnknown));
-}
 
 struct Subject {
   OutcomeCounts counts;
@@ -73,7 +58,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   for (const auto& op : c["fallback_ops"]) fallback_ops.insert(op.get<std::string>());
   if (e.contains("failing_op")) failing_ops.insert(e["failing_op"].get<std::string>());
   built = built || e.value("stage", "") != name(Stage::kBuild);
-  const bool passed = native_pass(c);
+  const bool passed = ran_as(c, Outcome::kPass);  // every op on the device
   if (repro.empty() && c.contains("repro") && !passed) repro = c["repro"];
   if (first_error.empty() && e.contains("message") && !passed)
     first_error = e.value("stage", std::string(name(outcome))) + ": " +
@@ -82,7 +67,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   native_checks_ran = true;
   if (passed) return;
   native = false;
-  if (unobserved_match(c)) {  // no blocker: nothing is known to stand in the way
+  if (ran_as(c, Outcome::kNativeUnknown)) {  // no blocker: nothing is known to stand in the way
     unobserved = true;
     return;
   }
@@ -124,6 +109,12 @@ json row_of(const std::string& subject, const Subject& s,
 }
 
 }  // namespace
+
+bool ran_as(const json& c, Outcome outcome) {
+  const Outcome o = outcome_of(c);
+  return o == outcome ||
+         (o == Outcome::kXpass && c["evidence"].value("observed_outcome", "") == name(outcome));
+}
 
 json subject_view(const json& cases, const SuiteDescription& suite) {
   std::map<std::string, Subject> subjects;

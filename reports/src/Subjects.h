@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/SuiteDescription.h"
+#include "common/Vocabulary.h"
 
 #include <nlohmann/json.hpp>
 
@@ -18,5 +19,9 @@ namespace conform {
 // Evidence conventions it reads: `stage` Stage::kBuild (the subject could not be built),
 // `where` Where::kHarness (the CPU reference failed too), `failing_op`, `peak_device_memory`.
 nlohmann::json subject_view(const nlohmann::json& cases, const SuiteDescription& suite);
+
+// Whether a coverage case ran as `outcome` (a matching one: pass, native_unknown): it is that
+// outcome, or an xpass whose observed outcome was that.
+bool ran_as(const nlohmann::json& c, Outcome outcome);
 
 }  // namespace conform

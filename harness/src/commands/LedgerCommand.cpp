@@ -201,9 +201,10 @@ Command add_ledger_command(CLI::App& cli) {
                        "Only check the dispositions file against the installed torch (unknown "
                        "overloads, missing reasons, duplicates); exit 1 on any problem");
   cmd->add_option("--backend-module", o->backend_module,
-                  "Backend whose dispositions apply, and which the worker imports when the "
-                  "overloads are listed from the installed torch (default: the newest run's; "
-                  "--lint: torch_neuronsim)");
+                  fmt::format("Backend whose dispositions apply, and which the worker imports when "
+                              "the overloads are listed from the installed torch (default: the "
+                              "newest run's; --lint: {})",
+                              kDefaultBackendModule));
   return {cmd, [o] { return ledger_command(*o); }, 2};
 }
 
