@@ -38,7 +38,7 @@ def main() -> None:
     device = torch._C._get_privateuse1_backend_name()
     backend_contract.declare(args.backend_module, backend, device)
     suite = suite_api.load_suite("ops")
-    suite_api.configure(suite, "ops", {})
+    suite.configure({})
     checks = set(args.checks.split(","))
     cases = [c["id"] for c in suite.list_cases() if c["dtype"] == "float32" and c["check"] in checks][:args.cases]
     ctx = Context(backend, device, 0)

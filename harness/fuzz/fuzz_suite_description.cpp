@@ -1,4 +1,4 @@
-// A suite's declaration (describe_suite(), as the worker sends it): refused with a message that
+// A suite's declaration (suite_api.Suite.describe(), as the worker sends it): refused with a message that
 // names the problem, or accepted and usable.
 #include "FuzzSupport.h"
 #include "common/SuiteDescription.h"

@@ -158,7 +158,7 @@ def test_an_architecture_needing_a_missing_package_is_a_skip_not_an_error(monkey
 
     monkeypatch.setattr(suite, "build", needs_timm)
     ctx = type("Ctx", (), {"device": "cpu", "seed": 0, "compile_cache": staticmethod(lambda: {})})()
-    outcome, evidence = suite.run_case("hf/LlamaForCausalLM/float32/forward", ctx)
+    outcome, evidence = suite.SUITE.run_case("hf/LlamaForCausalLM/float32/forward", ctx)
     assert outcome == "skip" and evidence["suite_skip"] is True
     assert evidence["message"].startswith("needs a package this environment lacks: TimmWrapperModel requires")
 

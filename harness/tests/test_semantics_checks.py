@@ -157,7 +157,7 @@ def _ops_suite():
 def test_statistics_against_known_values():
     import numpy
 
-    stats = _ops_suite().CHECK_MODULES["random"].statistics
+    stats = suite_module("ops", "ops_random").statistics
     # scipy's two-sample KS: disjoint samples have D = 1; identical ones D = 0, p = 1
     a, b = numpy.arange(100.0), numpy.arange(100.0) + 1000
     assert stats(a, b, moments=False)["ks_statistic"] == 1.0
@@ -184,13 +184,12 @@ def test_statistics_against_known_values():
 def test_every_random_op_of_the_rule_has_a_reviewed_draw():
     """The rule selects OpInfos by name and by upstream's "non-deterministic"; each needs a draw
     or a reason it has none, so a new torch's random op is reviewed, not silently skipped."""
-    suite = _ops_suite()
-    random_check = suite.CHECK_MODULES["random"]
-    selected = {suite.runs.subject_of(op) for op in suite.runs.OPS.values() if random_check._selected(op)}
+    runs, random_check = suite_module("ops", "opinfo_runs"), suite_module("ops", "ops_random")
+    selected = {runs.subject_of(op) for op in runs.OPS.values() if random_check._selected(op)}
     assert selected - set(random_check.NOT_RANDOM) == set(random_check.DRAWS)
     assert {"nn.functional.dropout", "bernoulli", "multinomial", "uniform", "nn.functional.rrelu",
             "nn.functional.scaled_dot_product_attention"} <= set(random_check.DRAWS)
-    assert not any(random_check.applies(suite.runs.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in suite.runs.OPS)
+    assert not any(random_check.applies(runs.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in runs.OPS)
 
 
 # --- save_load (the modules suite) -----------------------------------------------------------
@@ -245,7 +244,7 @@ def test_a_device_module_without_rng_state_functions_is_recorded_not_failed(monk
         backend, device, seed = torch_neuronsim, "neuron", 0
 
     monkeypatch.delattr(torch.neuron, "get_rng_state")
-    outcome, evidence = suite.run_case("ops/bernoulli/float32/random", Ctx())
+    outcome, evidence = suite.SUITE.run_case("ops/bernoulli/float32/random", Ctx())
     assert outcome == "pass", evidence
     assert evidence["sub_checks"]["rng_state"].startswith("unavailable: torch.neuron has no get_rng_state")
     assert evidence["sub_checks"]["generator"] == "pass" and evidence["sub_checks"]["distribution"] == "pass"

@@ -15,19 +15,63 @@ sys.path.insert(0, str(REPO / "harness" / "worker"))
 import suite_api  # noqa: E402
 
 
+def _declared_in(module: str):
+    """check() for a function declared in `module` (as if written in that suite's file)."""
+    def declare(name, description, **kwargs):
+        def register(run):
+            run.__module__ = module
+            return suite_api.check(name, description, **kwargs)(run)
+        return register
+    return declare
+
+
+def widgets() -> suite_api.Suite:
+    """A suite declared as a suite.py declares one: two checks, one applying to cogs only."""
+    suite = suite_api.Suite("neuron_conform_suites.widgets.suite", noun="widget",
+                            native_phrase=lambda: "turn natively")
+    check = _declared_in("neuron_conform_suites.widgets.suite_checks")
+    suite_api._CHECKS.pop("widgets", None)
+    check("turn", "turns once")(lambda subject, ctx: ("pass", {"turned": subject}))
+    check("polish", "shines", applies=lambda subject: subject == "cog", native=False, api=False,
+          cloth="felt")(lambda subject, ctx: ("fail", {"message": "dull"}))
+    suite.lists(lambda: ((s, "-", c) for s in ("cog", "gear") for c in suite.checks_for(s)))
+    suite.runs(lambda case, ctx: suite.checks[case.check].run(case.subject, ctx))
+    return suite
+
+
+def test_a_check_declared_once_gives_the_listing_description_and_dispatch():
+    suite = widgets()
+    assert suite.name == "widgets"  # from the module's folder, never passed as a string
+    assert [c["id"] for c in suite.list_cases()] == ["widgets/cog/-/turn", "widgets/cog/-/polish",
+                                                     "widgets/gear/-/turn"]
+    assert suite.describe() == {"noun": "widget", "native_phrase": "turn natively", "native_checks": ["turn"],
+                                "checks": {"turn": "turns once", "polish": "shines"}}
+    assert suite.api_checks() == ["turn"]
+    assert suite.checks["polish"].traits == {"cloth": "felt"}
+    assert suite.run_case("widgets/gear/-/turn", None) == ("pass", {"turned": "gear"})
+    assert suite.run_case("widgets/cog/-/polish", None)[0] == "fail"
+    with pytest.raises(ValueError, match="check 'turn' is declared twice"):
+        _declared_in("neuron_conform_suites.widgets.other")("turn", "again")(lambda: None)
+    with pytest.raises(ValueError, match="not a module of a suite"):
+        suite_api.check("spin", "spins")(lambda: None)  # declared outside any suite's package
+
+
 def test_case_ids_are_parsed_and_listed_one_way():
-    parsed = suite_api.parse("ops/nn.functional.pad.constant/float32/forward", "ops", ["forward", "out"])
-    assert parsed == ("ops", "nn.functional.pad.constant", "float32", "forward")
-    assert str(parsed) == "ops/nn.functional.pad.constant/float32/forward"
-    assert list(suite_api.cases("ops", [("add", "int8", "out")])) == [
-        {"id": "ops/add/int8/out", "suite": "ops", "subject": "add", "dtype": "int8", "check": "out"}]
-    for case_id, says in [("ops/add/float32", "a case id is <suite>/<subject>/<dtype>/<check>"),
-                          ("ops/add//forward", "a case id is"),
-                          ("hf/add/float32/forward", "not a case of the ops suite"),
-                          ("ops/add/float32/sideways", "the ops suite has no check 'sideways'")]:
+    suite = widgets()
+    parsed = suite.parse("widgets/nn.functional.pad.constant/float32/turn")
+    assert parsed == ("widgets", "nn.functional.pad.constant", "float32", "turn")
+    assert str(parsed) == "widgets/nn.functional.pad.constant/float32/turn"
+    assert parsed.listed() == {"id": str(parsed), "suite": "widgets", "subject": "nn.functional.pad.constant",
+                               "dtype": "float32", "check": "turn"}
+    for case_id, says in [("widgets/add/float32", "a case id is <suite>/<subject>/<dtype>/<check>"),
+                          ("widgets/add//turn", "a case id is"),
+                          ("hf/add/float32/turn", "not a case of the widgets suite"),
+                          ("widgets/add/float32/sideways", "the widgets suite has no check 'sideways'")]:
         with pytest.raises(KeyError, match=says):
-            suite_api.parse(case_id, "ops", ["forward", "out"])
-    assert suite_api.parse("upstream/f.T/-/test_x", "upstream", None).check == "test_x"  # the suite checks it
+            suite.parse(case_id)
+    suite.finds_checks(lambda: {"test_x": "found at run time"})  # upstream's test names: the runner checks them
+    assert suite.parse("widgets/f.T/-/test_x").check == "test_x"
+    assert suite.describe()["checks"] == {"turn": "turns once", "polish": "shines", "test_x": "found at run time"}
 
 
 DECLARED = {

@@ -17,44 +17,52 @@ from conform_cli import cli, query
 
 WIDGETS = '''
 import torch
+import suite_api
 from vocabulary import Outcome
 
-
-def describe_suite():
-    return {"noun": "widget", "nouns": "widgets",
-            "checks": {"spin": "spins on the device", "paint": "paints on the device"},
-            "native_checks": ["spin"], "native_phrase": "spin natively",
-            "headlines": [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}]}
+SUITE = suite_api.Suite(__name__, noun="widget", nouns="widgets", native_phrase="spin natively",
+                        headlines=lambda: [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}])
 
 
-def list_cases():
-    for subject in ("cog", "gear"):
-        for check in CHECKS:
-            yield {"id": f"widgets/{subject}/float32/{check}", "suite": "widgets", "subject": subject,
-                   "dtype": "float32", "check": check}
-
-
-def run_case(case_id, ctx):
-    _, subject, _, check = case_id.split("/")
-    x = torch.ones(3, device=ctx.device)
-    if (subject, check) == ("cog", "spin"):
+@suite_api.check("spin", "spins on the device")
+def spin(subject, x):
+    if subject == "cog":
         return Outcome.FAIL, {"message": "the cog wobbles", "max_abs_error": 1.0}
     (x + x).cpu()
     return Outcome.PASS, {}
+
+
+@suite_api.check("paint", "paints on the device", native=False)
+def paint(subject, x):
+    (x * 2).cpu()
+    return Outcome.PASS, {}
+
+
+@SUITE.lists
+def list_cases():
+    return ((subject, "float32", check) for subject in ("cog", "gear") for check in LISTED)
+
+
+@SUITE.runs
+def run_case(case, ctx):
+    return SUITE.checks[case.check].run(case.subject, torch.ones(3, device=ctx.device))
 '''
 
 
-def make_suite(root: Path, body: str, checks: str = '("spin", "paint")') -> Path:
+def make_suite(root: Path, body: str, listed: str = '("spin", "paint")') -> Path:
     folder = root / "suites" / "widgets"
     folder.mkdir(parents=True)
-    (folder / "suite.py").write_text(f"CHECKS = {checks}\n" + textwrap.dedent(body))
+    (folder / "__init__.py").write_text("")
+    (folder / "suite.py").write_text(f"LISTED = {listed}\n" + textwrap.dedent(body))
     return root / "suites"
 
 
 @pytest.fixture
 def suites(tmp_path, monkeypatch):
-    def install(body: str = WIDGETS, checks: str = '("spin", "paint")') -> None:
-        monkeypatch.setenv("NEURON_CONFORM_SUITES", str(make_suite(tmp_path, body, checks)))
+    def install(body: str = WIDGETS, listed: str = '("spin", "paint")') -> Path:
+        root = make_suite(tmp_path, body, listed)
+        monkeypatch.setenv("NEURON_CONFORM_SUITES", str(root))
+        return root / "widgets"
     return install
 
 
@@ -78,39 +86,48 @@ def test_a_throwaway_suite_reports_with_its_own_noun_and_headline(db, suites):
     assert "### Widgets" in (db.parent / "again" / "summary.md").read_text()
 
 
-def test_a_suite_that_does_not_describe_itself_is_refused(db, suites):
-    suites(WIDGETS.replace("def describe_suite():", "def something_else():"))
+def test_a_suite_that_does_not_declare_itself_is_refused(db, suites):
+    # functions named as a suite's, without the declaration the worker reads
+    suites("def list_cases():\n    return [('cog', 'float32', 'spin')]\n")
     result = cli("run", "--suite", "widgets", "--db", str(db), check=False)
     assert result.returncode == 2
-    assert "suite 'widgets' cannot list its cases: its suite.py has no describe_suite()" in result.stderr
+    assert "suite 'widgets' cannot list its cases: its suite.py defines no SUITE = suite_api.Suite(__name__, ...)" \
+        in result.stderr
     assert query(db, "SELECT COUNT(*) FROM results") == [(0,)]
 
 
-def test_a_case_whose_check_is_not_declared_is_refused(db, suites):
-    suites(checks='("spin", "paint", "polish")')
+def test_a_suite_folder_that_is_not_a_package_is_refused(db, suites):
+    """Without its __init__.py, a suite's folder would be one part of a namespace package spread over
+    every suites folder: a user's ops/ would mix its modules with ours."""
+    (suites() / "__init__.py").unlink()
     result = cli("run", "--suite", "widgets", "--db", str(db), check=False)
     assert result.returncode == 2
-    assert "suite 'widgets' lists case widgets/cog/float32/polish whose check 'polish' its describe_suite() " \
-           "does not declare" in result.stderr
+    assert "has no __init__.py: a suite folder is a regular package" in result.stderr
+
+
+def test_a_case_whose_check_is_not_declared_is_refused(db, suites):
+    suites(listed='("spin", "paint", "polish")')
+    result = cli("run", "--suite", "widgets", "--db", str(db), check=False)
+    assert result.returncode == 2
+    assert "suite 'widgets' lists case widgets/cog/float32/polish whose check 'polish' it does not declare " \
+           "(suite_api.check)" in result.stderr
 
 
 THREADS = '''
 import torch
+import suite_api
 from vocabulary import Outcome
 
-
-def describe_suite():
-    return {"checks": {"count": "counts the worker's intra-op threads"}, "share_cores": SHARE}
+SUITE = suite_api.Suite(__name__, share_cores=SHARE)
 
 
-def list_cases():
-    for subject in ("a", "b"):
-        yield {"id": f"widgets/{subject}/-/count", "suite": "widgets", "subject": subject, "dtype": "-",
-               "check": "count"}
-
-
-def run_case(case_id, ctx):
+@suite_api.check("count", "counts the worker's intra-op threads")
+def count():
     return Outcome.PASS, {"threads": torch.get_num_threads()}
+
+
+SUITE.lists(lambda: [("a", "-", "count"), ("b", "-", "count")])
+SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run())
 '''
 
 
@@ -139,35 +156,33 @@ import suite_api
 from vocabulary import Outcome
 
 SETTINGS = {}
+SUITE = suite_api.Suite(__name__, options={
+    "teeth": {"type": "int", "default": 12, "help": "teeth per gear"},
+    "oiled": {"type": "bool", "default": False, "help": "whether the gears are oiled"},
+    "drawing": {"type": "path", "help": "where the gear's drawing is"}})
 
 
-def describe_suite():
-    return {"checks": {"turn": "turns the gear"},
-            "options": {"teeth": {"type": "int", "default": 12, "help": "teeth per gear"},
-                        "oiled": {"type": "bool", "default": False, "help": "whether the gears are oiled"},
-                        "drawing": {"type": "path", "help": "where the gear's drawing is"}}}
-
-
+@SUITE.configures
 def configure(options):
     if options["teeth"] < 3:
         raise ValueError(f"teeth {options['teeth']}: a gear needs at least 3")
     SETTINGS.update(options)
 
 
-def list_cases():
-    yield from suite_api.cases("widgets", [("gear", "-", "turn"), ("cog", "-", "turn")])
-
-
-def run_case(case_id, ctx):
-    suite_api.parse(case_id, "widgets", ["turn"])
+@suite_api.check("turn", "turns the gear")
+def turn():
     return Outcome.PASS, {"options": SETTINGS}
+
+
+SUITE.lists(lambda: [("gear", "-", "turn"), ("cog", "-", "turn")])
+SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run())
 '''
 
 
 def test_a_suite_outside_the_tree_declares_options_the_cli_parses_without_knowing_it(db, suites, tmp_path):
     """No C++ knows this suite or its options: it declares them, the worker types them, the run
     stores them resolved (a path made absolute), and the flag spelling is the same option."""
-    suites(GEARS, checks='("turn",)')
+    suites(GEARS, listed='("turn",)')
     listed = cli("suites", "--json")
     gears = next(s for s in json.loads(listed.stdout) if s["suite"] == "widgets")
     assert gears["description"]["options"]["teeth"] == {"type": "int", "default": 12, "help": "teeth per gear"}

@@ -1,13 +1,15 @@
 """What every suite shares (suites/README.md describes the API): where suites are found and how
-they are imported, case ids, the options a suite declares, the device under test, and the
-conclusions every suite reaches the same way.
+they are imported, the suite's one declaration (`Suite`) and its registry of checks (`check`),
+case ids, the options a suite declares, the device under test, and the conclusions every suite
+reaches the same way.
 
 Suites are imported as the package `neuron_conform_suites`, whose folders are those of
 NEURON_CONFORM_SUITES (os.pathsep-separated, first wins) and then the project's suites/: the ops
 suite is `neuron_conform_suites.ops.suite`, its modules `neuron_conform_suites.ops.<module>`.
-A suite imports its own modules package-relatively (`from . import models`) and another suite's
-by name (`from neuron_conform_suites.ops import opinfo_runs`), so no suite's module is a global
-name another suite's could shadow.
+Every suite folder is a regular package (an `__init__.py`), so the first folder holding a suite
+of a name owns all of that name's modules: a user's `ops/` never mixes its modules with ours. A
+suite imports its own modules package-relatively (`from . import models`) and what it shares
+with other suites from the worker's library (`lib`), never another suite.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple
 
 from evidence import dtype_name
 from vocabulary import Outcome, Where
@@ -52,13 +55,190 @@ def find_suites() -> dict[str, Path]:
     return dict(sorted(found.items()))
 
 
-def load_suite(name: str) -> ModuleType:
-    """The suite's module (`<name>/suite.py`); SystemExit naming the folders searched when there is
-    none."""
-    if not name.isidentifier() or name not in find_suites():
+def load_suite(name: str) -> Suite:
+    """The suite's declaration (the `SUITE` of `<name>/suite.py`); SystemExit naming the folders
+    searched when there is none, ValueError when its suite.py declares no Suite."""
+    found = find_suites()
+    if not name.isidentifier() or name not in found:
         raise SystemExit(f"unknown suite '{name}': no {name}/suite.py in {', '.join(map(str, suite_dirs()))}")
+    if not (found[name] / "__init__.py").is_file():
+        raise ValueError(f"{found[name]} has no __init__.py: a suite folder is a regular package "
+                         f"(suites/README.md, Writing a suite)")
     package()
-    return importlib.import_module(f"{PACKAGE}.{name}.suite")
+    module = importlib.import_module(f"{PACKAGE}.{name}.suite")
+    suite = getattr(module, "SUITE", None)
+    if not isinstance(suite, Suite):
+        raise ValueError("its suite.py defines no SUITE = suite_api.Suite(__name__, ...) (suites/README.md says "
+                         "what a suite declares)")
+    return suite
+
+
+# --- the suite's declaration and its checks --------------------------------------------------
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a suite, declared once (check()): its listing, description, applicability and
+    dispatch all come from here."""
+
+    name: str
+    description: str
+    run: Callable[..., Any]
+    applies: Callable[..., bool] | None = None  # (the suite's subject...) -> whether it has a case
+    native: bool = True  # counts when deciding whether a subject runs natively
+    api: bool = True  # decides whether the public API the subject tests works (api-compat)
+    traits: Mapping[str, Any] = field(default_factory=dict)  # what else the suite's runner reads of it
+
+
+# suite name -> its checks, in the order they were declared
+_CHECKS: dict[str, dict[str, Check]] = {}
+
+
+def _suite_of(module_name: str) -> str:
+    """The suite a module belongs to, from its name (neuron_conform_suites.<suite>.<module>)."""
+    parts = module_name.split(".")
+    if len(parts) < 3 or parts[0] != PACKAGE:
+        raise ValueError(f"{module_name} is not a module of a suite ({PACKAGE}.<suite>.<module>)")
+    return parts[1]
+
+
+def check(name: str, description: str, *, applies: Callable[..., bool] | None = None, native: bool = True,
+          api: bool = True, **traits: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declares the decorated function the runner of the check `name` of the suite whose module it
+    is in (suite.py or a module beside it): `description` is what the check checks, `applies(...)`
+    whether a subject has a case of it (the suite decides what it is given; None: every subject),
+    `native` whether it counts for "runs natively", `api` whether it decides the public API's
+    status; `traits`, anything else the suite's own runner reads of the check (the modules suite's
+    `needs_grad`, ...). A second declaration of a name is refused."""
+    if not name.isidentifier() and not name.replace("-", "_").isidentifier():
+        raise ValueError(f"check name '{name}' is not a name")
+
+    def register(run: Callable[..., Any]) -> Callable[..., Any]:
+        checks = _CHECKS.setdefault(_suite_of(run.__module__), {})
+        if name in checks:
+            raise ValueError(f"check '{name}' is declared twice: {checks[name].run.__module__} and {run.__module__}")
+        checks[name] = Check(name, description, run, applies, native, api, traits)
+        return run
+    return register
+
+
+Hook = Callable[..., Any]
+
+
+class Suite:
+    """What a suite is, declared once in its suite.py (`SUITE = suite_api.Suite(__name__, ...)`): its
+    name (its folder's), how reports name its subjects, its options, its checks (check()) and the
+    functions the worker calls, registered with the decorators below. The worker calls only this."""
+
+    def __init__(self, module_name: str, *, noun: str | None = None, nouns: str | None = None,
+                 native_phrase: str | Callable[[], str] | None = None,
+                 headlines: Callable[[], list[dict[str, Any]]] | None = None,
+                 share_cores: bool = False, options: dict[str, dict[str, Any]] | None = None) -> None:
+        """`native_phrase` and `headlines` may be functions when they depend on the run's options or
+        on data the suite reads: describe() calls them."""
+        self.name = _suite_of(module_name)
+        self.options = options or {}
+        self._fixed = {k: v for k, v in (("noun", noun), ("nouns", nouns), ("native_phrase", native_phrase))
+                       if v is not None}
+        if share_cores:
+            self._fixed["share_cores"] = True
+        if headlines is not None:
+            self._fixed["headlines"] = headlines
+        self._lister: Hook | None = None
+        self._runner: Hook | None = None
+        self._configure: Hook | None = None
+        self._public_api: Hook | None = None
+        self._found_checks: Hook | None = None
+
+    # --- what the suite registers
+    def lists(self, lister: Hook) -> Hook:
+        """The suite's cases: `lister()` yields (subject, dtype, check) rows."""
+        self._lister = lister
+        return lister
+
+    def runs(self, runner: Hook) -> Hook:
+        """`runner(case: CaseId, ctx) -> (outcome, evidence)`: one case, its id parsed and its check
+        known (the runner calls the check's run as the suite's checks take it)."""
+        self._runner = runner
+        return runner
+
+    def configures(self, configure: Hook) -> Hook:
+        """`configure(options)`: the run's options, resolved, before anything else."""
+        self._configure = configure
+        return configure
+
+    def declares_api(self, public_api: Hook) -> Hook:
+        """`public_api()`: the public torch names the suite's subjects test (harness/worker/lib/public_api.py)."""
+        self._public_api = public_api
+        return public_api
+
+    def finds_checks(self, found: Hook) -> Hook:
+        """`found()` -> {name: description}: checks known only at run time (upstream's test names, a
+        check named after an option); run by the suite's runner, validated by it."""
+        self._found_checks = found
+        return found
+
+    # --- what the worker and the suite's own code read
+    @property
+    def checks(self) -> dict[str, Check]:
+        return _CHECKS.get(self.name, {})
+
+    def checks_for(self, *subject: Any) -> list[str]:
+        """The checks that have a case for the subject (what applies() is given is the suite's)."""
+        return [c.name for c in self.checks.values() if c.applies is None or c.applies(*subject)]
+
+    def describe(self) -> dict[str, Any]:
+        """The declaration reports render from (suites/README.md), stored with every run."""
+        checks = {name: c.description for name, c in self.checks.items()}
+        if self._found_checks is not None:
+            checks.update(self._found_checks())
+        described: dict[str, Any] = {k: v() if callable(v) else v for k, v in self._fixed.items()}
+        described["checks"] = checks
+        if not all(c.native for c in self.checks.values()):
+            described["native_checks"] = [c.name for c in self.checks.values() if c.native]
+        if self.options:
+            described["options"] = self.options
+        return described
+
+    def api_checks(self) -> list[str]:
+        """The checks whose cases decide whether the public API a subject tests works."""
+        return [c.name for c in self.checks.values() if c.api]
+
+    def list_cases(self) -> Iterator[dict[str, str]]:
+        if self._lister is None:
+            raise ValueError(f"the {self.name} suite registers no lister (@SUITE.lists)")
+        for subject, dtype, check_name in self._lister():
+            yield CaseId(self.name, subject, dtype, check_name).listed()
+
+    def parse(self, case_id: str) -> CaseId:
+        """The case id's fields; KeyError naming what is wrong when it is not a case id of this suite
+        with one of its checks (a check found at run time is the runner's to validate). Whether the
+        subject and dtype exist is the runner's to say (unknown())."""
+        parts = case_id.split("/")
+        if len(parts) != 4 or not all(parts):
+            raise KeyError(f"unknown case {case_id}: a case id is <suite>/<subject>/<dtype>/<check>")
+        parsed = CaseId(*parts)
+        if parsed.suite != self.name:
+            raise KeyError(f"unknown case {case_id}: not a case of the {self.name} suite")
+        if parsed.check not in self.checks and self._found_checks is None:
+            raise KeyError(f"unknown case {case_id}: the {self.name} suite has no check '{parsed.check}'")
+        return parsed
+
+    def run_case(self, case_id: str, ctx: Any) -> tuple[str, dict[str, Any]]:
+        if self._runner is None:
+            raise ValueError(f"the {self.name} suite registers no runner (@SUITE.runs)")
+        return self._runner(self.parse(case_id), ctx)
+
+    def configure(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Resolves the run's options against the declaration, hands them to the suite's configure
+        (a suite that declares none may still check its environment there) and returns them.
+        ValueError names what is wrong."""
+        resolved = resolve_options(self.name, self.options, given)
+        if self._configure is not None:
+            self._configure(resolved)
+        return resolved
+
+    def public_api(self) -> dict[str, Any] | None:
+        return None if self._public_api is None else self._public_api()
 
 
 # --- case ids ------------------------------------------------------------------------------
@@ -77,28 +257,6 @@ class CaseId(NamedTuple):
     def listed(self) -> dict[str, str]:
         """The case as list_cases() yields it."""
         return {"id": str(self), **self._asdict()}
-
-
-def cases(suite: str, rows: Iterable[tuple[str, str, str]]) -> Iterator[dict[str, str]]:
-    """list_cases() of a suite from its (subject, dtype, check) rows."""
-    for subject, dtype, check in rows:
-        yield CaseId(suite, subject, dtype, check).listed()
-
-
-def parse(case_id: str, suite: str, checks: Iterable[str] | None) -> CaseId:
-    """The case id's fields; KeyError naming what is wrong when it is not a case id of `suite` with
-    one of its `checks` (None: checks the suite finds at run time, such as upstream's test names,
-    which it validates itself). Whether the subject and dtype exist is the suite's to say
-    (unknown())."""
-    parts = case_id.split("/")
-    if len(parts) != 4 or not all(parts):
-        raise KeyError(f"unknown case {case_id}: a case id is <suite>/<subject>/<dtype>/<check>")
-    parsed = CaseId(*parts)
-    if parsed.suite != suite:
-        raise KeyError(f"unknown case {case_id}: not a case of the {suite} suite")
-    if checks is not None and parsed.check not in set(checks):
-        raise KeyError(f"unknown case {case_id}: the {suite} suite has no check '{parsed.check}'")
-    return parsed
 
 
 def unknown(case_id: CaseId, what: str) -> KeyError:
@@ -188,15 +346,4 @@ def resolve_options(suite: str, declared: dict[str, dict[str, Any]], given: dict
         else:
             default = spec.get("default")
             resolved[name] = None if default is None else _TYPED[spec["type"]](default)
-    return resolved
-
-
-def configure(suite: ModuleType, name: str, given: dict[str, Any]) -> dict[str, Any]:
-    """Resolves the run's options against the suite's declaration and hands them to its
-    configure(options) (a suite that declares none may still define configure() for its own
-    checks of the environment); returns the resolved options. ValueError names what is wrong."""
-    declared = suite.describe_suite().get("options", {}) if callable(getattr(suite, "describe_suite", None)) else {}
-    resolved = resolve_options(name, declared, given)
-    if callable(getattr(suite, "configure", None)):
-        suite.configure(resolved)
     return resolved

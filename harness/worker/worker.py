@@ -164,7 +164,7 @@ class Context:
         return bool(self._unobserved) and not self.tracking
 
 
-def run_one(suite: ModuleType, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:
+def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:
     start = time.perf_counter()
     ctx.clear_tracking()
     cache_before = ctx.compile_cache()
@@ -268,10 +268,13 @@ def main() -> None:
         emit(out, {"fatal": f"suite '{args.suite}' does not load with torch {torch.__version__}: "
                             f"{type(exc).__name__}: {exc}"})
         sys.exit(3)
+    except ValueError as exc:  # the suite's declaration is wrong: say what, in one line
+        emit(out, {"fatal": f"suite '{args.suite}' cannot list its cases: {exc}"})
+        sys.exit(3)
     device = args.device or torch._C._get_privateuse1_backend_name()
     backend_contract.declare(args.backend_module, backend, device)
     try:
-        options = suite_api.configure(suite, args.suite, json.loads(args.suite_options))
+        options = suite.configure(json.loads(args.suite_options))
     except ValueError as exc:  # the options are wrong: say what, in one line
         emit(out, {"fatal": str(exc)})
         sys.exit(3)
@@ -294,14 +297,12 @@ def main() -> None:
     emit(out, hello)
 
     if args.api:  # the public API the suite's subjects test (public_api.py), or null
-        emit(out, {"api": suite.public_api() if callable(getattr(suite, "public_api", None)) else None})
+        emit(out, {"api": suite.public_api()})
         return
     if args.list:
         count = 0
         try:
-            if not callable(getattr(suite, "describe_suite", None)):
-                raise ValueError("its suite.py has no describe_suite() (suites/README.md says what a suite declares)")
-            emit(out, {"suite": args.suite, "description": suite.describe_suite(), "options": options})
+            emit(out, {"suite": args.suite, "description": suite.describe(), "options": options})
             for case in suite.list_cases():
                 emit(out, case)
                 count += 1
@@ -327,7 +328,7 @@ def main() -> None:
 def describe_found(name: str, folder: Path) -> dict[str, Any]:
     """A found suite's declaration, or why it cannot be loaded."""
     try:
-        return {"suite": name, "folder": str(folder), "description": suite_api.load_suite(name).describe_suite()}
+        return {"suite": name, "folder": str(folder), "description": suite_api.load_suite(name).describe()}
     except (Exception, SystemExit) as exc:  # one broken suite must not hide the others
         return {"suite": name, "folder": str(folder), "problem": f"{type(exc).__name__}: {str(exc)[:500]}"}
 
@@ -356,7 +357,7 @@ def out_of_memory(result: dict[str, Any]) -> bool:
     return result["outcome"] not in MATCHED and bool(_OUT_OF_MEMORY.search(json.dumps(result["evidence"], default=str)))
 
 
-def serve(out: TextIO, suite: ModuleType, ctx: Context, requests: TextIO, max_memory: int = 0) -> None:
+def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, max_memory: int = 0) -> None:
     """One result line for each {"case": ID} line, until the harness closes the requests. A case
     that ran out of memory under the limit ends the worker (EXIT_MEMORY_LIMIT, its result on
     stderr): its heap may be left in pieces, and the harness records the case as a crash."""

@@ -47,7 +47,9 @@ from . import explicit
 
 HERE = Path(__file__).resolve().parent
 DONORS_FILE = HERE / "donors.json"
-CHECKS = {
+SUITE = suite_api.Suite(__name__, noun="overload", nouns="aten overloads", native_phrase="run natively")
+# A check is the form of the overload the case calls; one runner serves every form (run_overload).
+FORMS = {
     "out": "the overload's out= form, fed with the donor's arguments; results and out= tensors against the CPU",
     "inplace": "the overload's in-place form on a copy of the donor's self; self and result against the CPU",
     "scalar": "the overload's Scalar form, a tensor argument of the donor given as a Python number",
@@ -195,11 +197,6 @@ def _donors() -> dict[str, dict[str, str]]:
     return json.loads(DONORS_FILE.read_text())["targets"] if DONORS_FILE.is_file() else {}
 
 
-def describe_suite() -> dict[str, Any]:
-    return {"noun": "overload", "nouns": "aten overloads", "checks": CHECKS,
-            "native_phrase": "run natively"}
-
-
 def _installed(name: str) -> bool:
     try:
         resolve(name)
@@ -208,18 +205,26 @@ def _installed(name: str) -> bool:
         return False
 
 
-def list_cases() -> Iterable[dict[str, str]]:
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
     donors = _donors()
     specs = {t: (d["check"], d["dtype"]) for t, d in donors.items() if _installed(d["donor"])}
     specs.update({t: (c.check, c.dtype) for t, c in explicit.CALLS.items() if t not in donors})
     for target, (check, dtype) in sorted(specs.items()):
         if not _installed(target):
             continue  # another torch: its overloads differ
-        yield suite_api.CaseId("aten", target.removeprefix("aten::"), dtype, check).listed()
+        yield target.removeprefix("aten::"), dtype, check
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "aten", CHECKS)
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    return SUITE.checks[case_id.check].run(case_id, ctx)
+
+
+def run_overload(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    """The case's overload called with its donor's recorded arguments (or explicit.py's) on the CPU
+    and on the device."""
+    _, subject, dtype_str, check = parsed = case_id
     target = "aten::" + subject
     entry, written = _donors().get(target), explicit.CALLS.get(target)
     spec = (entry["check"], entry["dtype"], entry["opinfo"]) if entry else \
@@ -363,3 +368,6 @@ def make_donors(ledger_paths: list[str]) -> None:
         "targets": dict(sorted(found.items()))}, indent=1) + "\n")
     print(f"{len(found)} of {len(targets)} targets have a donor", file=sys.stderr)
 
+
+for _form, _description in FORMS.items():
+    suite_api.check(_form, _description)(run_overload)

@@ -40,7 +40,6 @@ from vocabulary import Outcome
 
 from neuron_conform_suites.ops import opinfo_runs as ops
 
-CHECKS = ("forward", "backward", "recompile")
 MAX_SAMPLES = 3  # sample inputs per case: each one is a compilation of its own
 
 
@@ -64,33 +63,21 @@ def _seed_random_ops_outside_the_graph() -> None:
 _seed_random_ops_outside_the_graph()
 
 
-OPTIONS = {"dynamo_backend": {"type": "str", "default": None,
-                              "help": "the torch.compile backend to test (default: the one the backend module "
-                                      "declares, entry point group torch_dynamo_backends)"}}
+SUITE = suite_api.Suite(
+    __name__, noun="OpInfo", nouns="OpInfos",
+    native_phrase="compile into one graph and match the CPU at every dtype and check",
+    options={"dynamo_backend": {"type": "str", "default": None,
+                                "help": "the torch.compile backend to test (default: the one the backend module "
+                                        "declares, entry point group torch_dynamo_backends)"}})
 
 
+@SUITE.configures
 def configure(options: dict[str, Any]) -> None:
     """Chooses the Dynamo backend (the option, else the backend's declaration) and checks that it is
     registered: ValueError, one line before any case, when there is none (exit 2)."""
     compilation.choose(options.get("dynamo_backend"))
     if reason := compilation.missing_backend():
         raise ValueError(f"the compile suite cannot run: {reason}")
-
-
-def describe_suite() -> dict[str, Any]:
-    """What the suite declares of itself (suites/README.md): reports render from it."""
-    return {
-        "noun": "OpInfo",
-        "nouns": "OpInfos",
-        "checks": {
-            "forward": f"up to {MAX_SAMPLES} sample inputs, each compiled into one graph (fullgraph, static shapes) "
-                       f"on the device, against the CPU's eager result",
-            "backward": "gradients of every input through the compiled graph, against the CPU's eager gradients",
-            "recompile": "a repeated shape never recompiles, a new shape recompiles exactly once; results compared",
-        },
-        "native_phrase": "compile into one graph and match the CPU at every dtype and check",
-        "options": OPTIONS,
-    }
 
 
 def recompile_dtype(op) -> torch.dtype:
@@ -100,23 +87,15 @@ def recompile_dtype(op) -> torch.dtype:
     return torch.float32 if torch.float32 in dtypes else sorted(dtypes, key=dtype_name)[0]
 
 
-def checks_for(op, dtype: torch.dtype) -> list[str]:
-    checks = ["forward"]
-    if op.supports_autograd and dtype in op.supported_backward_dtypes("cpu"):
-        checks.append("backward")
-    if dtype == recompile_dtype(op):
-        checks.append("recompile")
-    return checks
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
+    return ops.case_rows(SUITE.checks_for)
 
 
-def list_cases() -> Iterable[dict[str, str]]:
-    yield from suite_api.cases("compile", ops.case_rows(checks_for))
-
-
+@SUITE.declares_api
 def public_api() -> dict[str, Any]:
     """The public names each OpInfo tests under torch.compile (harness/worker/public_api.py)."""
-    # recompile tests the compiled graph's reuse across shapes (dynamic shapes), not the op
-    return opinfo_api("compile", ("forward", "backward"))
+    return opinfo_api("compile", SUITE.api_checks())
 
 
 class Compilation(ops.Case):
@@ -194,7 +173,25 @@ def _shapes(sample) -> list:
     return [tuple(t.shape) for t in ops.tensors(sample)]
 
 
-def _check_recompile(case: Compilation, samples: list) -> None:
+@suite_api.check("forward", f"up to {MAX_SAMPLES} sample inputs, each compiled into one graph (fullgraph, static "
+                            f"shapes) on the device, against the CPU's eager result")
+def forward(case: Compilation) -> None:
+    _check_samples(case, _samples(case.op, case.dtype), ops.forward, timed=True)
+
+
+@suite_api.check("backward", "gradients of every input through the compiled graph, against the CPU's eager gradients",
+                 applies=ops.has_backward)
+def backward(case: Compilation) -> None:
+    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
+               for s in _samples(case.op, case.dtype, requires_grad=True)]
+    _check_samples(case, samples, ops.backward, timed=False)
+
+
+# tests the compiled graph's reuse across shapes (dynamic shapes), not the op's public API
+@suite_api.check("recompile", "a repeated shape never recompiles, a new shape recompiles exactly once; results "
+                              "compared", api=False, applies=lambda op, dtype: dtype == recompile_dtype(op))
+def recompile(case: Compilation) -> None:
+    samples = _samples(case.op, case.dtype)
     pair = next(((a, b) for i, a in enumerate(samples) for b in samples[i + 1:]
                  if _structure(a) == _structure(b) and _shapes(a) != _shapes(b)), None)
     if pair is None:
@@ -223,21 +220,12 @@ def _check_recompile(case: Compilation, samples: list) -> None:
     case.evidence["recompiles"] = counted.graphs - 1
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    parsed = suite_api.parse(case_id, "compile", CHECKS)
-    op, dtype = suite_api.info_and_dtype(parsed, ops.OPS, "OpInfo")
-    check = parsed.check
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    op, dtype = suite_api.info_and_dtype(case_id, ops.OPS, "OpInfo")
     case = Compilation(op, dtype, ctx)
     try:
-        if check == "forward":
-            _check_samples(case, _samples(op, dtype), ops.forward, timed=True)
-        elif check == "backward":
-            samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
-                                   if isinstance(t, torch.Tensor) else t)
-                       for s in _samples(op, dtype, requires_grad=True)]
-            _check_samples(case, samples, ops.backward, timed=False)
-        else:
-            _check_recompile(case, _samples(op, dtype))
+        SUITE.checks[case_id.check].run(case)
     except Verdict as verdict:
         return case.finish(*case.failed(verdict))
     return case.finish(*case.conclude())

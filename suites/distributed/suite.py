@@ -59,12 +59,15 @@ class Settings:
 _live: list[World] = []  # the live world, if any
 
 
-OPTIONS = {
-    "world_size": {"type": "int", "default": DEFAULT_WORLD_SIZE,
-                   "help": "ranks per world, one process and one device each (2 to the backend's device count)"},
-}
+SUITE = suite_api.Suite(
+    __name__, noun="distributed API", nouns="collectives and parallel APIs",
+    native_phrase=lambda: f"pass natively on {Settings.world_size} ranks at every dtype",
+    options={"world_size": {"type": "int", "default": DEFAULT_WORLD_SIZE,
+                            "help": "ranks per world, one process and one device each (2 to the backend's device "
+                                    "count)"}})
 
 
+@SUITE.configures
 def configure(options: dict[str, Any]) -> None:
     """`world_size`: 2 to the device count. The backend must have registered a c10d backend for its
     device. ValueError names what is wrong (the run stops, exit 2)."""
@@ -88,22 +91,16 @@ def check() -> str:
     return f"world{Settings.world_size}"
 
 
-def describe_suite() -> dict[str, Any]:
-    """What the suite declares of itself (suites/README.md): reports render from it."""
-    n = Settings.world_size
-    return {
-        "noun": "distributed API",
-        "nouns": "collectives and parallel APIs",
-        "checks": {check(): f"every rank of a world of {n} processes, one {suite_api.device_type()} device each, "
-                            f"against the same computation on the CPU in one process"},
-        "native_phrase": f"pass natively on {n} ranks at every dtype",
-        "options": OPTIONS,
-    }
+@SUITE.finds_checks
+def world_check() -> dict[str, str]:
+    """The suite's one check, named after the world's size (an option)."""
+    return {check(): f"every rank of a world of {Settings.world_size} processes, one {suite_api.device_type()} device "
+                     f"each, against the same computation on the CPU in one process"}
 
 
-def list_cases() -> Iterable[dict[str, str]]:
-    yield from suite_api.cases("distributed", ((subject, dtype, check())
-                                               for subject, case in cases.CASES.items() for dtype in case.dtypes))
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
+    return ((subject, dtype, check()) for subject, case in cases.CASES.items() for dtype in case.dtypes)
 
 
 def _world(ctx) -> tuple[World, float | None]:
@@ -176,10 +173,14 @@ def _judge(case: cases.Case, dtype: str, replies: list[dict[str, Any]], ctx, evi
     return Outcome.PASS
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype, _ = parsed = suite_api.parse(case_id, "distributed", [check()])
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    _, subject, dtype, world = case_id
+    if world != check():
+        raise KeyError(f"unknown case {case_id}: the distributed suite runs worlds of {Settings.world_size} ranks "
+                       f"(check {check()}; --suite-option world_size=N)")
     if subject not in cases.CASES or dtype not in cases.CASES[subject].dtypes:
-        raise suite_api.unknown(parsed, "such subject or dtype")
+        raise suite_api.unknown(case_id, "such subject or dtype")
     case = cases.CASES[subject]
     evidence: dict[str, Any] = {"world_size": Settings.world_size}
     try:

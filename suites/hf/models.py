@@ -109,10 +109,10 @@ def label_layouts() -> dict[str, str]:
 def not_runnable() -> dict[tuple[str, str, str], str]:
     """overrides.json "not_runnable", checked: (architecture, dtype, check) -> why transformers cannot
     run that case on any device; each field a name the suite lists, or "*"."""
-    from .suite import CHECKS, DTYPES  # the suite's own names; the suite imports this module first
+    from .suite import DTYPES, SUITE  # the suite's own names; the suite imports this module first
 
     data = json.loads(OVERRIDES_FILE.read_text()).get("not_runnable", {}) if OVERRIDES_FILE.is_file() else {}
-    known = (causal_lm_architectures(), DTYPES, CHECKS)
+    known = (causal_lm_architectures(), DTYPES, SUITE.checks)
     out: dict[tuple[str, str, str], str] = {}
     for key, reason in data.items():
         fields = tuple(key.split("/"))

@@ -35,38 +35,20 @@ from vocabulary import Outcome, Where
 from .models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts, most_used, not_runnable,
                      overrides, why_not_runnable)
 
-CHECKS = ("forward", "generate", "backward", "static_shapes", "compiled_forward")
-# The checks an architecture must pass natively to count as running on the device.
-NATIVE_CHECKS = ("forward", "generate", "backward")
-
-
-def describe_suite() -> dict[str, Any]:
-    """What the suite declares of itself (suites/README.md): reports render from it."""
-    return {
-        "noun": "architecture",
-        "nouns": "causal-LM architectures",
-        "checks": {
-            "forward": "logits on the device against the CPU's",
-            "generate": f"greedy decoding of {NEW_TOKENS} tokens gives the CPU's tokens",
-            "backward": "the loss and the gradients of a few named parameters match",
-            "static_shapes": "a second forward at the same shapes compiles nothing new",
-            "compiled_forward": "the model compiled (torch.compile, the backend's Dynamo backend, static shapes): "
-                                "logits against the CPU's eager ones; graphs, graph breaks and compile time recorded",
-        },
-        "native_checks": list(NATIVE_CHECKS),
-        "native_phrase": "pass " + ", ".join(NATIVE_CHECKS[:-1]) + f" and {NATIVE_CHECKS[-1]} natively",
-        "headlines": [{"name": "most_used", "title": "most-used", "subjects": most_used()}],
-    }
+SUITE = suite_api.Suite(
+    __name__, noun="architecture", nouns="causal-LM architectures",
+    native_phrase="pass forward, generate and backward natively",
+    headlines=lambda: [{"name": "most_used", "title": "most-used", "subjects": most_used()}])
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 NEW_TOKENS = 4
 # (rtol, atol) per dtype, for logits and for gradients.
 TOLERANCES = comparison.MODEL_TOLERANCES
 
 
-def list_cases() -> Iterable[dict[str, str]]:
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
     overrides(), label_layouts(), not_runnable(), most_used()  # a bad entry stops the listing, naming it
-    yield from suite_api.cases("hf", ((arch, dtype, check) for arch in causal_lm_architectures()
-                                      for dtype in DTYPES for check in CHECKS))
+    return ((arch, dtype, check) for arch in causal_lm_architectures() for dtype in DTYPES for check in SUITE.checks)
 
 
 class Stage(Exception):
@@ -107,6 +89,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, dtype: str,
     return True
 
 
+@suite_api.check("forward", "logits on the device against the CPU's")
 def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     with torch.no_grad():
@@ -114,6 +97,7 @@ def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS if compare("logits", actual, expected, dtype, evidence) else Outcome.FAIL
 
 
+@suite_api.check("generate", f"greedy decoding of {NEW_TOKENS} tokens gives the CPU's tokens")
 def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     # num_return_sequences is transformers' default, spelled out for generate() overrides that
@@ -146,6 +130,7 @@ def labels_for(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
     return ids
 
 
+@suite_api.check("backward", "the loss and the gradients of a few named parameters match")
 def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
 
@@ -168,6 +153,7 @@ def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS if ok else Outcome.FAIL
 
 
+@suite_api.check("static_shapes", "a second forward at the same shapes compiles nothing new", native=False)
 def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
     def compiles() -> int:  # executables not in memory: compiled now, or loaded from the disk cache
         stats = ctx.compile_cache()
@@ -192,6 +178,9 @@ def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS
 
 
+@suite_api.check("compiled_forward", "the model compiled (torch.compile, the backend's Dynamo backend, static "
+                 "shapes): logits against the CPU's eager ones; graphs, graph breaks and compile time recorded",
+                 native=False)
 def check_compiled_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     compilation.reset()
@@ -252,16 +241,15 @@ def move(cpu: torch.nn.Module, device: str) -> tuple[torch.nn.Module, list[str],
     return dev, untied_by_plain_to, broken
 
 
-RUNNERS = {"forward": check_forward, "generate": check_generate, "backward": check_backward,
-           "static_shapes": check_static_shapes, "compiled_forward": check_compiled_forward}
 def device_module(device: str):
     return getattr(torch, device.split(":")[0], None)
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, arch, dtype_name, check = parsed = suite_api.parse(case_id, "hf", RUNNERS)
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    _, arch, dtype_name, check = case_id
     if arch not in causal_lm_architectures() or dtype_name not in DTYPES:
-        raise suite_api.unknown(parsed, "such architecture or dtype")
+        raise suite_api.unknown(case_id, "such architecture or dtype")
     if check == "compiled_forward" and (missing := compilation.missing_backend()):
         return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True, "message": missing}
     if check == "static_shapes" and (missing := backend_contract.current().why_absent(
@@ -288,7 +276,7 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
             evidence["weight_ties_plain_to_would_break"] = untied_by_plain_to
         if ties:
             evidence["weight_ties_broken_by_move"] = ties
-        outcome = RUNNERS[check](cpu, dev, dtype_name, ctx, evidence)
+        outcome = SUITE.checks[check].run(cpu, dev, dtype_name, ctx, evidence)
         if outcome == Outcome.FAIL and ties and check == "backward":
             evidence["message"] = (f"model.to('{ctx.device}') untied {'; '.join(ties)}, so their gradients "
                                    f"are no longer summed: {evidence.get('message', '')}")

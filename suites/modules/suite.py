@@ -33,6 +33,7 @@ a case where no input has one is an `error` with `where: harness`.
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import warnings
 from typing import Any, Iterable
@@ -54,37 +55,11 @@ from vocabulary import Outcome
 
 from . import save_load
 
-CHECKS = ("forward", "backward", "noncontiguous", "state", "save_load")
-NATIVE_CHECKS = ("forward", "backward")
-# The upstream tests whose tolerance decorators apply to each check, in the order they apply
-# (a later one overrides an earlier one).
-UPSTREAM_TESTS = {
-    "forward": ("test_cpu_gpu_parity", "test_forward"),
-    "backward": ("test_cpu_gpu_parity",),
-    "noncontiguous": ("test_cpu_gpu_parity", "test_non_contiguous_tensors"),
-    "state": ("test_cpu_gpu_parity",),
-    "save_load": ("test_cpu_gpu_parity",),
-}
-
-
-def describe_suite() -> dict[str, Any]:
-    """What the suite declares of itself (suites/README.md): reports render from it."""
-    return {
-        "noun": "module",
-        "nouns": "modules",
-        "checks": {
-            "forward": "the forward's outputs for every module input, in training mode and (where they differ) "
-                       "eval mode, on the device against the CPU",
-            "backward": "gradients of the parameters and of the inputs for random output gradients",
-            "noncontiguous": "forward and gradients with every input non-contiguous (same values, strided storage)",
-            "state": "buffers (running statistics) after two training-mode forwards",
-            "save_load": "torch.save/torch.load of the module, its state_dict and views of its storage, device to "
-                         "CPU, device to device and CPU to device: device, dtype, strides, offsets, values and "
-                         "storage sharing kept",
-        },
-        "native_checks": list(NATIVE_CHECKS),
-        "native_phrase": "pass forward and backward natively at every dtype",
-    }
+SUITE = suite_api.Suite(__name__, noun="module", nouns="modules",
+                        native_phrase="pass forward and backward natively at every dtype")
+# Each check's traits: `upstream_tests`, the upstream tests whose tolerance decorators apply to it,
+# in the order they apply (a later one overrides an earlier one); `needs_grad`, inputs that require
+# grad; `training_only`, run in training mode alone.
 
 
 MODULES = {info.name: info for info in module_db}
@@ -119,8 +94,9 @@ def _has_buffers(info) -> bool:
     return False
 
 
-def checks_for(info) -> list[str]:
-    return ["forward", "backward", "noncontiguous"] + (["state"] if _has_buffers(info) else []) + ["save_load"]
+@functools.cache
+def _has_buffers_named(name: str) -> bool:
+    return _has_buffers(MODULES[name])
 
 
 def _save_load_dtype(info) -> torch.dtype:
@@ -129,15 +105,14 @@ def _save_load_dtype(info) -> torch.dtype:
     return torch.float32 if torch.float32 in dtypes else dtypes[0]
 
 
-def list_cases() -> Iterable[dict[str, str]]:
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
     for subject, info in sorted(MODULES.items()):
-        checks = checks_for(info)
-        yield from suite_api.cases("modules", ((subject, dtype_name(dtype), check)
-                                               for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name)
-                                               for check in checks
-                                               if check != "save_load" or dtype == _save_load_dtype(info)))
+        for dtype in sorted(info.supported_dtypes("cpu"), key=dtype_name):
+            yield from ((subject, dtype_name(dtype), check) for check in SUITE.checks_for(info, dtype))
 
 
+@SUITE.declares_api
 def public_api() -> dict[str, Any]:
     """The public class each ModuleInfo tests (harness/worker/public_api.py)."""
     return {"mode": "eager", "subjects": {name: class_entries(name, info.module_cls, "module")
@@ -149,7 +124,8 @@ def public_api() -> dict[str, Any]:
 def tolerance(info, dtype: torch.dtype, check: str) -> tuple[float, float, str]:
     """(rtol, atol, source) for comparing this module's device results at dtype in `check`: what the
     ModuleInfo declares for the check's upstream tests, on any device or the CPU."""
-    decorators = info_decorators.decorations(info, dtype, "TestModule", UPSTREAM_TESTS[check], (None, "cpu"))
+    upstream_tests = SUITE.checks[check].traits["upstream_tests"]
+    decorators = info_decorators.decorations(info, dtype, "TestModule", upstream_tests, (None, "cpu"))
     return info_decorators.tolerance(decorators, dtype, "ModuleInfo")
 
 
@@ -322,28 +298,40 @@ def _build_cpu(case: Case, module_input, inputs, training: bool) -> torch.nn.Mod
     return module
 
 
-def _run_input(case: Case, index: int, module_input, training: bool) -> None:
-    """One module input in one mode, for the case's check: run on both sides and compare."""
-    device, check = case.ctx.device, case.check
+def _where(case: Case, index: int, module_input, training: bool) -> None:
     case.where = {"module_input": index, "module_input_desc": module_input.desc or "(no description)",
                   "mode": "train" if training else "eval", "constructor": _constructor(module_input),
                   "forward_input": _describe_args(module_input.forward_input)}
-    inputs = _leaves_of(module_input.forward_input)
 
-    if check == "state":
-        _run_state(case, module_input, inputs)
-        return
-    if check == "save_load":
-        if not save_load.first_of_its_kind(case, _constructor(module_input)):
-            raise NotApplicable(f"save_load runs each distinct constructor once, at most {save_load.CONSTRUCTORS}")
-        save_load.run(case, lambda: _build_cpu(case, module_input, inputs, training),
-                      lambda: _build_device(case, module_input, inputs, training),
-                      lambda module: _forward(module, to_device(_clone(inputs), device)))
-        return
-    grads = GradOutputs(case.ctx.seed) if check in ("backward", "noncontiguous") else None
-    output = check != "backward"
+
+@suite_api.check("forward", "the forward's outputs for every module input, in training mode and (where they differ) "
+                            "eval mode, on the device against the CPU",
+                 upstream_tests=("test_cpu_gpu_parity", "test_forward"))
+def forward(case: Case, module_input, inputs, training: bool) -> None:
+    _compare(case, module_input, inputs, training, grads=False, output=True, noncontiguous=False)
+
+
+@suite_api.check("backward", "gradients of the parameters and of the inputs for random output gradients",
+                 upstream_tests=("test_cpu_gpu_parity",), needs_grad=True)
+def backward(case: Case, module_input, inputs, training: bool) -> None:
+    _compare(case, module_input, inputs, training, grads=True, output=False, noncontiguous=False)
+
+
+@suite_api.check("noncontiguous", "forward and gradients with every input non-contiguous (same values, strided storage)",
+                 native=False, upstream_tests=("test_cpu_gpu_parity", "test_non_contiguous_tensors"), needs_grad=True)
+def noncontiguous(case: Case, module_input, inputs, training: bool) -> None:
+    _compare(case, module_input, inputs, training, grads=True, output=True, noncontiguous=True)
+
+
+def _compare(case: Case, module_input, inputs, training: bool, *, grads: bool, output: bool,
+             noncontiguous: bool) -> None:
+    """One module input in one mode: run on both sides and compare the outputs (`output`) and the
+    gradients for random output gradients (`grads`), the device given the inputs non-contiguous
+    (`noncontiguous`)."""
+    device = case.ctx.device
+    grads = GradOutputs(case.ctx.seed) if grads else None
     expected, cpu_module = _cpu_run(case, module_input, training, inputs, grads, output)
-    variant = _noncontiguous(inputs) if check == "noncontiguous" else inputs
+    variant = _noncontiguous(inputs) if noncontiguous else inputs
     if variant is not inputs:
         case.where["variant"] = "noncontiguous"
         case.where["forward_input"] = _describe_args(type(module_input.forward_input)(*variant[0], **variant[1]))
@@ -376,7 +364,10 @@ def _build_device(case: Case, module_input, inputs, training: bool) -> torch.nn.
     return copy.deepcopy(cpu).to(case.ctx.device)
 
 
-def _run_state(case: Case, module_input, inputs) -> None:
+@suite_api.check("state", "buffers (running statistics) after two training-mode forwards", native=False,
+                 applies=lambda info, dtype: _has_buffers_named(info.name), upstream_tests=("test_cpu_gpu_parity",),
+                 training_only=True)
+def state(case: Case, module_input, inputs, training: bool) -> None:
     """Buffers after two training-mode forwards, on the device against the CPU."""
     def train(module, data):
         with torch.no_grad():
@@ -406,20 +397,35 @@ def _run_state(case: Case, module_input, inputs) -> None:
     case.evidence["buffers_compared"] = sorted(set(case.evidence.get("buffers_compared", [])) | set(expected))
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "modules", CHECKS)
-    info, dtype = suite_api.info_and_dtype(parsed, MODULES, "ModuleInfo")
-    case = Case(info, dtype, check, ctx)
-    needs_grad = check in ("backward", "noncontiguous")
-    modes = [True] if check in ("state", "save_load") else case.modes
+@suite_api.check("save_load", "torch.save/torch.load of the module, its state_dict and views of its storage, device to "
+                              "CPU, device to device and CPU to device: device, dtype, strides, offsets, values and "
+                              "storage sharing kept",
+                 native=False, applies=lambda info, dtype: dtype == _save_load_dtype(info),
+                 upstream_tests=("test_cpu_gpu_parity",), training_only=True)
+def save_and_load(case: Case, module_input, inputs, training: bool) -> None:
+    if not save_load.first_of_its_kind(case, _constructor(module_input)):
+        raise NotApplicable(f"save_load runs each distinct constructor once, at most {save_load.CONSTRUCTORS}")
+    save_load.run(case, lambda: _build_cpu(case, module_input, inputs, training),
+                  lambda: _build_device(case, module_input, inputs, training),
+                  lambda module: _forward(module, to_device(_clone(inputs), case.ctx.device)))
+
+
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    info, dtype = suite_api.info_and_dtype(case_id, MODULES, "ModuleInfo")
+    check = SUITE.checks[case_id.check]
+    case = Case(info, dtype, check.name, ctx)
+    needs_grad = check.traits.get("needs_grad", False)
+    modes = [True] if check.traits.get("training_only") else case.modes
     try:
         for training in modes:
             for index, module_input in enumerate(module_inputs(info, dtype, requires_grad=needs_grad,
                                                                training=training)):
                 if module_input.forward_input is None:
                     continue
+                _where(case, index, module_input, training)
                 try:
-                    _run_input(case, index, module_input, training)
+                    check.run(case, module_input, _leaves_of(module_input.forward_input), training)
                 except NoReference:
                     case.without_reference += 1
                     continue

@@ -40,6 +40,11 @@ subject_of = opinfo.subject
 OPS = opinfo.by_subject()
 
 
+def has_backward(op, dtype: torch.dtype) -> bool:
+    """Whether the OpInfo's gradients are tested at the dtype: it supports autograd there."""
+    return op.supports_autograd and dtype in op.supported_backward_dtypes("cpu")
+
+
 def case_rows(checks_for: Callable[[Any, torch.dtype], Iterable[str]]) -> Iterator[tuple[str, str, str]]:
     """(subject, dtype, check) of every OpInfo at each of its CPU dtypes, for the checks
     `checks_for(op, dtype)` gives: the rows of the ops and compile suites' listings."""

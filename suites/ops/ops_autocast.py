@@ -33,6 +33,8 @@ from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
+import suite_api
+
 from . import opinfo_runs as runs
 
 DESCRIPTION = ("under torch.autocast on the device, the ops of the backend's autocast policy compute in the "
@@ -131,6 +133,7 @@ def compute_dtype(policy: str, autocast_dtype: torch.dtype, sample) -> torch.dty
     return None
 
 
+@suite_api.check("autocast", DESCRIPTION, applies=applies, api=False)
 def run(case) -> None:
     op, device = case.op, case.ctx.device
     device_type = torch.device(device).type

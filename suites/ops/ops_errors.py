@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import torch
 
+import suite_api
+
 from . import ops_inputs
 from . import opinfo_runs as runs
 
@@ -34,6 +36,7 @@ def applies(op, dtype: torch.dtype) -> bool:
     return dtype == ops_inputs.representative_dtype(op)
 
 
+@suite_api.check("errors", DESCRIPTION, applies=applies)
 def run(case) -> None:
     op = case.op
     raw = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731

@@ -10,6 +10,8 @@ from __future__ import annotations
 import torch
 import torch.utils._pytree as pytree
 
+import suite_api
+
 from . import ops_inputs
 from . import opinfo_runs as runs
 
@@ -38,6 +40,7 @@ def _gradgrad(op, sample):
     return [torch.zeros_like(t) if g is None else g for g, t in zip(second, inputs)]
 
 
+@suite_api.check("gradgrad", DESCRIPTION, applies=applies, api=False)
 def run(case) -> None:
     op = case.op
     samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)

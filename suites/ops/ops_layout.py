@@ -26,6 +26,8 @@ from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
 
 from sides import NoReference
 
+import suite_api
+
 from . import ops_inputs
 from . import opinfo_runs as runs
 
@@ -162,6 +164,7 @@ def _compare_layout(case, index: int, name: str, sample, compare_strides: bool) 
     return True
 
 
+@suite_api.check("layout", DESCRIPTION, applies=applies)
 def run(case) -> None:
     op = case.op
     variants = _layout_variants(op)

@@ -43,6 +43,8 @@ from evidence import exception_evidence
 from sides import Verdict
 from vocabulary import Outcome, Where
 
+import suite_api
+
 from . import opinfo_runs as runs
 
 DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
@@ -244,6 +246,7 @@ def _differing(a: torch.Tensor, b: torch.Tensor) -> str:
     return f"{int((a != b).sum())} of {a.numel()} values differ"
 
 
+@suite_api.check("random", DESCRIPTION, applies=applies)
 def run(case) -> None:
     subject = runs.subject_of(case.op)
     draw = DRAWS.get(subject)

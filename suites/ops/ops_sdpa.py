@@ -24,6 +24,8 @@ from evidence import exception_evidence
 from sides import Verdict
 from vocabulary import Outcome
 
+import suite_api
+
 DESCRIPTION = ("scaled_dot_product_attention with boolean and float masks (broadcast and full), is_causal, an "
                "explicit scale and grouped-query attention (enable_gqa), dropout_p=0, against the float64 math "
                "reference")
@@ -99,6 +101,7 @@ def _max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
     return float((actual.detach().cpu().to(torch.float64) - expected).abs().max())
 
 
+@suite_api.check("sdpa", DESCRIPTION, applies=applies, api=False)
 def run(case) -> None:
     device = case.ctx.device
     results: dict[str, dict[str, float]] = {}

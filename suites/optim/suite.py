@@ -56,27 +56,12 @@ import suite_api
 from public_api import class_entries
 from vocabulary import Outcome
 
-CHECKS = ("step", "lr_scheduler", "state_dict", "load_state_dict")
 STEPS = 3
 DTYPES = (torch.float32,)
 IMPLEMENTATIONS = ("foreach", "fused")  # the flags that choose an implementation; differentiable is left out
 
 
-def describe_suite() -> dict[str, Any]:
-    """What the suite declares of itself (suites/README.md): reports render from it."""
-    return {
-        "noun": "optimizer",
-        "nouns": "optimizers",
-        "checks": {
-            "step": f"parameters after each of {STEPS} steps, on the device against the CPU",
-            "lr_scheduler": f"{STEPS} steps with the OptimizerInfo's learning-rate schedulers: parameters and "
-                            f"learning rates",
-            "state_dict": f"state_dict() after {STEPS} steps (state and param groups), state tensors on the device",
-            "load_state_dict": "a CPU state dict loaded into a device optimizer: state moved to the device, the "
-                               "next step matches the CPU's",
-        },
-        "native_phrase": "run natively with every check",
-    }
+SUITE = suite_api.Suite(__name__, noun="optimizer", nouns="optimizers", native_phrase="run natively with every check")
 
 
 def variant_of(desc: str) -> str:
@@ -108,11 +93,13 @@ def subjects() -> dict[str, tuple[Any, Any]]:
     return found
 
 
-def list_cases() -> Iterable[dict[str, str]]:
-    yield from suite_api.cases("optim", ((subject, dtype_name(dtype), check) for subject in sorted(subjects())
-                                         for dtype in DTYPES for check in CHECKS))
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
+    return ((subject, dtype_name(dtype), check) for subject in sorted(subjects()) for dtype in DTYPES
+            for check in SUITE.checks)
 
 
+@SUITE.declares_api
 def public_api() -> dict[str, Any]:
     """The public class each optimizer input tests (harness/worker/public_api.py)."""
     return {"mode": "eager", "subjects": {name: class_entries(f"optim.{info.optim_cls.__name__}", info.optim_cls, "optimizer")
@@ -286,9 +273,12 @@ class Case(Sides):
                 self.compare_named(f"learning rates after step {step}", dev.lrs(), cpu.lrs())
         self.where.pop("step", None)
 
+    @suite_api.check("step", f"parameters after each of {STEPS} steps, on the device against the CPU")
     def check_step(self) -> None:
         self.run_steps(*self.sides(), with_lrs=False)
 
+    @suite_api.check("lr_scheduler", f"{STEPS} steps with the OptimizerInfo's learning-rate schedulers: parameters "
+                                     f"and learning rates")
     def check_lr_scheduler(self) -> None:
         names = []
         for index, schedulers in enumerate(self.info.scheduler_inputs):
@@ -300,6 +290,8 @@ class Case(Sides):
         self.where = {}
         self.evidence["schedulers"] = names
 
+    @suite_api.check("state_dict", f"state_dict() after {STEPS} steps (state and param groups), state tensors on "
+                                   f"the device")
     def check_state_dict(self) -> None:
         cpu, dev = self.sides()
         self.run_steps(cpu, dev, with_lrs=False)
@@ -311,6 +303,8 @@ class Case(Sides):
                      _without_implementation(expected["param_groups"]))
         self.evidence["state_keys"] = sorted({str(k) for s in expected["state"].values() for k in s})
 
+    @suite_api.check("load_state_dict", "a CPU state dict loaded into a device optimizer: state moved to the device, "
+                                        "the next step matches the CPU's")
     def check_load_state_dict(self) -> None:
         cpu, _ = self.sides()
         for step in range(1, STEPS + 1):
@@ -330,7 +324,7 @@ class Case(Sides):
 
     def run(self) -> tuple[str, dict[str, Any]]:
         try:
-            getattr(self, f"check_{self.check}")()
+            SUITE.checks[self.check].run(self)
         except NoReference as none:
             self.evidence.update(self.where)
             return suite_api.no_reference(self.evidence, "optimizer input", str(none))
@@ -343,8 +337,9 @@ class Case(Sides):
         return Outcome.PASS, self.evidence
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype_str, check = parsed = suite_api.parse(case_id, "optim", CHECKS)
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    _, subject, dtype_str, check = case_id
     if subject not in subjects() or dtype_str not in {dtype_name(d) for d in DTYPES}:
-        raise suite_api.unknown(parsed, "such optimizer input or dtype")
+        raise suite_api.unknown(case_id, "such optimizer input or dtype")
     return Case(subject, getattr(torch, dtype_str), check, ctx).run()

@@ -156,11 +156,6 @@ TABLE: dict[str, Entry] = {
 }
 
 
-def checks(entry: Entry) -> list[str]:
-    """The tile checks an op has: every tile size, and the contraction tile where it reduces."""
-    return [f"tile{n}" for n in TILES] + ([f"tile{CONTRACTION_TILE}"] if entry.reduce else [])
-
-
 # --- positions ---------------------------------------------------------------------------------
 
 def _get(sample: SampleInput, pos: str) -> Any:

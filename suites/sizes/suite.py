@@ -52,13 +52,15 @@ def parse_size(text: str) -> int:
     return size
 
 
-OPTIONS = {
-    "max_case_memory": {"type": "str", "default": "2GiB",
-                        "help": "the most a case may allocate (2GiB, 512MiB, bytes): larger calls are cut down or "
-                                "not run, and the evidence says which"},
-}
+SUITE = suite_api.Suite(
+    __name__, noun="op or model part", nouns="ops and model parts", native_phrase="run natively at every size",
+    share_cores=True,  # many small ops per case: -j workers must not oversubscribe the cores
+    options={"max_case_memory": {"type": "str", "default": "2GiB",
+                                 "help": "the most a case may allocate (2GiB, 512MiB, bytes): larger calls are cut "
+                                         "down or not run, and the evidence says which"}})
 
 
+@SUITE.configures
 def configure(options: dict[str, Any]) -> None:
     """`max_case_memory` (run --suite-option max_case_memory=SIZE): the most a case may allocate."""
     Settings.max_case_memory = parse_size(options["max_case_memory"])
@@ -67,34 +69,16 @@ def configure(options: dict[str, Any]) -> None:
 OPS = opinfo.by_subject()
 
 
-def describe_suite() -> dict[str, Any]:
-    tiles = {f"tile{n}": f"each dimension the op's entry names at {n - 1}, {n} and {n + 1}, contiguous and transposed"
-             for n in sizes_tiles.TILES}
-    return {
-        "noun": "op or model part",
-        "nouns": "ops and model parts",
-        "checks": {
-            **tiles,
-            f"tile{sizes_tiles.CONTRACTION_TILE}": "the contraction or reduction dimensions at 8191, 8192 and 8193",
-            **{check: f"one part of a real model's layer at sequence length {seq}, op by op"
-               for check, seq in sizes_models.SEQUENCES.items()},
-        },
-        "native_phrase": "run natively at every size",
-        "share_cores": True,  # many small ops per case: -j workers must not oversubscribe the cores
-        "options": OPTIONS,
-    }
-
-
-def list_cases() -> Iterable[dict[str, str]]:
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
     for subject, entry in sorted(sizes_tiles.TABLE.items()):
         if subject not in OPS:
             continue  # an op this torch's op_db does not have
         supported = OPS[subject].supported_dtypes("cpu")
         for dtype in (d for d in DTYPES if d in supported):
-            for check in sizes_tiles.checks(entry):
-                yield suite_api.CaseId("sizes", subject, dtype_name(dtype), check).listed()
-    yield from suite_api.cases("sizes", ((subject, dtype_name(dtype), check) for subject in sizes_models.subjects()
-                                         for dtype in DTYPES for check in sizes_models.SEQUENCES))
+            yield from ((subject, dtype_name(dtype), check) for check in SUITE.checks_for(subject))
+    yield from ((subject, dtype_name(dtype), check) for subject in sizes_models.subjects()
+                for dtype in DTYPES for check in SUITE.checks_for(subject))
 
 
 def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[sizes_calls.Call]:
@@ -115,22 +99,48 @@ def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[
     return calls
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype_text, check = parsed = suite_api.parse(case_id, "sizes", describe_suite()["checks"])
+def _is_tiled(subject: str) -> bool:
+    return subject in sizes_tiles.TABLE
+
+
+def tile_calls(case_id: suite_api.CaseId, dtype: torch.dtype, ctx, evidence: dict[str, Any]) -> list[sizes_calls.Call]:
+    evidence["family"] = sizes_tiles.family(case_id.subject)
+    return _tile_calls(case_id.subject, dtype, int(case_id.check.removeprefix("tile")), int(ctx.seed))
+
+
+for _n in sizes_tiles.TILES:
+    suite_api.check(f"tile{_n}", f"each dimension the op's entry names at {_n - 1}, {_n} and {_n + 1}, contiguous and "
+                                 f"transposed", applies=_is_tiled)(tile_calls)
+suite_api.check(f"tile{sizes_tiles.CONTRACTION_TILE}", "the contraction or reduction dimensions at 8191, 8192 and 8193",
+                applies=lambda subject: _is_tiled(subject) and sizes_tiles.TABLE[subject].reduce)(tile_calls)
+
+
+def model_calls(case_id: suite_api.CaseId, dtype: torch.dtype, ctx, evidence: dict[str, Any]) -> list[sizes_calls.Call]:
+    model, _, part = case_id.subject.rpartition(".")
+    evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
+    return sizes_models.calls(model, part, sizes_models.SEQUENCES[case_id.check])
+
+
+def _is_model_part(subject: str) -> bool:
+    return subject.rpartition(".")[0] in sizes_models.models()
+
+
+for _check, _seq in sizes_models.SEQUENCES.items():
+    suite_api.check(_check, f"one part of a real model's layer at sequence length {_seq}, op by op",
+                    applies=_is_model_part)(model_calls)
+
+
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    subject, dtype_text, check = case_id.subject, case_id.dtype, case_id.check
     dtype = {dtype_name(d): d for d in DTYPES}.get(dtype_text)
     if dtype is None:
-        raise suite_api.unknown(parsed, f"dtype {dtype_text}")
+        raise suite_api.unknown(case_id, f"dtype {dtype_text}")
     evidence: dict[str, Any] = {"reference_dtype": "float64", "tolerance_formula": FORMULA,
                                 "max_case_memory": Settings.max_case_memory}
-    if check.startswith("tile") and subject in sizes_tiles.TABLE:
-        evidence["family"] = sizes_tiles.family(subject)
-        calls = _tile_calls(subject, dtype, int(check.removeprefix("tile")), int(ctx.seed))
-    elif check in sizes_models.SEQUENCES and (model := subject.rpartition(".")[0]) in sizes_models.models():
-        part = subject.rpartition(".")[2]
-        evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
-        calls = sizes_models.calls(model, part, sizes_models.SEQUENCES[check])
-    else:
-        raise suite_api.unknown(parsed, f"subject {subject} with check {check}")
+    if check not in SUITE.checks_for(subject):
+        raise suite_api.unknown(case_id, f"subject {subject} with check {check}")
+    calls = SUITE.checks[check].run(case_id, dtype, ctx, evidence)
     device_module = torch.get_device_module(ctx.device)
     measured: dict[str, dict[str, Any]] = {}
     worst = {"tolerance_ratio": 0.0, "cpu_formula_ratio": 0.0, "max_abs_error": 0.0, "max_rel_error": 0.0,

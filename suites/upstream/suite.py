@@ -47,8 +47,8 @@ from evidence import exception_evidence
 import suite_api
 from vocabulary import Outcome, Where
 
-IMPORT_CHECK = "import"
-OPTIONS = {
+SUITE = suite_api.Suite(__name__, noun="test class", nouns="upstream test classes",
+                        native_phrase="pass every test natively at every dtype", options={
     "pytorch_test_dir": {"type": "path", "required": True,
                          "help": "a PyTorch checkout (or its test/ folder) at the installed torch's tag; "
                                  "ci/fetch-pytorch-tests.sh makes one"},
@@ -58,7 +58,16 @@ OPTIONS = {
     "pytorch_configs": {"type": "path", "default": None,
                         "help": "a module calling PrivateUse1TestBase.set_test_configs (skiplist export --format "
                                 "pytorch), imported before the test files as run_test.py would"},
-}
+})
+IMPORT_CHECK = "import"
+
+
+@suite_api.check(IMPORT_CHECK, "the test file imports (an error here names the import error)")
+def imports(stem: str) -> tuple[str, dict[str, Any]]:
+    """A file that imported (run_case has answered for one that did not)."""
+    return Outcome.PASS, {"file": f"{stem}.py"}
+
+
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
 
 
@@ -85,6 +94,7 @@ def _device_generic(path: Path) -> bool:
         return False
 
 
+@SUITE.configures
 def configure(options: dict[str, Any]) -> None:
     """Takes the run's options; ValueError names what is wrong with them (the run stops, exit 2)."""
     root = Path(options["pytorch_test_dir"]).resolve()
@@ -132,30 +142,26 @@ def _apply_configs(path: Path) -> None:
         raise ValueError(f"--suite-option pytorch_configs={path} does not import: {type(exc).__name__}: {exc}") from exc
 
 
-def describe_suite() -> dict[str, Any]:
-    """What the suite declares of itself (suites/README.md); its checks are the test methods of
-    the configured files, so they are known only once the files are imported (before configure(),
-    only the import check is declared)."""
-    checks = {IMPORT_CHECK: "the test file imports (an error here names the import error)"}
+@SUITE.finds_checks
+def test_checks() -> dict[str, str]:
+    """The test methods of the configured files: known only once the files are imported (before
+    configure(), none)."""
+    checks: dict[str, str] = {}
     for file in _files() if Settings.files else ():
         if isinstance(file, TestFile):
             for test in file.tests.values():
                 checks.setdefault(test.check, f"upstream's {test.generic_class}.{test.check}")
-    return {
-        "noun": "test class",
-        "nouns": "upstream test classes",
-        "checks": checks,
-        "native_phrase": "pass every test natively at every dtype",
-        "options": OPTIONS,
-    }
+    checks.pop(IMPORT_CHECK, None)
+    return checks
 
 
+@SUITE.lists
 def list_cases() -> Iterable[dict[str, str]]:
     for file in _files():
         if isinstance(file, ImportFailure):
-            yield from suite_api.cases("upstream", [(file.stem, "-", IMPORT_CHECK)])
+            yield file.stem, "-", IMPORT_CHECK
             continue
-        yield from suite_api.cases("upstream", ((test.subject, test.dtype, test.check) for test in file.tests.values()))
+        yield from ((test.subject, test.dtype, test.check) for test in file.tests.values())
 
 
 # --- the files and their tests ------------------------------------------------------------
@@ -286,8 +292,9 @@ class _Result(unittest.TestResult):
         self.unexpected_success = True
 
 
-def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype, check = suite_api.parse(case_id, "upstream", None)  # a test of the file
+@SUITE.runs
+def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+    _, subject, dtype, check = case_id  # a test of the file, or the file's import
     stem = subject.split(".")[0]
     file = _file(stem)
     if isinstance(file, ImportFailure):
@@ -299,8 +306,8 @@ def run_case(case_id: str, ctx) -> tuple[str, dict[str, Any]]:
         return Outcome.ERROR, {**exception_evidence(file.exc), "where": Where.IMPORT, "file": f"{stem}.py",
                                "traceback": file.traceback}
     if check == IMPORT_CHECK:
-        return Outcome.PASS, {"file": f"{stem}.py"}
-    test = file.tests.get(case_id)
+        return SUITE.checks[IMPORT_CHECK].run(stem)
+    test = file.tests.get(str(case_id))
     if test is None:
         raise KeyError(f"{case_id}: no such test in {stem}.py (was the checkout changed since the listing?)")
     evidence: dict[str, Any] = {"test": f"{test.cls.__name__}.{test.method}", "file": f"{stem}.py"}

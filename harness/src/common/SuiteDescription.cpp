@@ -17,7 +17,7 @@ std::string text_field(const std::string& suite, const json& j, const char* fiel
   if (!j.contains(field)) return fallback;
   if (!j[field].is_string() || j[field].get<std::string>().empty())
     throw std::invalid_argument(
-        fmt::format("suite '{}' describe_suite(): '{}' must be a non-empty string", suite, field));
+        fmt::format("suite '{}' declaration: '{}' must be a non-empty string", suite, field));
   return j[field].get<std::string>();
 }
 
@@ -61,7 +61,7 @@ std::vector<SuiteDescription::Option> parse_options(const json& j, const std::fu
 
 SuiteDescription SuiteDescription::from_json(const std::string& suite, const json& j) {
   const auto fail = [&](const std::string& what) {
-    return std::invalid_argument(fmt::format("suite '{}' describe_suite(): {}", suite, what));
+    return std::invalid_argument(fmt::format("suite '{}' declaration: {}", suite, what));
   };
   if (!j.is_object()) throw fail("must be an object");
   static const std::set<std::string> kKnown = {"noun",          "nouns",         "checks",

@@ -8,7 +8,7 @@
 
 namespace conform {
 
-// What a suite says of itself when it lists its cases (its suite.py's describe_suite()), stored
+// What a suite says of itself when it lists its cases (its suite.py's SUITE, suite_api.Suite.describe()), stored
 // with every run so that a run's reports render from what that run declared. Reports know no
 // suite by name: everything suite-specific they show comes from here.
 struct SuiteDescription {

@@ -62,7 +62,7 @@ Listing list_suite(const std::string& suite, const WorkerCommand& command,
       CaseId id = CaseId::parse(json.at("id").get<std::string>());
       if (!listing.description.has_check(id.check))
         throw std::invalid_argument(fmt::format(
-            "suite '{}' lists case {} whose check '{}' its describe_suite() does not declare",
+            "suite '{}' lists case {} whose check '{}' it does not declare (suite_api.check)",
             listing.suite, id.str(), id.check));
       listing.cases.push_back(std::move(id));
     }

@@ -11,28 +11,30 @@ import time
 import suite_api
 from vocabulary import Outcome
 
-SUITE = "bulky"
-CHECK = "store"
 CASES = 300
 SETTINGS: dict = {}
+SUITE = suite_api.Suite(__name__, noun="parcel", nouns="parcels", options={
+    "case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"},
+    "failing": {"type": "str", "default": "", "help": "parcels that fail, comma-separated"}})
 
 
-def describe_suite():
-    return {"noun": "parcel", "nouns": "parcels", "checks": {CHECK: "records a bulky result"},
-            "options": {"case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"},
-                        "failing": {"type": "str", "default": "", "help": "parcels that fail, comma-separated"}}}
-
-
+@SUITE.configures
 def configure(options):
     SETTINGS.update(options)
 
 
+@SUITE.lists
 def list_cases():
-    yield from suite_api.cases(SUITE, [(f"parcel{i:03d}", "-", CHECK) for i in range(CASES)])
+    return ((f"parcel{i:03d}", "-", "store") for i in range(CASES))
 
 
-def run_case(case_id, ctx):
-    case = suite_api.parse(case_id, SUITE, [CHECK])
+@SUITE.runs
+def run_case(case, ctx):
+    return SUITE.checks[case.check].run(case)
+
+
+@suite_api.check("store", "records a bulky result")
+def store(case):
     time.sleep(SETTINGS.get("case_seconds", 0.0))
     if case.subject in SETTINGS.get("failing", "").split(","):
         return Outcome.FAIL, {"message": f"{case.subject} planted to fail"}

@@ -18,7 +18,6 @@ import torch
 import suite_api
 from vocabulary import Outcome
 
-SUITE = "hostile"
 CHECK = "misbehave"
 ATTACKS = (
     "garbage_line",         # a line that is not JSON, then its real result
@@ -36,16 +35,13 @@ ATTACKS = (
 )
 
 
-def describe_suite():
-    return {"noun": "attack", "nouns": "attacks",
-            "checks": {CHECK: "misbehaves on the worker's protocol stream or memory"}}
+SUITE = suite_api.Suite(__name__, noun="attack", nouns="attacks")
 
 
+@SUITE.lists
 def list_cases():
-    subjects = []
     for attack in ATTACKS:
-        subjects += [attack, f"calm_after_{attack}"]
-    yield from suite_api.cases(SUITE, [(s, "-", CHECK) for s in subjects])
+        yield from [(attack, "-", CHECK), (f"calm_after_{attack}", "-", CHECK)]
 
 
 def protocol_fd() -> int:
@@ -77,8 +73,14 @@ def harness_peak_rss_kb() -> int:
     return int(status.split("VmHWM:")[1].split()[0])
 
 
-def run_case(case_id, ctx):
-    case = suite_api.parse(case_id, SUITE, [CHECK])
+@SUITE.runs
+def run_case(case, ctx):
+    return SUITE.checks[case.check].run(case, ctx)
+
+
+@suite_api.check(CHECK, "misbehaves on the worker's protocol stream or memory")
+def misbehave(case, ctx):
+    case_id = str(case)
     attack = case.subject
     if attack.startswith("calm_after_"):
         if attack == "calm_after_fork_writes_later":
@@ -97,7 +99,7 @@ def run_case(case_id, ctx):
     elif attack == "wrong_types":
         write(json.dumps({"case": case_id, "outcome": 7, "duration": "soon", "evidence": "none"}).encode() + b"\n")
     elif attack == "other_case":
-        other = f"{SUITE}/calm_after_other_case/-/{CHECK}"
+        other = f"{SUITE.name}/calm_after_other_case/-/{CHECK}"
         write(json.dumps({"case": other, "outcome": "pass", "duration": 0.0}).encode() + b"\n")
     elif attack == "fork_writes_later":
         fd = protocol_fd()

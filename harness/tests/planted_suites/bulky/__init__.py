@@ -1,0 +1,1 @@
+"""The bulky suite (suite.py declares it)."""

@@ -1,0 +1,1 @@
+"""The hostile suite (suite.py declares it)."""

@@ -1,0 +1,1 @@
+"""The aten suite (suite.py declares it)."""

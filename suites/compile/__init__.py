@@ -1,0 +1,1 @@
+"""The compile suite (suite.py declares it)."""

@@ -1,0 +1,1 @@
+"""The distributed suite (suite.py declares it)."""

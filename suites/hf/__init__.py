@@ -1,0 +1,1 @@
+"""The hf suite (suite.py declares it)."""

@@ -1,0 +1,1 @@
+"""The modules suite (suite.py declares it)."""

@@ -1,0 +1,1 @@
+"""The ops suite (suite.py declares it)."""

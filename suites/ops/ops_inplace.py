@@ -1,0 +1,111 @@
+"""The `inplace` check (OpInfos that have an in-place variant): it returns self, keeps self's
+storage, computes the CPU's values, leaves the other inputs untouched, and writes through a view
+of a larger tensor without touching the rest of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch.testing._internal.common_utils import noncontiguous_like
+from torch.testing._internal.opinfo.core import SampleInput
+
+import suite_api
+from sides import NoReference, Verdict
+
+from . import ops_inputs
+from . import opinfo_runs as runs
+
+DESCRIPTION = ("the in-place variant: returns self, writes self and through a view, leaves other inputs "
+               "untouched")
+
+
+def applies(op, dtype: torch.dtype) -> bool:
+    return op.inplace_variant is not None
+
+
+def _copy(t: torch.Tensor) -> torch.Tensor:
+    """A copy of `t` over a copy of its whole storage, with its sizes, strides and offset: what
+    comparison.to_device gives the device, on the CPU (ops that see the storage, such as
+    as_strided_, find the same elements on both sides)."""
+    if t.layout != torch.strided or t.is_conj() or t.is_neg():
+        return t.clone()
+    copy = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage().clone(), t.storage_offset(), t.shape, t.stride())
+    return copy.requires_grad_(t.requires_grad)
+
+
+def _storage_of(t: torch.Tensor) -> torch.Tensor:
+    """The whole storage under `t`, as a 1-d tensor of its dtype."""
+    storage = t.untyped_storage()
+    return torch.empty(0, dtype=t.dtype, device=t.device).set_(storage, 0, (storage.nbytes() // t.element_size(),))
+
+
+def _check_inplace(case: runs.Case, samples: list) -> None:
+    op, device = case.op, case.ctx.device
+
+    def call(sample):
+        returned = op.inplace_variant(sample.input, *sample.args, **sample.kwargs)
+        return returned, sample
+
+    def fresh(sample):  # a copy the CPU may modify, keeping every tensor's layout and storage
+        return sample.transform(lambda t: _copy(t) if isinstance(t, torch.Tensor) else t)
+
+    for index, sample in enumerate(samples):
+        if not isinstance(sample.input, torch.Tensor):
+            case.without_reference += 1
+            continue
+        view_sample = ops_inputs.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
+        dev_sample, dev_view_sample = runs.on_device(sample, device, case.op), runs.on_device(view_sample, device, case.op)
+        try:
+            copy = fresh(sample)
+            cpu_storage = copy.input.untyped_storage().data_ptr()
+            returned, cpu_sample = case.cpu(call, copy)
+        except NoReference:
+            case.without_reference += 1
+            continue
+        returns_self = returned is cpu_sample.input
+        keeps_storage = cpu_storage == cpu_sample.input.untyped_storage().data_ptr()
+
+        def where(name: str, prop: str) -> dict[str, Any]:
+            return {"variant": name, "property": prop, "sample_index": index, "sample": sample}
+
+        target, storage = dev_sample.input, dev_sample.input.untyped_storage().data_ptr()
+        original = target.detach().cpu().clone()
+        returned = case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_sample,
+                               where=where("inplace", "runs"))
+        if returns_self and returned is not target:
+            raise case.fail("the in-place op returned a new tensor, not self", where("inplace", "returns self"))
+        if keeps_storage and target.untyped_storage().data_ptr() != storage:
+            raise case.fail("the in-place op moved self to new storage instead of writing into it (the CPU "
+                            "writes into self's storage)", where("inplace", "storage kept"))
+        try:
+            case.compare(target, cpu_sample.input, where("inplace", "values of self"))
+        except Verdict as verdict:
+            if torch.equal(target.detach().cpu(), original) and not torch.equal(cpu_sample.input, sample.input):
+                verdict.evidence.update(where("inplace", "writes into self"))
+                verdict.evidence["message"] = ("self is unchanged: the in-place op computed its result elsewhere "
+                                               "(a copy) instead of writing into self. " + verdict.evidence["message"])
+            raise
+        others = lambda s: [t for t in runs.tensors(s)[1:]]  # noqa: E731
+        case.compare(others(dev_sample), others(cpu_sample), where("inplace", "other inputs untouched"))
+        case.variants_compared += 1
+
+        # through a view: the op on a strided view of a larger tensor writes the view's elements of
+        # that tensor and no other
+        try:
+            copy = fresh(sample)
+            _, cpu_view = case.cpu(call, SampleInput(view_sample.input, args=copy.args, kwargs=copy.kwargs))
+        except NoReference:
+            case.variants_without_reference += 1
+        else:
+            w = where("inplace_view", "writes through a view")
+            case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_view_sample, where=w)
+            case.compare(_storage_of(dev_view_sample.input), _storage_of(cpu_view.input), w)
+            case.variants_compared += 1
+        case.compared += 1
+
+
+@suite_api.check("inplace", DESCRIPTION, applies=applies)
+def run(case: runs.Case) -> None:
+    _check_inplace(case, runs.samples(case.op, case.dtype, reference=False))

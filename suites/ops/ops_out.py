@@ -1,0 +1,150 @@
+"""The `out` check (OpInfos with supports_out), as upstream's test_out does: an out= full of NaN (or
+the largest integer), a non-contiguous out= (its strides and storage kept), a wrongly sized out=
+(resized, with the CPU's warning), and an out= dtype the CPU rejects (int64 for floating results)
+rejected on the device too.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from typing import Any
+
+import torch
+import torch.utils._pytree as pytree
+from torch.testing._internal.common_utils import noncontiguous_like
+
+import suite_api
+from comparison import to_device
+from sides import NoReference, seed
+
+from . import opinfo_runs as runs
+
+DESCRIPTION = ("the out= variant: NaN-filled, non-contiguous, wrongly sized (resized, with the CPU's warning) "
+               "and wrongly typed (rejected) out= tensors")
+
+
+def applies(op, dtype: torch.dtype) -> bool:
+    return op.supports_out
+
+
+def _filled_like(t: torch.Tensor) -> torch.Tensor:
+    """test_out's case zero: NaN for floating-point and complex tensors, the largest value for
+    integers, True for bool; out= values must not affect the result."""
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        value: Any = math.nan
+    elif t.dtype == torch.bool:
+        value = True
+    else:
+        value = torch.iinfo(t.dtype).max
+    return torch.full(t.shape, value, dtype=t.dtype)
+
+
+def _wrongly_sized(t: torch.Tensor) -> torch.Tensor:
+    """test_out_warning's out=: the last dimension one longer ([2] for a scalar)."""
+    shape = list(t.shape)
+    shape = [2] if not shape else shape[:-1] + [shape[-1] + 1]
+    return _filled_like(torch.empty(shape, dtype=t.dtype))
+
+
+_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
+
+
+def _resize_warnings(caught) -> list[str]:
+    return sorted(_TRIGGERED.sub("", str(w.message)) for w in caught if "resized" in str(w.message))
+
+
+def _check_out(case: runs.Case, samples: list) -> None:
+    op, device = case.op, case.ctx.device
+
+    def call(sample, outs, spec):
+        out = pytree.tree_unflatten(outs, spec)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            op(sample.input, *sample.args, **sample.kwargs, out=out)
+        return sample.output_process_fn_grad(out), _resize_warnings(caught)
+
+    for index, sample in enumerate(samples):
+        try:
+            raw = case.cpu(lambda s: op(s.input, *s.args, **s.kwargs), sample)
+            leaves, spec = pytree.tree_flatten(raw)
+            if not leaves or not all(isinstance(t, torch.Tensor) for t in leaves):
+                # as test_out: an op that returns no tensors has nothing to write into
+                case.first_cpu_error = case.first_cpu_error or f"the op returns {type(raw).__name__}, not tensors"
+                raise NoReference("out= needs tensor outputs")
+            filled = [_filled_like(t) for t in leaves]
+            expected, _ = case.cpu(lambda s: call(s, [t.clone() for t in filled], spec), sample)
+        except NoReference:
+            case.without_reference += 1
+            continue
+        dev_sample = runs.on_device(sample, device, case.op)
+
+        def where(name: str, prop: str | None = None) -> dict[str, Any]:
+            found = {"variant": name, "sample_index": index, "sample": sample}
+            return {**found, "property": prop} if prop else found
+
+        # out= full of NaN: its values must not matter
+        w = where("out")
+        actual, _ = case.device(lambda s: call(s, to_device(filled, device), spec), dev_sample, where=w)
+        case.compare(actual, expected, w)
+        case.variants_compared += 1
+
+        # a non-contiguous out=: written through its strides, its storage kept (where the CPU keeps them)
+        w = where("out_noncontiguous")
+        strided = [noncontiguous_like(t) for t in filled]
+        layout = lambda outs: [(t.stride(), t.data_ptr()) for t in outs]  # noqa: E731
+        outs = to_device(strided, device)
+        before = layout(outs)
+        actual, _ = case.device(lambda s: call(s, outs, spec), dev_sample, where=w)
+        if layout(outs) != before:
+            cpu_outs = [noncontiguous_like(t) for t in filled]
+            cpu_before = layout(cpu_outs)
+            try:
+                case.cpu(lambda s: call(s, cpu_outs, spec), sample)
+            except NoReference:
+                cpu_before = None
+            if cpu_before is not None and layout(cpu_outs) == cpu_before:
+                raise case.fail(f"the non-contiguous out= was not written in place (the CPU writes it in place): "
+                                f"strides and data pointers {before} became {layout(outs)}",
+                                where("out_noncontiguous", "strides kept"))
+        if case.against(actual, expected, w, lambda: case.cpu(
+                lambda s: call(s, [noncontiguous_like(t) for t in filled], spec)[0], sample)):
+            case.variants_compared += 1
+
+        # a wrongly sized out=: resized, with the CPU's warning
+        wrong = [_wrongly_sized(t) for t in leaves]
+        try:
+            cpu_resized, cpu_warnings = case.cpu(lambda s: call(s, [t.clone() for t in wrong], spec), sample)
+        except NoReference:
+            case.variants_without_reference += 1
+        else:
+            w = where("out_resized")
+            actual, dev_warnings = case.device(lambda s: call(s, to_device(wrong, device), spec), dev_sample, where=w)
+            case.compare(actual, cpu_resized, w)
+            if dev_warnings != cpu_warnings:
+                raise case.fail(f"resizing a wrongly sized out= warned {dev_warnings or 'nothing'} on the device, "
+                                f"{cpu_warnings or 'nothing'} on the CPU", where("out_resized", "resize warning"))
+            case.variants_compared += 1
+
+        # an out= dtype the CPU refuses to cast to (test_out's case four: int64 for floating results)
+        if any(t.dtype.is_floating_point or t.dtype.is_complex for t in leaves):
+            longs = [torch.zeros(t.shape, dtype=torch.long) for t in leaves]
+            try:
+                case.cpu(lambda s: call(s, [t.clone() for t in longs], spec), sample)
+            except NoReference as refused:
+                w = where("out_dtype", "unsafe cast rejected")
+                try:
+                    seed(case.ctx.seed)
+                    call(dev_sample, to_device(longs, device), spec)
+                except Exception:
+                    case.variants_compared += 1
+                else:
+                    raise case.fail(f"the device wrote a floating-point result into an int64 out=, which the CPU "
+                                    f"rejects ({str(refused.__cause__)[:300]})", w) from None
+        case.compared += 1
+
+
+@suite_api.check("out", DESCRIPTION, applies=applies)
+def run(case: runs.Case) -> None:
+    _check_out(case, runs.samples(case.op, case.dtype, reference=False))

@@ -1,0 +1,1 @@
+"""The optim suite (suite.py declares it)."""

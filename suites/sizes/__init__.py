@@ -1,0 +1,1 @@
+"""The sizes suite (suite.py declares it)."""

@@ -1,0 +1,1 @@
+"""The upstream suite (suite.py declares it)."""
