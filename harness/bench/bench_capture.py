@@ -33,7 +33,7 @@ def main() -> None:
     backend = importlib.import_module(args.backend_module)
     import backend_contract
     import suite_api
-    from worker import Context
+    from case_context import Context
 
     device = torch._C._get_privateuse1_backend_name()
     backend_contract.declare(args.backend_module, backend, device)

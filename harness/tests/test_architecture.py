@@ -65,10 +65,10 @@ def test_sql_lives_in_record_only():
 # (file, word) for the whole file, or (file, word, text on the literal's line) for those lines only.
 HOMONYMS = {
     ("reports/src/Junit.cpp", "error"): "JUnit's <error> element",
-    ("suites/ops/suite.py", "forward_ad"): "the ops suite's check",
+    ("suites/ops/ops_autograd.py", "forward_ad"): "the ops suite's check",
     ("harness/worker/compilation.py", "graph_break"): "Dynamo's own counter of graph breaks",
     ("suites/device/test_engine.py", "error"): "the backend's NEURONSIM_FALLBACK and NEURONSIM_64BIT mode",
-    ("suites/ops/ops_arguments.py", "sparse", '"sparse"}'): "an argument's name",
+    ("harness/worker/suitelib/opinfo/argument_variants.py", "sparse", '"sparse"}'): "an argument's name",
     ("suites/upstream/suite.py", "import", 'IMPORT_CHECK = "import"'): "the upstream suite's check",
     ("harness/worker/pytorch_configs.py", "forward_ad"): "the ops suite's check",
     ("harness/src/commands/SkiplistCommand.cpp", "import"): "the skiplist subcommand",

@@ -12,7 +12,10 @@ from conform_cli import REPO, cli, evidences, outcomes, suite_module
 
 import transformers  # noqa: E402
 
-shrink = suite_module("hf", "models")
+suite_module("hf")  # the worker's modules importable, as the worker has them
+import suitelib.tiny_models as shrink  # noqa: E402
+
+tables = suite_module("hf", "tables")
 
 
 @pytest.mark.parametrize("arch", ["LlamaForCausalLM", "GPT2LMHeadModel", "MixtralForCausalLM", "BloomForCausalLM",
@@ -66,7 +69,7 @@ def test_label_layouts_are_checked_and_reshape_ids_as_the_model_reads_labels(tmp
     shrink.label_layouts.cache_clear()
     with pytest.raises(ValueError, match="labels entry 'MusicgenForCausalLM': 'codebooks_first'"):
         shrink.label_layouts()
-    monkeypatch.setattr(shrink, "OVERRIDES_FILE", REPO / "suites" / "hf" / "overrides.json")
+    monkeypatch.setattr(shrink, "OVERRIDES_FILE", REPO / "harness" / "worker" / "suitelib" / "tiny_models.json")
     shrink.label_layouts.cache_clear()
     model = transformers.MusicgenForCausalLM(shrink.tiny_config("MusicgenForCausalLM"))
     model.config.num_codebooks = 2  # the layout, at more than the one codebook the suite uses
@@ -79,7 +82,7 @@ def test_label_layouts_are_checked_and_reshape_ids_as_the_model_reads_labels(tmp
 def test_the_shipped_override_and_most_used_files_are_valid():
     shrink.overrides.cache_clear()
     assert shrink.overrides()
-    assert "LlamaForCausalLM" in shrink.most_used()
+    assert "LlamaForCausalLM" in tables.most_used()
 
 
 def test_architectures_end_to_end_through_the_cli(db):
@@ -127,19 +130,19 @@ def test_an_hf_coverage_json_follows_the_schema_too(db):
 
 
 def test_not_runnable_entries_are_checked_and_cover_the_cases_they_name(tmp_path, monkeypatch):
-    shrink.not_runnable.cache_clear()
-    assert shrink.why_not_runnable("GitForCausalLM", "float32", "backward").startswith("Git's loss")
-    assert shrink.why_not_runnable("GitForCausalLM", "float32", "forward") is None
-    assert shrink.why_not_runnable("XLNetLMHeadModel", "float32", "generate") is None
-    assert shrink.why_not_runnable("Gemma4AssistantForCausalLM", "bfloat16", "static_shapes")
-    bad = tmp_path / "overrides.json"
-    monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
+    tables.not_runnable.cache_clear()
+    assert tables.why_not_runnable("GitForCausalLM", "float32", "backward").startswith("Git's loss")
+    assert tables.why_not_runnable("GitForCausalLM", "float32", "forward") is None
+    assert tables.why_not_runnable("XLNetLMHeadModel", "float32", "generate") is None
+    assert tables.why_not_runnable("Gemma4AssistantForCausalLM", "bfloat16", "static_shapes")
+    bad = tmp_path / "not_runnable.json"
+    monkeypatch.setattr(tables, "NOT_RUNNABLE_FILE", bad)
     for key in ("GitForCausalLM/backward", "GitForCausalLM/float16/backward", "NoSuchForCausalLM/*/*"):
-        bad.write_text(json.dumps({"overrides": {}, "not_runnable": {key: "why"}}))
-        shrink.not_runnable.cache_clear()
+        bad.write_text(json.dumps({"not_runnable": {key: "why"}}))
+        tables.not_runnable.cache_clear()
         with pytest.raises(ValueError, match=re.escape(f"not_runnable entry '{key}'")):
-            shrink.not_runnable()
-    shrink.not_runnable.cache_clear()
+            tables.not_runnable()
+    tables.not_runnable.cache_clear()
 
 
 def test_a_case_transformers_cannot_run_is_a_skip_saying_why(db):

@@ -6,12 +6,20 @@ import pytest
 from conform_cli import cli, evidences, outcomes, suite_module
 
 
+def opinfo_runs():
+    """The OpInfo runs the ops suite's checks are made of (harness/worker/suitelib/opinfo/runs.py)."""
+    suite_module("ops")  # the worker's modules importable, as the worker has them
+    from suitelib.opinfo import runs
+
+    return runs
+
+
 def test_uninitialized_outputs_compare_shapes_only_and_say_so(db):
     # torch.empty's values are whatever memory held, on both sides; upstream skips comparing them,
     # so do we: when they differ, shapes and dtypes must still match, and the evidence says so.
     import torch
 
-    runs = suite_module("ops", "opinfo_runs")
+    runs = opinfo_runs()
 
     assert runs.values_not_comparable(runs.OPS["empty"], torch.float32) == "output is non-deterministic"
     assert runs.values_not_comparable(runs.OPS["add"], torch.float32) is None
@@ -56,7 +64,7 @@ def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
     # out upstream's non-contiguous twins, because it runs every sample non-contiguously itself.
     import torch
 
-    runs = suite_module("ops", "opinfo_runs")
+    runs = opinfo_runs()
 
     neg = runs.OPS["neg"]
     upstream = list(neg.reference_inputs("cpu", torch.float32))

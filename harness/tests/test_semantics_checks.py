@@ -184,7 +184,8 @@ def test_statistics_against_known_values():
 def test_every_random_op_of_the_rule_has_a_reviewed_draw():
     """The rule selects OpInfos by name and by upstream's "non-deterministic"; each needs a draw
     or a reason it has none, so a new torch's random op is reviewed, not silently skipped."""
-    runs, random_check = suite_module("ops", "opinfo_runs"), suite_module("ops", "ops_random")
+    random_check = suite_module("ops", "ops_random")
+    from suitelib.opinfo import runs
     selected = {runs.subject_of(op) for op in runs.OPS.values() if random_check._selected(op)}
     assert selected - set(random_check.NOT_RANDOM) == set(random_check.DRAWS)
     assert {"nn.functional.dropout", "bernoulli", "multinomial", "uniform", "nn.functional.rrelu",

@@ -98,7 +98,7 @@ def test_options_are_typed_defaulted_and_refused_by_their_declaration(tmp_path, 
 
 
 def test_every_suite_loads_as_one_package_and_leaks_no_module_name():
-    """A suite's own modules (ops_inputs, models, cases, world, sizes_calls, ...) are
+    """A suite's own modules (ops_layout, tables, cases, world, sizes_calls, ...) are
     neuron_conform_suites.<suite>.<module>, never top-level names another suite's could shadow."""
     script = f"""
 import json, sys

@@ -39,7 +39,8 @@ from evidence import dtype_name, exception_evidence
 from vocabulary import Kernel, Outcome
 import backend_contract
 import suite_api
-from worker import Context, protocol_stream, strict_json
+from case_context import Context
+from worker import protocol_stream, strict_json
 
 
 class Fatal(Exception):
@@ -61,7 +62,7 @@ def hf_model(name: str, full_size: bool, dtype):
 
     transformers.logging.set_verbosity_error()  # its warnings are not the user's business here
     suite_api.package()
-    from neuron_conform_suites.hf.models import architecture_of, build, config_class, inputs as hf_inputs, tiny_config
+    from suitelib.tiny_models import architecture_of, build, config_class, inputs as hf_inputs, tiny_config
 
     try:
         arch = architecture_of(name)
@@ -714,7 +715,7 @@ def requested_shapes(args) -> list[tuple[int, ...]]:
     if not args.hf:
         raise Fatal("--seq-lens and --batch-sizes apply to --hf (for --script: --shapes)")
     suite_api.package()
-    from neuron_conform_suites.hf.models import BATCH, SEQ
+    from suitelib.tiny_models import BATCH, SEQ
 
     seq_lens = integers("--seq-lens", args.seq_lens) if args.seq_lens else [SEQ]
     batches = integers("--batch-sizes", args.batch_sizes) if args.batch_sizes else [BATCH]
@@ -779,7 +780,7 @@ def main() -> None:
                                     "default_suite": suite_api.DEFAULT_SUITE}
         if shapes:  # before the probe, so that the first shape's executables are its own
             if args.hf:  # (batch, sequence length), as the hf suite makes its inputs
-                from neuron_conform_suites.hf.models import inputs as hf_inputs
+                from suitelib.tiny_models import inputs as hf_inputs
 
                 make_inputs = lambda shape: hf_inputs(0, seq=shape[1], batch=shape[0])  # noqa: E731
             else:

@@ -16,7 +16,7 @@ Modes:
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
   --serve           read {"case": ID} lines on stdin, answer one result line each
-  --api             print the hello, then {"api": ...}: the suite's public_api() (harness/worker/public_api.py:
+  --api             print the hello, then {"api": ...}: the suite's public_api() (harness/worker/suitelib/public_api.py:
                     the public names each subject tests, and whether in eager mode or under torch.compile), or
                     null when the suite declares none
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
@@ -43,16 +43,15 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from types import ModuleType
 from typing import Any, TextIO
 
 import backend_contract
 import suite_api
 import zygote
-from dispatch_capture import Capture
+from case_context import Context
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
-from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Route, Where
+from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Where
 
 
 def protocol_stream() -> TextIO:
@@ -77,91 +76,6 @@ def strict_json(value: Any) -> Any:
 
 def emit(stream: TextIO, message: dict[str, Any], **dump_options: Any) -> None:
     stream.write(json.dumps(strict_json(message), allow_nan=False, **dump_options) + "\n")
-
-
-def _add_counts(into: dict[str, int], counts: dict[str, int]) -> None:
-    for op, count in counts.items():
-        into[op] = into.get(op, 0) + count
-
-
-# The backend's own op tracking (optional, docs/backends.md): what ran natively, what fell back.
-TRACKING_FUNCTIONS = ("get_executed_ops", "get_fallback_ops", "clear_op_tracking")
-
-
-class Context:
-    """What a suite needs to run a case against the backend under test, and what the case ran:
-    each aten op on the device by route, from the dispatcher (dispatch_capture.py) and, where the
-    backend tracks its ops itself, from the backend."""
-
-    def __init__(self, backend: ModuleType, device: str, seed: int) -> None:
-        self.backend = backend
-        self.device = device
-        self.seed = seed
-        self.tracking = all(callable(getattr(backend, name, None)) for name in TRACKING_FUNCTIONS)
-        self.capture = Capture(device.split(":")[0])
-        self._other_processes: tuple[dict[str, int], dict[str, int]] = ({}, {})
-        self._unobserved: list[str] = []
-
-    def clear_tracking(self) -> None:
-        if self.tracking:
-            self.backend.clear_op_tracking()
-        self.capture.clear()
-        self._other_processes = ({}, {})
-        self._unobserved = []
-
-    def unobservable(self, what: str) -> None:
-        """Part of the case ran where the dispatcher capture cannot see (a compiled graph, another
-        process): without the backend's own tracking, a match is native_unknown, not a pass."""
-        if what not in self._unobserved:
-            self._unobserved.append(what)
-
-    def add_tracked_ops(self, native: dict[str, int], fallback: dict[str, int]) -> None:
-        """Ops the case ran in other processes (the distributed suite's ranks), counted with this
-        process's own."""
-        for mine, theirs in zip(self._other_processes, (native, fallback)):
-            _add_counts(mine, theirs)
-
-    def compile_cache(self) -> dict[str, float]:
-        """The backend's compile-cache counters, if it reports them (compile_cache_stats())."""
-        stats = getattr(self.backend, "compile_cache_stats", None)
-        return dict(stats()) if callable(stats) else {}
-
-    def tracked_ops(self) -> tuple[dict[str, int], dict[str, int]]:
-        """The ops the case ran, natively and through the fallback: the backend's account where it
-        tracks its ops, else the dispatcher's."""
-        if self.tracking:
-            native, fallback = dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
-        else:
-            native, fallback = dict(self.capture.counts[Route.NATIVE]), dict(self.capture.counts[Route.FALLBACK])
-        for mine, theirs in zip((native, fallback), self._other_processes):
-            _add_counts(mine, theirs)
-        return native, fallback
-
-    @property
-    def ops_source(self) -> str:
-        """Whose account of the ops decides native or fallback: the backend's, or the dispatcher's."""
-        return "backend" if self.tracking else "dispatcher"
-
-    def observation(self, native: dict[str, int], fallback: dict[str, int]) -> dict[str, Any]:
-        """The evidence of how the case's ops were observed: `ops_source`, what could not be seen,
-        and where the dispatcher and the backend's tracking disagree."""
-        observed: dict[str, Any] = {"ops_source": self.ops_source}
-        if self._unobserved:
-            observed["unobserved"] = list(self._unobserved)
-        if self.tracking:
-            seen = self.capture.counts
-            disagree = {op: {"dispatcher": Route.NATIVE, "backend": Route.FALLBACK}
-                        for op in seen[Route.NATIVE] if op in fallback}
-            disagree |= {op: {"dispatcher": Route.FALLBACK, "backend": Route.NATIVE}
-                         for op in seen[Route.FALLBACK] if op in native}
-            if disagree:
-                observed["ops_disagree"] = disagree
-        return observed
-
-    def route_unknown(self) -> bool:
-        """Whether a match cannot be called native: part of the case ran unseen and the backend
-        does not track its ops."""
-        return bool(self._unobserved) and not self.tracking
 
 
 def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:

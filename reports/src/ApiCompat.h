@@ -11,7 +11,7 @@ namespace conform {
 // shape TorchNeuron publishes as torch_api_compatibility.md, derived from test evidence.
 //
 // One source per run: the run's coverage model (Coverage.h) and its suite's public_api()
-// (harness/worker/public_api.py): {"mode": "eager" | "compile", "subjects": {subject: [entry]}}.
+// (harness/worker/suitelib/public_api.py): {"mode": "eager" | "compile", "subjects": {subject: [entry]}}.
 // Every public API entry a source names becomes a row; for each mode its status is judged over
 // the cases of every subject that tests it, in the runs of that mode:
 //   Y             some dtype works (every case run at it matched the CPU) and none of those cases

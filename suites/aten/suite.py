@@ -41,7 +41,7 @@ from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
-from neuron_conform_suites.ops import opinfo_runs as ops
+from suitelib.opinfo import runs as ops
 
 from . import explicit
 

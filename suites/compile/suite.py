@@ -35,10 +35,10 @@ import compilation
 from evidence import dtype_name
 from sides import NoReference, Verdict, seed
 import suite_api
-from public_api import opinfo_api
+from suitelib.public_api import opinfo_api
 from vocabulary import Outcome
 
-from neuron_conform_suites.ops import opinfo_runs as ops
+from suitelib.opinfo import runs as ops
 
 MAX_SAMPLES = 3  # sample inputs per case: each one is a compilation of its own
 
@@ -94,7 +94,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.declares_api
 def public_api() -> dict[str, Any]:
-    """The public names each OpInfo tests under torch.compile (harness/worker/public_api.py)."""
+    """The public names each OpInfo tests under torch.compile (harness/worker/suitelib/public_api.py)."""
     return opinfo_api("compile", SUITE.api_checks())
 
 

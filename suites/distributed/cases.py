@@ -253,9 +253,9 @@ STEPS = 3
 
 
 def _tiny_llama(seed: int) -> torch.nn.Module:
-    """The hf suite's tiny LlamaForCausalLM (its builder, suites/hf/models.py)."""
+    """The tiny LlamaForCausalLM the hf suite builds too (harness/worker/suitelib/tiny_models.py)."""
     import transformers
-    from neuron_conform_suites.hf.models import tiny_config
+    from suitelib.tiny_models import tiny_config
 
     torch.manual_seed(seed)
     return transformers.LlamaForCausalLM(tiny_config("LlamaForCausalLM"))

@@ -62,7 +62,7 @@ def main() -> None:
         # after the backend: the cases' imports may touch torch.testing
         from neuron_conform_suites.distributed import cases
         from evidence import exception_evidence
-        from worker import Context
+        from case_context import Context
 
         ctx = Context(backend, args.device_type, 0)  # the ops each case runs, as a worker sees them
     except Exception as exc:

@@ -32,8 +32,10 @@ from evidence import exception_evidence
 import suite_api
 import vocabulary
 from vocabulary import Outcome, Where
-from .models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts, most_used, not_runnable,
-                     overrides, why_not_runnable)
+from suitelib.tiny_models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts,
+                                  overrides)
+
+from .tables import most_used, not_runnable, why_not_runnable
 
 SUITE = suite_api.Suite(
     __name__, noun="architecture", nouns="causal-LM architectures",
@@ -124,7 +126,7 @@ def named_parameters_to_check(model: torch.nn.Module) -> list[str]:
 
 
 def labels_for(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
-    """labels=input_ids, in the layout the model's loss reads (overrides.json "labels")."""
+    """labels=input_ids, in the layout the model's loss reads (harness/worker/suitelib/tiny_models.json "labels")."""
     if label_layouts().get(type(model).__name__) == "codebooks_last":
         return ids.reshape(-1, model.config.num_codebooks, ids.shape[-1]).transpose(1, 2)
     return ids
@@ -257,7 +259,7 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True, "message": missing}
     if (reason := why_not_runnable(arch, dtype_name, check)) is not None:
         return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True,
-                              "message": f"transformers cannot run this case (suites/hf/overrides.json): {reason}"}
+                              "message": f"transformers cannot run this case (suites/hf/not_runnable.json): {reason}"}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
     module = device_module(ctx.device)

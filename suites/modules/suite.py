@@ -47,10 +47,10 @@ from torch.testing._internal.common_utils import noncontiguous_like
 
 from comparison import to_device
 from evidence import describe_call, dtype_name
-import info_decorators
+from suitelib import info_decorators
 from sides import NoReference, Sides, Verdict, seed
 import suite_api
-from public_api import class_entries
+from suitelib.public_api import class_entries
 from vocabulary import Outcome
 
 from . import save_load
@@ -114,7 +114,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.declares_api
 def public_api() -> dict[str, Any]:
-    """The public class each ModuleInfo tests (harness/worker/public_api.py)."""
+    """The public class each ModuleInfo tests (harness/worker/suitelib/public_api.py)."""
     return {"mode": "eager", "subjects": {name: class_entries(name, info.module_cls, "module")
                                          for name, info in MODULES.items()}}
 

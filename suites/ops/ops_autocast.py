@@ -28,14 +28,14 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 
-import opinfo
+from suitelib import opinfo
 from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
 import suite_api
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("under torch.autocast on the device, the ops of the backend's autocast policy compute in the "
                "policy's dtype (lower-precision list: the autocast dtype; float32 lists: float32) and match the "

@@ -12,7 +12,7 @@ import torch
 
 import suite_api
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 
 
 @suite_api.check("backward", "gradients of every input, over the reference inputs as generated and non-contiguous",

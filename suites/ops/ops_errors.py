@@ -5,16 +5,16 @@ an answer where PyTorch raises gives its user a silently wrong result.
   raise on the device an error of the type the CPU raises, with a message matching upstream's
   regex. An error input that this CPU does not refuse as upstream says is counted
   (`error_inputs_not_raised_on_cpu`), not judged.
-- Invalid variants of every sample input (ops_inputs.invalid_variants): an operand with one
+- Invalid variants of every sample input (sample_variants.invalid_variants): an operand with one
   dimension off by one (a contraction, a concatenated or broadcast dimension), an index tensor
   holding `size` or `-size - 1`, a `dim` one past either end, an operand of another
   floating-point dtype. The CPU decides which are invalid: where it raises, the device must
   raise an error of the same type; a variant the CPU accepts is not run on the device (a CPU
   kernel that does not validate an index reads arbitrary memory; the device may rightly refuse).
   Kinds whose CPU result is undefined for an op (a crash of its own kernel) are not made
-  (ops_inputs.UNDEFINED_ON_CPU).
+  (sample_variants.UNDEFINED_ON_CPU).
 
-Runs at one dtype per OpInfo (ops_inputs.representative_dtype). Evidence names the variant (the
+Runs at one dtype per OpInfo (sample_variants.representative_dtype). Evidence names the variant (the
 kind of invalid input, `error_input` for upstream's), what was changed, and both errors.
 """
 
@@ -24,8 +24,8 @@ import torch
 
 import suite_api
 
-from . import ops_inputs
-from . import opinfo_runs as runs
+from suitelib.opinfo import sample_variants
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("inputs the CPU refuses: upstream's error_inputs (the CPU's error type and upstream's message) and "
                "invalid variants of every sample (a dimension off by one, an index at the bound, a dim out of "
@@ -33,7 +33,7 @@ DESCRIPTION = ("inputs the CPU refuses: upstream's error_inputs (the CPU's error
 
 
 def applies(op, dtype: torch.dtype) -> bool:
-    return dtype == ops_inputs.representative_dtype(op)
+    return dtype == sample_variants.representative_dtype(op)
 
 
 @suite_api.check("errors", DESCRIPTION, applies=applies)
@@ -50,10 +50,10 @@ def run(case) -> None:
     case.evidence["error_inputs_not_raised_on_cpu"] = case.errors_not_raised_on_cpu
     refused, seen = {}, set()
     for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
-        if (signature := ops_inputs.signature(sample)) in seen:
+        if (signature := sample_variants.signature(sample)) in seen:
             continue
         seen.add(signature)
-        for kind, change, variant in ops_inputs.invalid_variants(op, sample):
+        for kind, change, variant in sample_variants.invalid_variants(op, sample):
             if case.alike(raw, index, kind, variant, change=change, compare_accepted=False):
                 refused[kind] = refused.get(kind, 0) + 1
         case.compared += 1

@@ -14,7 +14,7 @@ from torch.testing._internal.opinfo.core import BinaryUfuncInfo, SampleInput, Un
 import suite_api
 from sides import NoReference
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("NaN, +inf, -inf and -0.0 (and large magnitudes for elementwise ops) planted in the inputs; "
                "NaN positions and infinities' signs must match the CPU's")

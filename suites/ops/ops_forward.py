@@ -1,17 +1,17 @@
 """The `forward` check: every reference input (op.reference_inputs: the sample inputs plus, where
 the OpInfo has them, upstream's larger set: non-contiguous, broadcasting, extremal values), each
 run as generated and again non-contiguously (upstream's SampleInput.noncontiguous(): same values,
-strided storage), on the device against the CPU; each sample's edge variants (ops_inputs: a
+strided storage), on the device against the CPU; each sample's edge variants (sample_variants: a
 zero-size dimension, 0-dim tensor scalars), which the CPU may refuse: then the device must refuse
 them with the same error type (Case.alike); and the arguments no sample moves off their default,
-at other values (ops_arguments).
+at other values (argument_variants).
 """
 
 from __future__ import annotations
 
 import suite_api
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 
 DESCRIPTION = "every reference input, as generated and non-contiguous, run on the device and on the CPU, results compared"
 

@@ -12,14 +12,14 @@ import torch.utils._pytree as pytree
 
 import suite_api
 
-from . import ops_inputs
-from . import opinfo_runs as runs
+from suitelib.opinfo import sample_variants
+from suitelib.opinfo import runs
 
 DESCRIPTION = "double backward: the gradients of the gradients of every differentiable input"
 
 
 def applies(op, dtype: torch.dtype) -> bool:
-    return (op.supports_autograd and op.supports_gradgrad and dtype == ops_inputs.representative_dtype(op)
+    return (op.supports_autograd and op.supports_gradgrad and dtype == sample_variants.representative_dtype(op)
             and dtype in op.supported_backward_dtypes("cpu"))
 
 

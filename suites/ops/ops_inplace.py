@@ -14,8 +14,8 @@ from torch.testing._internal.opinfo.core import SampleInput
 import suite_api
 from sides import NoReference, Verdict
 
-from . import ops_inputs
-from . import opinfo_runs as runs
+from suitelib.opinfo import sample_variants
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("the in-place variant: returns self, writes self and through a view, leaves other inputs "
                "untouched")
@@ -55,7 +55,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         if not isinstance(sample.input, torch.Tensor):
             case.without_reference += 1
             continue
-        view_sample = ops_inputs.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
+        view_sample = sample_variants.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
         dev_sample, dev_view_sample = runs.on_device(sample, device, case.op), runs.on_device(view_sample, device, case.op)
         try:
             copy = fresh(sample)

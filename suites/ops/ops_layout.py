@@ -11,7 +11,7 @@ channels_last memory format) each output tensor of the device must have the CPU 
   storage with the same input on the device, and one that the CPU computes into new memory must
   not alias any input.
 
-Runs at one dtype per OpInfo (ops_inputs.representative_dtype): layouts do not depend on it. Evidence
+Runs at one dtype per OpInfo (sample_variants.representative_dtype): layouts do not depend on it. Evidence
 names the output (its pytree path), both stride tuples, or the aliasing found.
 """
 
@@ -28,8 +28,8 @@ from sides import NoReference
 
 import suite_api
 
-from . import ops_inputs
-from . import opinfo_runs as runs
+from suitelib.opinfo import sample_variants
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("output metadata: dtype, shape, device, strides where PyTorch defines them (memory_format ops; "
                "pointwise, convolution, pooling, normalization ops also on channels_last inputs) and view-ness "
@@ -54,7 +54,7 @@ KEEPS_MEMORY_FORMAT = frozenset({
 
 
 def applies(op, dtype: torch.dtype) -> bool:
-    return dtype == ops_inputs.representative_dtype(op)
+    return dtype == sample_variants.representative_dtype(op)
 
 
 def _is_pointwise(op) -> bool:
@@ -66,16 +66,16 @@ def _is_pointwise(op) -> bool:
 
 
 def _takes_memory_format(op) -> bool:
-    return any("memory_format" in names for names in ops_inputs.schema_arguments(op))
+    return any("memory_format" in names for names in sample_variants.schema_arguments(op))
 
 
 def _layout_variants(op) -> Callable[[Any], Iterable[tuple[str, Any]]] | None:
     """How to make the variants whose output strides PyTorch defines, for ops where it defines
     them (see the module's docstring), else None."""
     if _takes_memory_format(op):
-        return ops_inputs.memory_formats
+        return sample_variants.memory_formats
     if op.name in KEEPS_MEMORY_FORMAT or _is_pointwise(op):
-        return lambda sample: [("channels_last", v)] if (v := ops_inputs.channels_last(sample)) else []
+        return lambda sample: [("channels_last", v)] if (v := sample_variants.channels_last(sample)) else []
     return None
 
 

@@ -19,7 +19,7 @@ import suite_api
 from comparison import to_device
 from sides import NoReference, seed
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("the out= variant: NaN-filled, non-contiguous, wrongly sized (resized, with the CPU's warning) "
                "and wrongly typed (rejected) out= tensors")

@@ -45,7 +45,7 @@ from vocabulary import Outcome, Where
 
 import suite_api
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 
 DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
                "replays it through get/set_rng_state and torch.Generator, and the draws match the CPU's "

@@ -9,10 +9,10 @@ Checks:
               OpInfo has them, upstream's larger set: non-contiguous, broadcasting, extremal
               values), each run as generated and again non-contiguously (upstream's
               SampleInput.noncontiguous(): same values, strided storage), on the device against
-              the CPU; and each sample's edge variants (ops_inputs: a zero-size dimension,
+              the CPU; and each sample's edge variants (sample_variants: a zero-size dimension,
               0-dim tensor scalars), which the CPU may refuse: then the device must refuse them
               with the same error type (Case.alike); and the arguments no sample moves off their
-              default, at other values (ops_arguments)
+              default, at other values (argument_variants)
   extremal    (floating dtypes) the sample inputs with NaN, +inf, -inf and -0.0 planted in every
               floating-point tensor input, and large magnitudes for elementwise ops defined for
               them; NaN positions must match exactly and infinities by sign
@@ -52,7 +52,7 @@ the layout, such as as_strided or view, is judged against the CPU at the same la
 names the variant that failed first, the sample's index and a description of it.
 Tolerances: torch.testing's per-dtype defaults, the OpInfo's own toleranceOverride /
 precisionOverride decorators that apply to every test or to TestCommon.test_compare_cpu, then
-suites/ops/tolerances.json. The tolerance used and its source are part of the evidence; what
+harness/worker/suitelib/opinfo/tolerances.json. The tolerance used and its source are part of the evidence; what
 "differs" means is harness/worker/comparison.py's, shared with the other suites.
 """
 
@@ -61,10 +61,10 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 import suite_api
-from public_api import opinfo_api
+from suitelib.public_api import opinfo_api
 from sides import Verdict
 
-from . import opinfo_runs as runs
+from suitelib.opinfo import runs
 # Each module declares its checks (suite_api.check); importing them in this order lists the checks so.
 from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, ops_layout,  # noqa: F401
                ops_errors, ops_gradgrad, ops_random, ops_autocast, ops_sdpa)
@@ -80,7 +80,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.declares_api
 def public_api() -> dict[str, Any]:
-    """The public names each OpInfo tests in eager mode (harness/worker/public_api.py)."""
+    """The public names each OpInfo tests in eager mode (harness/worker/suitelib/public_api.py)."""
     return opinfo_api("eager", SUITE.api_checks())
 
 

@@ -50,10 +50,10 @@ from torch.utils._foreach_utils import _get_foreach_kernels_supported_devices
 
 from comparison import to_device
 from evidence import dtype_name
-import info_decorators
+from suitelib import info_decorators
 from sides import NoReference, Sides, Verdict
 import suite_api
-from public_api import class_entries
+from suitelib.public_api import class_entries
 from vocabulary import Outcome
 
 STEPS = 3
@@ -101,7 +101,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.declares_api
 def public_api() -> dict[str, Any]:
-    """The public class each optimizer input tests (harness/worker/public_api.py)."""
+    """The public class each optimizer input tests (harness/worker/suitelib/public_api.py)."""
     return {"mode": "eager", "subjects": {name: class_entries(f"optim.{info.optim_cls.__name__}", info.optim_cls, "optimizer")
                                          for name, (info, _) in subjects().items()}}
 

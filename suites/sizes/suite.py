@@ -25,7 +25,7 @@ from typing import Any, Iterable
 import torch
 import torch.utils._pytree as pytree
 
-import opinfo
+from suitelib import opinfo
 from evidence import describe_tensor, dtype_name, exception_evidence
 import suite_api
 from vocabulary import Outcome, Where

@@ -53,7 +53,7 @@ struct Overloads {
 };
 Overloads list_overloads(const WorkerCommand& command, const std::string& log_path);
 
-// The public API a suite's subjects test (the suite's public_api(), harness/worker/public_api.py):
+// The public API a suite's subjects test (the suite's public_api(), harness/worker/suitelib/public_api.py):
 // {"mode", "subjects"}, or null when the suite declares none. Throws std::runtime_error as
 // list_suite does.
 nlohmann::json list_public_api(const WorkerCommand& command, const std::string& log_path);

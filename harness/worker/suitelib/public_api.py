@@ -15,7 +15,7 @@ from typing import Any, Iterable
 
 import torch
 
-import opinfo
+from suitelib import opinfo
 
 
 def entry(name: str, kind: str) -> dict[str, str]:

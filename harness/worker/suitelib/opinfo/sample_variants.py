@@ -13,7 +13,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.opinfo.core import SampleInput
 
-import opinfo
+from suitelib import opinfo
 from evidence import dtype_name
 
 

@@ -20,7 +20,7 @@ from typing import Any, Iterator
 import torch
 from torch.testing._internal.opinfo.core import SampleInput
 
-from . import ops_inputs
+from suitelib.opinfo import sample_variants
 
 _UNSET = object()
 
@@ -157,7 +157,7 @@ def variants(op, samples: list[SampleInput], per_value: int = 3) -> Iterator[tup
         return
     chosen, seen = [], set()
     for index, sample in enumerate(samples):
-        if (signature := ops_inputs.signature(sample)) not in seen:
+        if (signature := sample_variants.signature(sample)) not in seen:
             seen.add(signature)
             chosen.append((index, sample))
         if len(chosen) == per_value:
@@ -165,4 +165,4 @@ def variants(op, samples: list[SampleInput], per_value: int = 3) -> Iterator[tup
     for name, values in moved.items():
         for value in values:
             for index, sample in chosen:
-                yield index, f"argument {name}={value!r}", ops_inputs.rebuilt(sample, kwargs={**sample.kwargs, name: value})
+                yield index, f"argument {name}={value!r}", sample_variants.rebuilt(sample, kwargs={**sample.kwargs, name: value})

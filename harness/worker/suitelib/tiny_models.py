@@ -1,11 +1,10 @@
 """Tiny models of transformers' causal-LM architectures, built from configs without downloading
-anything: the hf suite's, and check-model's and the distributed suite's (they import this module as
-neuron_conform_suites.hf.models).
+anything: the hf suite's, the distributed suite's and check-model's.
 
 The generic shrinker reads an architecture's default config, sets the usual size fields to the
 sizes transformers' own tests use (hidden 32, 2 layers, 2 heads, vocab 99), cuts per-layer lists
 to the new depth, and builds the config again from those values, so that fields derived in the
-config's constructor (head_dim, layer_types, ...) follow. `overrides.json` holds the few fields
+config's constructor (head_dim, layer_types, ...) follow. `tiny_models.json` holds the few fields
 an architecture needs beyond that; an override that names an unknown architecture or a field the
 config does not have is an error naming it.
 """
@@ -27,8 +26,7 @@ from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 HERE = Path(__file__).resolve().parent
-OVERRIDES_FILE = HERE / "overrides.json"
-MOST_USED_FILE = HERE / "most_used.json"
+OVERRIDES_FILE = HERE / "tiny_models.json"
 
 # Intermediate sizes are multiples of 16: grouped matmuls of mixture-of-experts layers need it.
 HIDDEN, LAYERS, HEADS, KV_HEADS, INTERMEDIATE, VOCAB, HEAD_DIM = 32, 2, 2, 2, 64, 99, 16
@@ -72,7 +70,7 @@ def causal_lm_architectures() -> dict[str, str]:
 
 @cache
 def overrides() -> dict[str, dict[str, Any]]:
-    """overrides.json, checked: every key an architecture (class or model_type), every field one
+    """tiny_models.json "overrides", checked: every key an architecture (class or model_type), every field one
     its config has."""
     if not OVERRIDES_FILE.is_file():
         return {}
@@ -96,48 +94,13 @@ LABEL_LAYOUTS = ("codebooks_last",)  # MusicGen: ids (batch * codebooks, seq), l
 
 @cache
 def label_layouts() -> dict[str, str]:
-    """overrides.json "labels", checked: every key an architecture, every value a known layout."""
+    """tiny_models.json "labels", checked: every key an architecture, every value a known layout."""
     data = json.loads(OVERRIDES_FILE.read_text()).get("labels", {}) if OVERRIDES_FILE.is_file() else {}
     for arch, layout in data.items():
         if arch not in causal_lm_architectures() or layout not in LABEL_LAYOUTS:
             raise ValueError(f"{OVERRIDES_FILE}: labels entry '{arch}': '{layout}' (expected an architecture "
                              f"class of transformers {transformers.__version__} and one of {list(LABEL_LAYOUTS)})")
     return data
-
-
-@cache
-def not_runnable() -> dict[tuple[str, str, str], str]:
-    """overrides.json "not_runnable", checked: (architecture, dtype, check) -> why transformers cannot
-    run that case on any device; each field a name the suite lists, or "*"."""
-    from .suite import DTYPES, SUITE  # the suite's own names; the suite imports this module first
-
-    data = json.loads(OVERRIDES_FILE.read_text()).get("not_runnable", {}) if OVERRIDES_FILE.is_file() else {}
-    known = (causal_lm_architectures(), DTYPES, SUITE.checks)
-    out: dict[tuple[str, str, str], str] = {}
-    for key, reason in data.items():
-        fields = tuple(key.split("/"))
-        if len(fields) != 3 or any(f != "*" and f not in names for f, names in zip(fields, known)) or not reason:
-            raise ValueError(f"{OVERRIDES_FILE}: not_runnable entry '{key}': expected <architecture>/<dtype>/<check> "
-                             f"of transformers {transformers.__version__} (or *), with a reason")
-        out[fields] = reason
-    return out
-
-
-def why_not_runnable(arch: str, dtype: str, check: str) -> str | None:
-    """The reason of the not_runnable entry that covers the case, if one does."""
-    return next((reason for fields, reason in not_runnable().items()
-                 if all(f in ("*", v) for f, v in zip(fields, (arch, dtype, check)))), None)
-
-
-@cache
-def most_used() -> list[str]:
-    """most_used.json, checked: every name a causal-LM architecture of the installed transformers."""
-    names = json.loads(MOST_USED_FILE.read_text())["architectures"]
-    unknown = [n for n in names if n not in causal_lm_architectures()]
-    if unknown:
-        raise ValueError(f"{MOST_USED_FILE}: {unknown} not causal-LM architectures of transformers "
-                         f"{transformers.__version__}")
-    return names
 
 
 def architecture_of(name: str) -> str:
@@ -246,7 +209,7 @@ def _tiny(arch: str) -> tuple[transformers.PretrainedConfig, int]:
         parameters = sum(p.numel() for p in getattr(transformers, arch)(config).parameters())
     if parameters > MAX_PARAMETERS:
         raise ValueError(f"the tiny config still has {parameters:,} parameters: a size field the shrinker "
-                         f"does not know; add it to suites/hf/overrides.json")
+                         f"does not know; add it to harness/worker/suitelib/tiny_models.json")
     return config, parameters
 
 

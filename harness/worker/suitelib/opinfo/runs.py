@@ -1,7 +1,7 @@
-"""The OpInfo runs the ops suite's checks share with the compile and aten suites (which import this
-module as neuron_conform_suites.ops.opinfo_runs): the OpInfo table, upstream's samples seeded as
-its tests seed them, the forward, backward and forward-mode calls, the tolerances, and `Case`,
-the comparison of a case's device runs with the CPU's (suite.py's docstring describes the checks).
+"""The OpInfo runs the ops suite's checks share with the compile and aten suites: the OpInfo
+table, upstream's samples seeded as its tests seed them, the forward, backward and forward-mode
+calls, the tolerances (upstream's decorators, then tolerances.json beside this file), and `Case`,
+the comparison of a case's device runs with the CPU's (suites/ops/suite.py describes the checks).
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ from torch.testing._internal import common_utils
 from torch.testing._internal.common_utils import noncontiguous_like
 from torch.testing._internal.opinfo.core import SampleInput
 
-import info_decorators
-import opinfo
+from suitelib import info_decorators
+from suitelib import opinfo
 import suite_api
 from comparison import Mismatch, compare, to_device
 from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
 
-from . import ops_arguments, ops_inputs
+from . import argument_variants, sample_variants
 
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
@@ -70,7 +70,7 @@ def tolerance(op, dtype: torch.dtype) -> tuple[float, float, str]:
     project = PROJECT_OVERRIDES.get(subject_of(op), {}).get(dtype_name(dtype))
     if project:
         rtol, atol = project.get("rtol", rtol), project.get("atol", atol)
-        source = "suites/ops/tolerances.json"
+        source = "harness/worker/suitelib/opinfo/tolerances.json"
     return rtol, atol, source
 
 
@@ -124,9 +124,9 @@ def on_device(sample, device: str, op=None):
     if not isinstance(moved, SampleInput):
         return moved
     if "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
-        moved = ops_inputs.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
+        moved = sample_variants.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
     if positions := CPU_ARGUMENTS.get(getattr(op, "name", None), ()):
-        moved = ops_inputs.rebuilt(moved, args=tuple(
+        moved = sample_variants.rebuilt(moved, args=tuple(
             sample.args[i] if i in positions and isinstance(sample.args[i], torch.Tensor) else a
             for i, a in enumerate(moved.args)))
     return moved
@@ -396,7 +396,7 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
     CPU's result for the sample; with `edges`, also its edge variants (a zero-size dimension,
     0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
     with `arguments`, the arguments no sample moves off their default, at other values
-    (ops_arguments)."""
+    (argument_variants)."""
     for index, sample in enumerate(samples):
         try:
             expected = case.cpu(run, sample)
@@ -408,15 +408,15 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
             variants.append(("noncontiguous", nc))
         case.judge(run, index, variants, sample, expected)
         if edges:
-            for name, variant in [*ops_inputs.zero_size(sample), *ops_inputs.zero_dim(sample)]:
-                if (why := ops_inputs.undefined_on_cpu(case.op, name)) is not None:
+            for name, variant in [*sample_variants.zero_size(sample), *sample_variants.zero_dim(sample)]:
+                if (why := sample_variants.undefined_on_cpu(case.op, name)) is not None:
                     case.evidence["edge_variants_not_made"] = f"{name}: {why}"
                     continue
                 case.alike(run, index, name, variant)
                 case.edge_variants += 1
         case.compared += 1
     varied: set[str] = set()
-    for index, name, variant in ops_arguments.variants(case.op, samples) if arguments else ():
+    for index, name, variant in argument_variants.variants(case.op, samples) if arguments else ():
         try:
             expected = case.cpu(run, variant)
         except NoReference:  # a value the CPU refuses for this sample
