@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   if (!python.empty()) ::setenv("NEURON_CONFORM_PYTHON", python.c_str(), 1);
   try {
     conform::data_root();  // an incomplete installation fails here, before any work
+    conform::check_python_executable();  // as does a Python that is not there
     return command->run();
   } catch (const std::exception& e) {
     fmt::print(stderr, "neuron-conform: error: {}\n", e.what());

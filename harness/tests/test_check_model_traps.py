@@ -60,7 +60,22 @@ def test_each_new_shape_costs_executables_and_buckets_cost_fewer(fixed_db):
     assert [r["shape"] for r in hf["shapes"]] == [[2, 32], [2, 16]] and all(r["executables"] > 0 for r in hf["shapes"])
 
 
+def test_batch_sizes_multiply_the_sequence_lengths_an_hf_model_is_run_at(fixed_db):
+    hf = check(fixed_db, "--hf", "llama", "--probe", "--seq-lens", "16", "--batch-sizes", "1,3", expect=1)["shapes"]
+    assert sorted(r["shape"] for r in hf["shapes"]) == [[1, 16], [3, 16]]
+
+
+def test_the_model_is_captured_at_the_dtype_asked_for(fixed_db):
+    mlp = check(fixed_db, "--script", f"{MODELS}:mlp", "--dtype", "float64", expect=1)
+    assert mlp["model"]["dtype"] == "float64"
+    floating = {o["dtype"] for o in mlp["ops"] if o["dtype"].startswith("float")}
+    assert floating == {"float64"}, floating  # the fixture's run is at float32: nothing is proven
+    assert {o["verdict"] for o in mlp["ops"] if o["dtype"] == "float64"} == {"untested"}
+
+
 @pytest.mark.parametrize("args, message", [
+    (("--script", f"{MODELS}:mlp", "--dtype", "float33"), "--dtype float33: not a torch dtype"),
+    (("--hf", "llama", "--probe", "--batch-sizes", "0"), "--batch-sizes 0: expected positive integers"),
     (("--script", f"{MODELS}:one_op", "--probe", "--shapes", "2x16,2by32"), "'2by32' is not a shape"),
     (("--hf", "llama", "--probe", "--seq-lens", "16,x"), "--seq-lens 16,x: expected positive integers"),
     (("--script", f"{MODELS}:one_op", "--shapes", "2x16"), "add --probe"),

@@ -170,12 +170,12 @@ def configure(options):
 
 
 @suite_api.check("turn", "turns the gear")
-def turn():
-    return Outcome.PASS, {"options": SETTINGS}
+def turn(seed):
+    return Outcome.PASS, {"options": SETTINGS, "seed": seed}
 
 
 SUITE.lists(lambda: [("gear", "-", "turn"), ("cog", "-", "turn")])
-SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run())
+SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run(ctx.seed))
 '''
 
 
@@ -202,3 +202,23 @@ def test_a_suite_outside_the_tree_declares_options_the_cli_parses_without_knowin
         result = cli("run", "--suite", "widgets", *args, "--db", str(db), check=False)
         assert result.returncode == 2 and says in result.stderr, result.stderr
     assert query(db, "SELECT count(*) FROM runs") == [(1,)]  # refused before a run was recorded
+
+
+def test_the_run_seed_reaches_every_case_and_its_repro(db, suites, tmp_path):
+    """run --seed: the seed the suite's cases get (sample inputs are made with it), stored with the
+    run, and the seed `repro` starts the case with."""
+    suites(GEARS, listed='("turn",)')
+    cli("run", "--suite", "widgets", "--seed", "41", "--db", str(db), "--reruns", "0", "-j", "1")
+    assert query(db, "SELECT seed FROM runs") == [(41,)]
+    assert {json.loads(e)["seed"] for (e,) in query(db, "SELECT evidence FROM results")} == {41}
+    repro = cli("repro", "widgets/gear/-/turn", "--db", str(db))
+    assert "--seed 41" in repro.stdout and '"seed": 41' in repro.stdout
+
+
+def test_the_global_python_option_chooses_the_workers_interpreter(tmp_path):
+    """--python: the interpreter every worker runs on (the installed launcher sets it to its own)."""
+    listed = cli("--python", sys.executable, "suites", "--json")
+    assert "widgets" not in listed.stdout and any(s["suite"] == "ops" for s in json.loads(listed.stdout))
+    missing = tmp_path / "no-python"
+    result = cli("--python", str(missing), "suites", "--json", check=False)
+    assert result.returncode == 2 and f"the workers' Python {missing} is not an executable file" in result.stderr

@@ -5,7 +5,7 @@ reads one JSON line back per case. It owns planning, scheduling, timeouts and cr
 a worker only imports the backend, then PyTorch's test machinery, and runs what it is given.
 
 Modes:
-  --list            print the suite's declaration ({"description": describe_suite()}), then every
+  --list            print the suite's declaration ({"description": SUITE.describe()}), then every
                     case of the suite as a JSON line, then {"done": N}; its hello line also carries
                     "cpu_overloads" and "device_composite" (overloads.py), which the run stores
                     for the ledger

@@ -4,8 +4,9 @@ use (TestCommon.test_compare_cpu, test_noncontiguous_samples, test_out, and the 
 test_variant_consistency_eager).
 
 Case ids: ops/<subject>/<dtype>/<check>, subject = OpInfo name plus ".variant_test_name".
-Checks:
-  forward     every reference input (op.reference_inputs: the sample inputs plus, where the
+Checks, each declared (suite_api.check) in a module beside this file and described in its
+docstring, listed in this order:
+  forward     (ops_forward.py) every reference input (op.reference_inputs: the sample inputs plus, where the
               OpInfo has them, upstream's larger set: non-contiguous, broadcasting, extremal
               values), each run as generated and again non-contiguously (upstream's
               SampleInput.noncontiguous(): same values, strided storage), on the device against
@@ -13,23 +14,21 @@ Checks:
               0-dim tensor scalars), which the CPU may refuse: then the device must refuse them
               with the same error type (Case.alike); and the arguments no sample moves off their
               default, at other values (argument_variants)
-  extremal    (floating dtypes) the sample inputs with NaN, +inf, -inf and -0.0 planted in every
+  extremal    (ops_extremal.py; floating dtypes) the sample inputs with NaN, +inf, -inf and -0.0 planted in every
               floating-point tensor input, and large magnitudes for elementwise ops defined for
               them; NaN positions must match exactly and infinities by sign
-  out         the out= variant (OpInfos with supports_out), as test_out does: an out= full of
+  out         (ops_out.py) the out= variant (OpInfos with supports_out), as test_out does: an out= full of
               NaN (or the largest integer), a non-contiguous out= (its strides and storage kept),
               a wrongly sized out= (resized, with the CPU's warning), and an out= dtype the CPU
               rejects (int64 for floating results) rejected on the device too
-  inplace     the in-place variant (OpInfos that have one): it returns self, keeps self's
+  inplace     (ops_inplace.py) the in-place variant (OpInfos that have one): it returns self, keeps self's
               storage, computes the CPU's values, leaves the other inputs untouched, and writes
               through a view of a larger tensor without touching the rest of it
-  backward    gradients of every input over the reference inputs, as generated and
+  backward    (ops_autograd.py) gradients of every input over the reference inputs, as generated and
               non-contiguously, and over the argument variants (OpInfos that support autograd,
               at dtypes with backward support), of the outputs' sum weighted by fixed
               pseudo-random weights, so the gradient the op's backward gets is not all ones
-  forward_ad  forward-mode jvp compared (OpInfos with supports_forward_ad)
-Every check is a module beside this file (ops_<module>.py) that declares it (suite_api.check),
-described in its docstring; the ones below:
+  forward_ad  (ops_autograd.py) forward-mode jvp compared (OpInfos with supports_forward_ad)
   layout      output dtype, shape, device, strides where PyTorch defines them, view-ness
               (ops_layout.py)
   errors      upstream's error_inputs and invalid variants of the samples (ops_errors.py)
@@ -52,8 +51,9 @@ the layout, such as as_strided or view, is judged against the CPU at the same la
 names the variant that failed first, the sample's index and a description of it.
 Tolerances: torch.testing's per-dtype defaults, the OpInfo's own toleranceOverride /
 precisionOverride decorators that apply to every test or to TestCommon.test_compare_cpu, then
-harness/worker/suitelib/opinfo/tolerances.json. The tolerance used and its source are part of the evidence; what
-"differs" means is harness/worker/comparison.py's, shared with the other suites.
+harness/worker/suitelib/opinfo/tolerances.json. The tolerance used and its source are part of
+the evidence; what "differs" means is harness/worker/comparison.py's, shared with the other
+suites.
 """
 
 from __future__ import annotations

@@ -42,6 +42,18 @@ std::string python_executable() {
   return NEURON_CONFORM_DEFAULT_PYTHON;
 }
 
+void check_python_executable() {
+  const std::string python = python_executable();
+  const fs::path path(python);
+  // A bare name (python3) is looked up on PATH when a worker starts, as a shell would.
+  if (!path.has_parent_path()) return;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec) || ::access(path.c_str(), X_OK) != 0)
+    throw std::runtime_error(fmt::format(
+        "the workers' Python {} is not an executable file (--python, or NEURON_CONFORM_PYTHON)",
+        python));
+}
+
 std::string harness_version() {
   return NEURON_CONFORM_VERSION;
 }

@@ -13,6 +13,9 @@ std::string data_root();
 // The Python that runs the workers: NEURON_CONFORM_PYTHON (the global --python and the installed
 // launcher set it), else the build's default (the .venv of a checkout; `python3` in the wheel).
 std::string python_executable();
+
+// Throws, naming it, when the workers' Python is a path that is not an executable file.
+void check_python_executable();
 std::string harness_version();
 
 // The directory for a run's files (worker logs, reports): <dir of db>/runs/<run id>.
