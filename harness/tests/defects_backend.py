@@ -25,6 +25,8 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
                                                       differentiable itself (a device
                                                       autograd kernel without a
                                                       derivative of its own)
+  leaks_memory     aten::floor                        keeps a device buffer alive on      resource balance (every
+                                                      every call                          case of any suite)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -150,6 +152,14 @@ def _flat_backward_tanh(x):
     return _FlatTanh.apply(x)
 
 
+_LEAKED: list[torch.Tensor] = []  # what leaks_memory keeps: a training loop would run out of memory
+
+
+def _leaks_memory_floor(self):
+    _LEAKED.append(torch.empty(4096, device=self.device))  # a workspace never given back
+    return torch.floor(self.cpu()).to(self.device)
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
@@ -166,6 +176,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "accepts_mismatched": {"mm": _truncated_mm, "cat": _truncated_cat, "index_select": _wrapping_index_select},
     "ignores_argument": {"leaky_relu_backward": _ignores_negative_slope},
     "ignores_grad_output": {"threshold_backward": _ignores_grad_output},
+    "leaks_memory": {"floor": _leaks_memory_floor},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

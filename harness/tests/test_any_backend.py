@@ -52,6 +52,8 @@ def test_the_dispatcher_says_native_fallback_and_wrong(ops_run):
                                            "AND route = 'native'")}
     assert "aten::add.Tensor" in native
     assert query(ops_run, "SELECT device, backend_module FROM runs") == [("foreign", "foreign_backend")]
+    # no memory statistics: the resource balance cannot be measured, and the run says so
+    assert json.loads(query(ops_run, "SELECT backend_info FROM runs")[0][0])["device_memory"] is False
 
 
 def test_no_case_is_the_harness_assumption(ops_run):

@@ -3,7 +3,9 @@ defects_backend.py plants one per class), names the variant that caught it, and 
 backend on the same slice."""
 
 
-from conform_cli import cli, evidences, query
+import json
+
+from conform_cli import cli, evidences, outcomes, query
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
@@ -96,3 +98,24 @@ def test_the_same_slice_passes_on_the_real_backend(db):
     assert evidence["ops/cat/float32/errors"]["errors_matched"] >= evidence["ops/cat/float32/errors"]["error_inputs"] > 0
     assert "negative_slope=0.2" in evidence["ops/nn.functional.leaky_relu/float32/backward"]["arguments_varied"]
     assert evidence["ops/tanh/float32/gradgrad"]["inputs_compared"] > 0
+
+
+def test_a_kernel_that_leaks_device_memory_fails_every_case_that_calls_it(db):
+    """Resource balance (harness/worker/device_memory.py): a case whose runs each leave device
+    memory allocated fails, naming the op and the bytes; a case of an op that leaks nothing
+    passes, and so does the same op on the real backend."""
+    leaky = ["--ops", "^(floor|ceil)$", "--dtypes", "float32", "--checks", "forward,out", "--no-skiplists",
+             "--reruns", "0", "-j", "2"]
+    cli("run", *leaky, "--backend-module", "defects_backend", "--db", str(db))
+    got, evidence = outcomes(db), evidences(db)
+    assert got["ops/floor/float32/forward"] == "fail" and got["ops/ceil/float32/forward"] == "pass"
+    floor = evidence["ops/floor/float32/forward"]
+    assert floor["property"] == "resource balance" and floor["failing_op"] == "aten::floor"
+    balance = floor["device_memory"]
+    assert balance["second_run_growth"] >= 4096 * 4 and balance["kept_by_op"]["aten::floor"] >= 4096 * 4
+    assert "device memory leaked" in floor["message"]
+    assert "device_memory" not in evidence["ops/ceil/float32/forward"]  # nothing grew: nothing recorded
+    [(info,)] = query(db, "SELECT backend_info FROM runs")
+    assert json.loads(info)["device_memory"] is True  # the backend lets it be measured
+    cli("run", *leaky, "--db", str(db))
+    assert set(outcomes(db).values()) <= {"pass", "fallback"}, outcomes(db)  # the newest run: the real backend

@@ -222,3 +222,33 @@ def test_the_global_python_option_chooses_the_workers_interpreter(tmp_path):
     missing = tmp_path / "no-python"
     result = cli("--python", str(missing), "suites", "--json", check=False)
     assert result.returncode == 2 and f"the workers' Python {missing} is not an executable file" in result.stderr
+
+
+LEAKY = '''
+import torch
+import suite_api
+from vocabulary import Outcome
+
+SUITE = suite_api.Suite(__name__)
+
+
+@suite_api.check("round", "rounds down on the device")
+def round_down(device):
+    x = torch.full((4,), 2.5, device=device)
+    return (Outcome.PASS, {}) if torch.floor(x).cpu().tolist() == [2.0] * 4 else (Outcome.FAIL, {})
+
+
+SUITE.lists(lambda: [("gear", "-", "round")])
+SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run(ctx.device))
+'''
+
+
+def test_every_suite_is_held_to_the_resource_balance(db, suites):
+    """The balance is the worker's, not a suite's: any suite's case that leaves device memory
+    allocated on each run fails (defects_backend's floor keeps a buffer per call)."""
+    suites(LEAKY)
+    cli("run", "--suite", "widgets", "--backend-module", "defects_backend", "--db", str(db), "--reruns", "0")
+    evidence = json.loads(query(db, "SELECT evidence FROM results")[0][0])
+    assert query(db, "SELECT outcome FROM results") == [("fail",)]
+    assert evidence["property"] == "resource balance" and evidence["failing_op"] == "aten::floor"
+

@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+import device_memory
 from dispatch_capture import Capture
 from vocabulary import Route
 
@@ -31,6 +32,8 @@ class Context:
         self.seed = seed
         self.tracking = all(callable(getattr(backend, name, None)) for name in TRACKING_FUNCTIONS)
         self.capture = Capture(device.split(":")[0])
+        # bytes the device's tensors hold now, or None when the backend cannot say (device_memory.py)
+        self.memory = device_memory.allocated_reader(device)
         self._other_processes: tuple[dict[str, int], dict[str, int]] = ({}, {})
         self._unobserved: list[str] = []
 

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import backend_contract
+import device_memory
 import suite_api
 import zygote
 from case_context import Context
@@ -82,6 +83,7 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
     start = time.perf_counter()
     ctx.clear_tracking()
     cache_before = ctx.compile_cache()
+    memory_before = device_memory.settled(ctx.memory) if ctx.memory else None
     try:
         with ctx.capture:
             outcome, evidence = suite.run_case(case_id, ctx)
@@ -102,6 +104,8 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         hits = sum(cache_after.get(k, 0) - cache_before.get(k, 0) for k in ("memory_hits", "disk_hits"))
         evidence["compile_cache"] = {"compiles": cache_after.get("compiles", 0) - cache_before.get("compiles", 0),
                                      "hits": hits}
+    if memory_before is not None:
+        outcome = balance(suite, ctx, case_id, outcome, evidence, memory_before)
     return {
         "case": case_id,
         "outcome": outcome,
@@ -110,6 +114,36 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         "native_ops": native,
         "fallback_ops": fallback,
     }
+
+
+def balance(suite: suite_api.Suite, ctx: Context, case_id: str, outcome: str, evidence: dict[str, Any],
+            before: int) -> str:
+    """The case's resource balance (device_memory.py): its outcome, made `fail` when the case
+    matched but each run of it keeps device memory allocated after its tensors are gone."""
+    grown = device_memory.settled(ctx.memory) - before
+    if grown <= 0:
+        return outcome
+    # Once more, with each op's allocations watched: a cache warming up does not grow again.
+    again = device_memory.settled(ctx.memory)
+    watch = device_memory.AllocationWatch(ctx.device.split(":")[0], ctx.memory)
+    try:
+        with watch:
+            suite.run_case(case_id, ctx)
+    except Exception:  # noqa: BLE001 - the first run's outcome stands; only the memory is measured
+        pass
+    regrown = device_memory.settled(ctx.memory) - again
+    kept = dict(sorted(watch.kept.items(), key=lambda item: -item[1])[:5])
+    evidence["device_memory"] = {"first_run_growth": grown, "second_run_growth": regrown, "kept_by_op": kept}
+    if regrown <= 0 or outcome not in MATCHED:
+        return outcome
+    op = next(iter(kept), None)
+    evidence["message"] = (f"device memory leaked: {regrown} bytes stayed allocated after each run of the case "
+                           f"({grown} after the first), its tensors gone"
+                           + (f"; calls of {op} kept {kept[op]} bytes beyond their results" if op else ""))
+    evidence["property"] = "resource balance"
+    if op:
+        evidence["failing_op"] = op
+    return Outcome.FAIL
 
 
 # The oldest torch whose testing machinery (OpInfo, ModuleInfo, OptimizerInfo, instantiate_device_type_tests
@@ -202,6 +236,7 @@ def main() -> None:
         "startup_seconds": time.perf_counter() - started,
         "device": device,
         "tracking": ctx.tracking,
+        "device_memory": ctx.memory is not None,  # whether each case's resource balance is checked
         "op_sources": sorted({"dispatcher", ctx.ops_source}),
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }

@@ -96,7 +96,8 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.command = o.command_line;
   run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
                       {"tracking", listing.hello.value("tracking", false)},
-                      {"op_sources", listing.hello.value("op_sources", nlohmann::json::array())}};
+                      {"op_sources", listing.hello.value("op_sources", nlohmann::json::array())},
+                      {"device_memory", listing.hello.value("device_memory", false)}};
   // The skip lists the backend ships (whether or not this run applies them): the default lists,
   // and where its reports find the ledger's dispositions.
   run.backend_info["skiplists"] = shipped.get();

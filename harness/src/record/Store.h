@@ -49,7 +49,8 @@ struct RunInfo {
   std::string device;
   std::optional<std::string> shard;
   std::string command;
-  // What the worker's backend said of itself: {"native_ops": [...], "tracking": bool}.
+  // What the worker's backend said of itself: {"native_ops": [...], "tracking": bool,
+  // "device_memory": bool, ...} (docs/results-db.md).
   nlohmann::json backend_info = nlohmann::json::object();
   // What the suite declared of itself (common/SuiteDescription.h); {} when it declared nothing.
   nlohmann::json suite_info = nlohmann::json::object();
