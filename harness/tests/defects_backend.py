@@ -25,6 +25,11 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
                                                       differentiable itself (a device
                                                       autograd kernel without a
                                                       derivative of its own)
+  misreads_stride0 aten::bmm                          reads a stride-0 (expanded) operand  forward (expanded)
+                                                      as if its batches followed one
+                                                      another in storage
+  misreads_grad    aten::silu_backward                reads a non-contiguous incoming      backward (grad_noncontiguous)
+                                                      gradient in storage order
   leaks_memory     aten::floor                        keeps a device buffer alive on      resource balance (every
                                                       every call                          case of any suite)
 
@@ -152,6 +157,26 @@ def _flat_backward_tanh(x):
     return _FlatTanh.apply(x)
 
 
+def _batches_in_storage_order(t: torch.Tensor) -> torch.Tensor:
+    """`t` read as a kernel that assumes each batch follows the one before reads it: its storage
+    from its offset in order (a stride of 0 taken for the contiguous one), and past the storage's
+    end whatever memory holds there (zeros, here)."""
+    if 0 not in t.stride() or not t.numel():
+        return t.cpu()
+    storage = torch.empty(0, dtype=t.dtype, device=t.device).set_(t.untyped_storage()).cpu()
+    read = storage[t.storage_offset():t.storage_offset() + t.numel()]
+    return torch.cat([read, torch.zeros(t.numel() - read.numel(), dtype=t.dtype)]).reshape(t.shape)
+
+
+def _misreads_stride0_bmm(self, mat2):
+    return torch.bmm(_batches_in_storage_order(self), _batches_in_storage_order(mat2)).to(self.device)
+
+
+def _misreads_grad_silu_backward(grad_output, self):
+    grad = _as_if_contiguous(grad_output) if not grad_output.is_contiguous() else grad_output.cpu()
+    return torch.ops.aten.silu_backward(grad, self.cpu()).to(self.device)
+
+
 _LEAKED: list[torch.Tensor] = []  # what leaks_memory keeps: a training loop would run out of memory
 
 
@@ -176,6 +201,8 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "accepts_mismatched": {"mm": _truncated_mm, "cat": _truncated_cat, "index_select": _wrapping_index_select},
     "ignores_argument": {"leaky_relu_backward": _ignores_negative_slope},
     "ignores_grad_output": {"threshold_backward": _ignores_grad_output},
+    "misreads_stride0": {"bmm": _misreads_stride0_bmm},
+    "misreads_grad": {"silu_backward": _misreads_grad_silu_backward},
     "leaks_memory": {"floor": _leaks_memory_floor},
 }
 

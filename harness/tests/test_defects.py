@@ -9,12 +9,14 @@ from conform_cli import cli, evidences, outcomes, query
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
-SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod|mm|cat|index_select|nn.functional.conv2d)$",
+SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod|mm|bmm|cat|index_select|"
+                  "nn.functional.conv2d)$",
          "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors", "--no-skiplists",
          "--reruns", "0", "--timeout", "300", "-j", "2"]
 # Gradients, apart: the slice's planted kernels (strides ignored, a copy for a view) break
 # gradients too, which would be caught twice.
-GRADIENT_SLICE = ["--ops", "^(nn.functional.leaky_relu|nn.functional.relu|tanh|add|mul)$", "--dtypes", "float32",
+GRADIENT_SLICE = ["--ops", "^(nn.functional.leaky_relu|nn.functional.relu|nn.functional.silu|tanh|add|mul)$",
+                  "--dtypes", "float32",
                   "--checks", "backward,gradgrad", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
 
 
@@ -40,6 +42,7 @@ CAUGHT = {
     "ops/prod/float32/forward": ("fail", "zero_size", None),  # NaN for an empty input
     "ops/nn.functional.conv2d/float32/forward": ("fail", "zero_dim", "raises"),  # takes a 0-dim bias
     "ops/mm/float32/forward": ("fail", "zero_size_last", "raises"),  # a truncated contraction
+    "ops/bmm/float32/forward": ("fail", "expanded", None),  # a stride-0 operand read as laid out batches
     "ops/mm/float32/errors": ("fail", "shape_off_by_one", "raises"),
     "ops/cat/float32/errors": ("fail", "error_input", "raises"),  # upstream's mismatched sizes
     "ops/index_select/float32/errors": ("fail", "index_out_of_range", "raises"),  # wraps around
@@ -48,6 +51,8 @@ CAUGHT = {
     "ops/tanh/float32/gradgrad": ("fail", "sample", None),  # first-order right, second-order zero
     "ops/nn.functional.relu/float32/backward": ("fail", "sample", None),  # as if grad_output were ones
     "ops/nn.functional.relu/float32/gradgrad": ("fail", "sample", None),  # its own derivative in grad_output too
+    # a backward kernel reading a non-contiguous incoming gradient in storage order
+    "ops/nn.functional.silu/float32/backward": ("fail", "grad_noncontiguous", None),
 }
 
 

@@ -1,8 +1,11 @@
 """The autograd checks (OpInfos that support autograd, at dtypes with backward support):
 
 - `backward`: gradients of every input over the reference inputs, as generated and
-  non-contiguously, and over the argument variants, of the outputs' sum weighted by fixed
-  pseudo-random weights, so the gradient the op's backward gets is not all ones;
+  non-contiguously (the first samples in every layout kind, suitelib/opinfo/layouts.py), and
+  over the argument variants, of the outputs' sum weighted by fixed pseudo-random weights, so the
+  gradient the op's backward gets is not all ones; and for the first samples, the incoming
+  gradient itself in every layout kind (variants grad_noncontiguous, grad_permuted, grad_offset,
+  grad_expanded);
 - `forward_ad` (OpInfos with supports_forward_ad): forward-mode jvp compared.
 """
 
@@ -32,6 +35,7 @@ def backward(case: runs.Case) -> None:
                            if isinstance(t, torch.Tensor) else t) for s in samples]
     runs.check_values(case, lambda s: runs.backward(op, s, weighted=True), samples, with_variants=True,
                       arguments=True)
+    runs.check_gradient_layouts(case, samples)
 
 
 # a feature of autograd beyond the op itself: it does not decide whether the op's API works

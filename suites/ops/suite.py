@@ -9,8 +9,9 @@ docstring, listed in this order:
   forward     (ops_forward.py) every reference input (op.reference_inputs: the sample inputs plus, where the
               OpInfo has them, upstream's larger set: non-contiguous, broadcasting, extremal
               values), each run as generated and again non-contiguously (upstream's
-              SampleInput.noncontiguous(): same values, strided storage), on the device against
-              the CPU; and each sample's edge variants (sample_variants: a zero-size dimension,
+              SampleInput.noncontiguous(): same values, strided storage), the first samples also
+              permuted, at a storage offset, expanded (stride 0) and channels_last
+              (suitelib/opinfo/layouts.py), on the device against the CPU; and each sample's edge variants (sample_variants: a zero-size dimension,
               0-dim tensor scalars), which the CPU may refuse: then the device must refuse them
               with the same error type (Case.alike); and the arguments no sample moves off their
               default, at other values (argument_variants)

@@ -29,7 +29,7 @@ from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
 
-from . import argument_variants, sample_variants
+from . import argument_variants, layouts, sample_variants
 
 OVERRIDES_FILE = Path(__file__).with_name("tolerances.json")
 
@@ -164,6 +164,18 @@ def backward(op, sample, weighted: bool = False):
     return torch.autograd.grad(loss, inputs, allow_unused=True)
 
 
+def backward_from(op, sample, lay: Callable[[torch.Tensor], torch.Tensor]):
+    """The gradients of every differentiable input for incoming gradients of fixed pseudo-random
+    values (_grad_weights) laid out by `lay`: what the op's backward is handed as it is (the
+    layout axis of gradients, layouts.py)."""
+    inputs = _differentiable(pytree.tree_leaves([sample.input, sample.args, sample.kwargs]))
+    outputs = _differentiable(pytree.tree_leaves(forward(op, sample)))
+    if not inputs or not outputs:
+        raise LookupError("no differentiable inputs or outputs")
+    grads = [lay(_grad_weights(o, i).to(o.dtype)) for i, o in enumerate(outputs)]
+    return torch.autograd.grad(outputs, inputs, grads, allow_unused=True)
+
+
 def forward_ad(op, sample):
     with fwAD.dual_level():
         def dual(t):
@@ -188,6 +200,7 @@ class Case(Sides):
         self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
         self.errors_matched = self.errors_not_raised_on_cpu = 0  # alike(): inputs the CPU refuses
         self.edge_variants = 0
+        self.layouts: set[str] = set()  # the layout kinds the case's samples were given (layouts.py)
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
 
     def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True) -> None:
@@ -327,6 +340,8 @@ class Case(Sides):
             self.evidence["errors_matched"] = self.errors_matched
         if self.edge_variants:
             self.evidence["edge_variants"] = self.edge_variants
+        if self.layouts:
+            self.evidence["layouts"] = sorted(self.layouts)
         if self.vacuous:
             self.evidence["not_applicable"] = self.vacuous
             return Outcome.PASS, self.evidence
@@ -390,6 +405,31 @@ def _twins_marked(twins: set[int]):
         SampleInput.noncontiguous = original
 
 
+def check_gradient_layouts(case: Case, samples: list) -> None:
+    """backward: the first samples' gradients with the incoming gradient in every layout kind,
+    each against the CPU given the same gradients (upstream's test_noncontiguous_samples hands
+    the backward a non-contiguous gradient; a backward kernel that reads it in storage order is
+    right only for contiguous ones)."""
+    for index, sample in enumerate(samples[:layouts.SAMPLES_PER_CASE] if layouts.apply_to(case.op, case.dtype)
+                                   else ()):
+        for kind in layouts.KINDS:
+            run = lambda s, lay=layouts.gradient(kind): backward_from(case.op, s, lay)  # noqa: E731
+            dense = lambda s, lay=layouts.gradient(kind): backward_from(  # noqa: E731
+                case.op, s, lambda g: lay(g).contiguous())
+            try:
+                expected = case.cpu(run, sample)
+                compare(case.cpu(dense, sample), expected, case.rtol, case.atol)
+            except NoReference:
+                case.variants_without_reference += 1
+                continue
+            except Mismatch:  # the CPU's own gradients depend on the incoming one's layout
+                case.evidence["layouts_not_run"] = (f"grad_{kind}: the CPU's result depends on the incoming "
+                                                    f"gradient's layout")
+                continue
+            case.judge(run, index, [(f"grad_{kind}", sample)], sample, expected)
+            case.layouts.add(f"grad_{kind}")
+
+
 def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool,
                  edges: bool = False, arguments: bool = False) -> None:
     """forward, backward, forward_ad: each sample (and its non-contiguous variant) against the
@@ -406,7 +446,30 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
         variants: list[tuple[str, Any]] = [("sample", sample)]
         if with_variants and (nc := noncontiguous(sample)) is not None:
             variants.append(("noncontiguous", nc))
+        own: list[tuple[str, Any]] = []  # layouts with values of their own: each its own reference
+        for kind, variant, same_values in layouts.sample_layouts(sample) if with_variants and \
+                index < layouts.SAMPLES_PER_CASE and layouts.apply_to(case.op, case.dtype) else ():
+            (variants if same_values else own).append((kind, variant))
         case.judge(run, index, variants, sample, expected)
+        for kind, variant in own:
+            ran = layouts.own_copy(variant)
+            try:
+                reference = case.cpu(run, ran)
+            except NoReference:
+                case.variants_without_reference += 1
+                continue
+            if layouts.writes_into_overlap(variant, ran):
+                case.evidence["layouts_not_run"] = f"{kind}: the op writes into an argument"
+                continue
+            try:  # the same values, dense: where the CPU's own result differs, the values are ill-conditioned
+                compare(case.cpu(run, layouts.dense(variant)), reference, case.rtol, case.atol)
+            except (NoReference, Mismatch):
+                case.evidence["layouts_not_run"] = (f"{kind}: the CPU's result for these values depends on their "
+                                                    f"layout (ill-conditioned, such as a variance of 0)")
+                continue
+            case.judge(run, index, [(kind, variant)], variant, reference)
+            case.layouts.add(kind)
+        case.layouts.update(name for name, _ in variants[1:])
         if edges:
             for name, variant in [*sample_variants.zero_size(sample), *sample_variants.zero_dim(sample)]:
                 if (why := sample_variants.undefined_on_cpu(case.op, name)) is not None:
