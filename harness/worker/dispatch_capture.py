@@ -158,6 +158,8 @@ class Capture(TorchDispatchMode):
                     return func.redispatch(self.keyset, *args, **kwargs)
             finally:
                 self._descending.discard(name)
+        if isinstance(func, torch._ops.OpOverload) and not _takes_numbers(func):  # a wrapped number comes as a number
+            args, kwargs = _numbers_as_tensors(func, args, kwargs)
         return func(*args, **kwargs)
 
 
@@ -170,11 +172,19 @@ def _tensor_arguments(func) -> tuple[frozenset[int], frozenset[str]]:
             frozenset(a.name for a in arguments if a.type == tensor))
 
 
-def _as_tensor(value: Any) -> Any:
-    """A Python number as the 0-dim CPU tensor a call of the op would have made of it (a "wrapped
-    number"): torch.tensor's dtype for it (bool, int64, the default float or complex dtype) keeps
-    type promotion as the number's; anything else as it is."""
-    return torch.tensor(value) if isinstance(value, (int, float, complex)) else value
+def _as_tensor(value: Any, peer: torch.Tensor | None) -> Any:
+    """A Python number as a 0-dim CPU tensor that promotes as the number would (a "wrapped number",
+    which Python cannot make): of the dtype the number and the call's first tensor promote to
+    (uint16 with 2 stays uint16, float16 with 2.0 stays float16); anything else as it is."""
+    if not isinstance(value, (int, float, complex)):
+        return value
+    return torch.tensor(value, dtype=torch.result_type(peer, value) if peer is not None else None)
+
+
+def _peer(values: Any) -> torch.Tensor | None:
+    """The call's first tensor with dimensions (else its first tensor): what its numbers promote with."""
+    tensors = [t for t in values if isinstance(t, torch.Tensor)]
+    return next((t for t in tensors if t.dim() > 0), tensors[0] if tensors else None)
 
 
 def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -182,5 +192,12 @@ def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     __torch_dispatch__ hands a wrapped number back as the number, and a redispatch does not
     convert it as a call of the op does."""
     positions, names = _tensor_arguments(func)
-    return (tuple(_as_tensor(a) if i in positions else a for i, a in enumerate(args)),
-            {k: _as_tensor(v) if k in names else v for k, v in kwargs.items()})
+    peer = _peer([*args, *kwargs.values()])
+    return (tuple(_as_tensor(a, peer) if i in positions else a for i, a in enumerate(args)),
+            {k: _as_tensor(v, peer) if k in names else v for k, v in kwargs.items()})
+
+
+@functools.lru_cache(maxsize=None)
+def _takes_numbers(func) -> bool:
+    """Whether the op binds Python numbers to its Tensor arguments itself (mul, add: not copysign)."""
+    return torch._C._should_allow_numbers_as_tensors(func.name().split("::")[-1].split(".")[0])
