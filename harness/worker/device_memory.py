@@ -66,10 +66,10 @@ class AllocationWatch(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         before = self.read()
-        inputs = _storages((args, kwargs), self.device_type)
         out = func(*args, **kwargs)
         grown = self.read() - before
-        if grown > 0:
+        if grown > 0:  # only then: which results are new storage (an input's storage is not)
+            inputs = _storages((args, kwargs), self.device_type)
             results = [t for t in pytree.tree_leaves(out) if isinstance(t, torch.Tensor)
                        and t.device.type == self.device_type and t.layout == torch.strided
                        and t.untyped_storage().data_ptr() not in inputs]

@@ -437,6 +437,7 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
     0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
     with `arguments`, the arguments no sample moves off their default, at other values
     (argument_variants)."""
+    laid_out = with_variants and layouts.apply_to(case.op, case.dtype)  # once: it reads the decorators
     for index, sample in enumerate(samples):
         try:
             expected = case.cpu(run, sample)
@@ -447,8 +448,8 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
         if with_variants and (nc := noncontiguous(sample)) is not None:
             variants.append(("noncontiguous", nc))
         own: list[tuple[str, Any]] = []  # layouts with values of their own: each its own reference
-        for kind, variant, same_values in layouts.sample_layouts(sample) if with_variants and \
-                index < layouts.SAMPLES_PER_CASE and layouts.apply_to(case.op, case.dtype) else ():
+        for kind, variant, same_values in layouts.sample_layouts(sample) if laid_out and \
+                index < layouts.SAMPLES_PER_CASE else ():
             (variants if same_values else own).append((kind, variant))
         case.judge(run, index, variants, sample, expected)
         for kind, variant in own:
