@@ -192,6 +192,8 @@ def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     __torch_dispatch__ hands a wrapped number back as the number, and a redispatch does not
     convert it as a call of the op does."""
     positions, names = _tensor_arguments(func)
+    if not any(isinstance(a, (int, float, complex)) for a in (*args, *kwargs.values())):
+        return args, kwargs  # the common call: nothing to wrap
     peer = _peer([*args, *kwargs.values()])
     return (tuple(_as_tensor(a, peer) if i in positions else a for i, a in enumerate(args)),
             {k: _as_tensor(v, peer) if k in names else v for k, v in kwargs.items()})
