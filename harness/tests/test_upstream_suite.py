@@ -47,8 +47,7 @@ def test_each_planted_test_is_recorded_with_its_outcome(db, tmp_path):
     }
     failure = evidence[f"{GENERIC}/float32/test_planted_failure"]
     assert "planted: three ones do not sum to four" in failure["message"]
-    assert failure["test"] in ("TestGenericNEURON.test_planted_failure_neuron_float32",
-                               "TestGenericPRIVATEUSE1.test_planted_failure_neuron_float32")
+    assert failure["test"] == "TestGenericNEURON.test_planted_failure_neuron_float32"
     assert evidence[f"{GENERIC}/-/test_planted_error"]["exception_type"] == "RuntimeError"
     assert evidence[f"{GENERIC}/float32/test_planted_crash"]["signal_name"] == "SIGSEGV"
     assert evidence[f"{GENERIC}/-/test_cuda_only"]["message"] == "Only runs on cuda"
@@ -113,9 +112,14 @@ def test_other_suites_take_no_suite_options(db):
     assert "the optim suite has no option pytorch_test_dir (it takes: none" in result.stderr
 
 
-def test_a_pytorch_configs_module_applies_as_run_test_would(db, tmp_path):
+# Hash seeds under which the fixture's @ops test is instantiated first (10) and not first (3):
+# upstream binds an @ops test's device type before its first setUpClass, so under seed 10 the
+# op_overrides applied only when the suite had set the device type up itself.
+@pytest.mark.parametrize("hash_seed", ["10", "3"])
+def test_a_pytorch_configs_module_applies_as_run_test_would(db, tmp_path, monkeypatch, hash_seed):
     # What `skiplist export --format pytorch` writes: op_overrides skip one OpInfo test, and
     # test_exclusions leave a generic test out; the suite imports it before the test files.
+    monkeypatch.setenv("PYTHONHASHSEED", hash_seed)
     configs = tmp_path / "configs.py"
     configs.write_text(
         "import unittest\nimport torch\n"

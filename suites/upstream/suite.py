@@ -15,8 +15,8 @@ Case ids: upstream/<file>.<GenericClass>/<dtype>/<test>: one case per instantiat
 `test` its generic name with upstream's parametrization but without the device and dtype
 suffixes (TestViewOpsNEURON.test_view_as_real_neuron_float32 is
 upstream/test_view_ops.TestViewOps/float32/test_view_as_real), dtype `-` for a test that takes
-none. The class suffix (PRIVATEUSE1 before the device type's first setUpClass, NEURON after) is
-not part of the id. A file that fails to import is one case, upstream/<file>/-/import, an `error`
+none. The class suffix (NEURON: the suite sets the device type up before it imports a file) is not
+part of the id. A file that fails to import is one case, upstream/<file>/-/import, an `error`
 naming the import error; the other files run.
 
 Outcomes: unittest's verdict on the one method, run in its class's setUpClass/tearDownClass:
@@ -121,6 +121,7 @@ def configure(options: dict[str, Any]) -> None:
     Settings.files = files
     if options.get("pytorch_configs"):
         _apply_configs(Path(options["pytorch_configs"]))
+    _set_up_device_type()
     # Upstream's files import their neighbours (common helpers, other test files) by name.
     if str(test_dir) not in sys.path:
         sys.path.insert(0, str(test_dir))
@@ -140,6 +141,19 @@ def _apply_configs(path: Path) -> None:
         spec.loader.exec_module(importlib.util.module_from_spec(spec))
     except Exception as exc:
         raise ValueError(f"--suite-option pytorch_configs={path} does not import: {type(exc).__name__}: {exc}") from exc
+
+
+def _set_up_device_type() -> None:
+    """Sets PrivateUse1TestBase up (its device type, its primary device) before any file is
+    imported. Upstream does this lazily, when it instantiates the first test that takes a device,
+    and binds the device type of an @ops test's op_overrides before that: a file whose @ops test
+    happens to come first in the set of its class's names (the hash seed decides) would see
+    device type `privateuse1`, and the configs' DecorateInfos (device type `neuron`) would not
+    apply to it. Set up first, every file sees the device's own name."""
+    from torch.testing._internal.common_device_type import PrivateUse1TestBase
+
+    if getattr(torch, torch._C._get_privateuse1_backend_name(), None) is not None:  # else its tests say why
+        PrivateUse1TestBase.setUpClass()
 
 
 @SUITE.finds_checks

@@ -1,6 +1,6 @@
 """A device-generic test file in PyTorch's own style, for the upstream suite's tests (it stands in
 for test_view_ops.py and its kind, which need a PyTorch checkout). Run as upstream runs it:
-instantiate_device_type_tests makes TestGenericNEURON (or ...PRIVATEUSE1) for the device.
+instantiate_device_type_tests makes TestGenericNEURON for the device.
 
 Planted, each with the outcome the upstream suite must record:
   test_add (float32, int64)          pass
