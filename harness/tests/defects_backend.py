@@ -32,6 +32,14 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
                                                       gradient in storage order
   leaks_memory     aten::floor                        keeps a device buffer alive on      resource balance (every
                                                       every call                          case of any suite)
+  current_device   aten::sin                          allocates its output on the current devices (other_device)
+                                                      device, not its input's (no device
+                                                      guard)
+  accepts_cpu_operand aten::atan2                     computes with a CPU operand beside  devices (cpu_operand)
+                                                      a device one, where CUDA refuses
+  loses_identity   aten::cat.out                      sees an out= that is one of its     out (out_is_input)
+                                                      inputs as a separate tensor, so an
+                                                      overlap the CPU refuses is taken
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -43,6 +51,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import torch
+import torch.utils._pytree
 import torch_neuronsim
 from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops  # noqa: F401
 
@@ -185,6 +194,23 @@ def _leaks_memory_floor(self):
     return torch.floor(self.cpu()).to(self.device)
 
 
+def _current_device_sin(self):
+    here = torch.device(self.device.type, torch.accelerator.current_device_index())
+    return torch.sin(self.cpu()).to(here)  # the current device, whatever the input's
+
+
+def _accepts_cpu_operand_atan2(self, other):
+    device = self.device if self.device.type != "cpu" else other.device
+    return torch.atan2(self.cpu(), _cpu(other)).to(device)  # computes where CUDA refuses
+
+
+def _loses_identity_cat_out(tensors, dim=0, *, out):
+    result = out.cpu()
+    torch.cat([t.cpu() for t in tensors], dim, out=result)  # copies: the CPU's cat sees no overlap
+    out.resize_(result.shape).copy_(result.to(out.device))
+    return out
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
@@ -204,6 +230,9 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "misreads_stride0": {"bmm": _misreads_stride0_bmm},
     "misreads_grad": {"silu_backward": _misreads_grad_silu_backward},
     "leaks_memory": {"floor": _leaks_memory_floor},
+    "current_device": {"sin": _current_device_sin},
+    "accepts_cpu_operand": {"atan2": _accepts_cpu_operand_atan2},
+    "loses_identity": {"cat.out": _loses_identity_cat_out},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with
@@ -212,10 +241,23 @@ AUTOGRAD_DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "flat_backward": {"tanh": _flat_backward_tanh},
 }
 
+def _one_device(kernel: Callable[..., Any]) -> Callable[..., Any]:
+    """`kernel`, refusing operands on two devices as the real backend does (a CPU 0-dim scalar
+    allowed), so that each planted kernel carries its own defect and no other."""
+    def checked(*args, **kwargs):
+        tensors = [t for t in torch.utils._pytree.tree_leaves([args, kwargs]) if isinstance(t, torch.Tensor)]
+        devices = {t.device for t in tensors if not (t.device.type == "cpu" and t.dim() == 0)}
+        if len(devices) > 1:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{', '.join(sorted(map(str, devices)))}!")
+        return kernel(*args, **kwargs)
+    return checked
+
+
 _lib = torch.library.Library("aten", "IMPL")
-for _kernels in DEFECTS.values():
+for _class, _kernels in DEFECTS.items():
     for _op, _kernel in _kernels.items():
-        _lib.impl(_op, _kernel, "PrivateUse1")
+        _lib.impl(_op, _kernel if _class == "accepts_cpu_operand" else _one_device(_kernel), "PrivateUse1")
 for _kernels in AUTOGRAD_DEFECTS.values():
     for _op, _kernel in _kernels.items():
         _lib.impl(_op, _kernel, "AutogradPrivateUse1")

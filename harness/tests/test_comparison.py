@@ -12,7 +12,7 @@ import torch
 from conform_cli import REPO
 
 sys.path.insert(0, str(REPO / "harness" / "worker"))
-from comparison import Mismatch, compare, errors, to_device  # noqa: E402
+from comparison import Mismatch, compare, errors, own_copy, to_device  # noqa: E402
 
 NAN, INF = math.nan, math.inf
 
@@ -113,6 +113,34 @@ def test_inputs_sharing_storage_share_it_on_the_device():
     y = to_device(torch.arange(4.0), "neuron")
     torch.add(y, 1, out=y)  # an out= that is exactly its input is allowed on both sides
     assert torch.equal(y.cpu(), torch.arange(4.0) + 1)
+
+
+def test_one_tensor_in_two_places_stays_one_tensor_and_the_cpu_works_on_its_own_copy():
+    import torch_neuronsim  # noqa: F401  (registers the neuron device)
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    # identity: cat([a, b], out=a) with `a` empty shares no storage, only identity, and the CPU
+    # refuses it as an overlap; moved, it must still be one tensor, or the device sees no overlap
+    a, b, x = torch.empty(0), torch.ones(2), torch.ones(3)
+    for moved in (to_device(SampleInput([a, b], kwargs={"out": a}), "neuron"),
+                  own_copy(SampleInput([a, b], kwargs={"out": a}))):
+        assert moved.input[0] is moved.kwargs["out"] and moved.input[0] is not a
+        with pytest.raises(RuntimeError, match="single memory location"):
+            torch.cat(moved.input, out=moved.kwargs["out"])
+    twice = to_device([x, x, x.clone()], "neuron")
+    assert twice[0] is twice[1] and twice[0] is not twice[2]
+    # own copy: what the CPU writes into its copy (cat's out= resized before it raises) never
+    # reaches the inputs the device is given
+    copy = own_copy(SampleInput([a, b], kwargs={"out": a}))
+    with pytest.raises(RuntimeError):
+        torch.cat(copy.input, out=copy.kwargs["out"])
+    assert copy.kwargs["out"].shape == (2,) and a.shape == (0,)  # cat resized its out= before refusing
+    view = torch.arange(6.0)[1:4]
+    copy = own_copy(SampleInput(view, args=(view,)))
+    copy.input.add_(1)
+    assert torch.equal(view, torch.arange(1.0, 4.0)) and copy.args[0] is copy.input
+    assert copy.input.untyped_storage().nbytes() == view.untyped_storage().nbytes()  # its layout kept
+    assert (copy.input.storage_offset(), copy.input.stride()) == (1, (1,))
 
 
 def test_every_layout_reaches_the_device_with_its_strides():

@@ -10,8 +10,8 @@ from conform_cli import cli, evidences, outcomes, query
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
 SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod|mm|bmm|cat|index_select|"
-                  "nn.functional.conv2d)$",
-         "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors", "--no-skiplists",
+                  "nn.functional.conv2d|sin|atan2)$",
+         "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors,devices", "--no-skiplists",
          "--reruns", "0", "--timeout", "300", "-j", "2"]
 # Gradients, apart: the slice's planted kernels (strides ignored, a copy for a view) break
 # gradients too, which would be caught twice.
@@ -37,6 +37,7 @@ CAUGHT = {
     "ops/sigmoid/float32/forward": ("fail", "sample", None),  # returns float64
     "ops/sigmoid/float32/extremal": ("fail", "nan", None),  # whatever the input holds
     "ops/sigmoid/float32/layout": ("fail", "sample", "dtype and shape"),
+    "ops/sigmoid/float32/devices": ("fail", "other_device", "values"),
     "ops/clone/float32/layout": ("fail", "channels_last", "strides"),  # a contiguous copy
     "ops/diagonal/float32/layout": ("fail", "sample", "view"),  # a copy, not a view
     "ops/prod/float32/forward": ("fail", "zero_size", None),  # NaN for an empty input
@@ -53,6 +54,10 @@ CAUGHT = {
     "ops/nn.functional.relu/float32/gradgrad": ("fail", "sample", None),  # its own derivative in grad_output too
     # a backward kernel reading a non-contiguous incoming gradient in storage order
     "ops/nn.functional.silu/float32/backward": ("fail", "grad_noncontiguous", None),
+    # an output on the current device, not the input's (no device guard)
+    "ops/sin/float32/devices": ("fail", "other_device", "outputs on the inputs' device"),
+    "ops/atan2/float32/devices": ("fail", "cpu_operand", "refused"),  # computes with a CPU operand
+    "ops/cat/float32/out": ("fail", "out_is_input", "raises"),  # out= an input, seen as another tensor
 }
 
 
@@ -94,6 +99,11 @@ def test_the_same_slice_passes_on_the_real_backend(db):
     assert evidence["ops/neg/float32/forward"]["variants_compared"] > evidence["ops/neg/float32/forward"]["inputs_compared"]
     assert evidence["ops/sum/float32/extremal"]["samples_planted"] > 0
     assert evidence["ops/exp/float32/out"]["variants_compared"] >= 4 * evidence["ops/exp/float32/out"]["inputs_compared"]
+    # the device axis ran: another device current, CPU and other-device operands refused, scalars taken
+    ran = evidence["ops/add/float32/devices"]["device_variants"]
+    assert ran["other_device"] == 3 and ran["cpu_operand_refused"] > 0 and ran["other_device_operand_refused"] > 0
+    assert ran.get("cpu_scalar_taken", 0) + ran.get("cpu_scalar_refused", 0) > 0
+    assert evidence["ops/cat/float32/out"]["errors_matched"] > 0  # out= an input, refused as the CPU refuses it
     assert evidence["ops/mul/float32/inplace"]["variants_compared"] == 2 * evidence["ops/mul/float32/inplace"]["inputs_compared"]
     # the edge, layout and error variants ran too
     assert evidence["ops/prod/float32/forward"]["edge_variants"] > 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 import torch
 import torch.utils._pytree as pytree
@@ -42,15 +42,36 @@ def to_device(inputs: Any, device: str) -> Any:
     shares its storage with another of the inputs, arrives with its sizes, strides and storage
     offset over a copy of its whole storage (one copy per storage, so tensors that share memory on
     the CPU share it on the device: out= overlapping an input stays overlapping), and with its lazy
-    conjugation or negation, so the device sees the layout the CPU saw."""
+    conjugation or negation, so the device sees the layout the CPU saw. One tensor passed in two
+    places (add(x, x), cat([a, b], out=a)) arrives as one tensor."""
+    return _relocated(inputs, lambda t: t.to(device))
+
+
+def own_copy(inputs: Any) -> Any:
+    """`inputs` as to_device() would give them, on the CPU and over storage of their own: what a
+    CPU reference runs on, so that nothing it writes (an out= resized before the op raises, an
+    in-place result) reaches the device's run of the same inputs. Identity, shared storage and
+    layouts are kept as to_device() keeps them."""
+    return _relocated(inputs, lambda t: t.clone())
+
+
+def _relocated(inputs: Any, place: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    """to_device() and own_copy(): `place` copies a plain tensor (detached), or a whole storage
+    as a uint8 tensor, to where it goes."""
     is_sample = not isinstance(inputs, torch.Tensor) and callable(getattr(inputs, "transform", None))
     leaves = pytree.tree_leaves([inputs.input, inputs.args, inputs.kwargs] if is_sample else inputs)
-    users = Counter(_storage_key(t) for t in leaves if isinstance(t, torch.Tensor) and t.layout == torch.strided)
+    tensors = {id(t): t for t in leaves if isinstance(t, torch.Tensor)}
+    if not tensors:
+        return inputs
+    users = Counter(_storage_key(t) for t in tensors.values() if t.layout == torch.strided)
     moved_storages: dict[int, torch.Tensor] = {}
+    moved_tensors: dict[int, torch.Tensor] = {}
 
     def move(t: Any) -> Any:
         if not isinstance(t, torch.Tensor) or t.device.type == "meta":  # meta tensors hold no data to move
             return t
+        if (seen := moved_tensors.get(id(t))) is not None:
+            return seen
         if t.layout == torch.strided and (_not_plain(t) or users[_storage_key(t)] > 1):
             # Move the whole storage, so the device kernel sees the strides the CPU kernel saw and
             # ops that see the storage (as_strided, set_) find the same elements.
@@ -58,7 +79,7 @@ def to_device(inputs: Any, device: str) -> Any:
             if (base := moved_storages.get(key)) is None:
                 storage = t.untyped_storage()
                 base = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (storage.nbytes(),))
-                base = moved_storages[key] = base.to(device)
+                base = moved_storages[key] = place(base)
             moved = torch.empty(0, dtype=t.dtype, device=base.device).set_(
                 base.untyped_storage(), t.storage_offset(), t.shape, t.stride())
             if t.is_conj():
@@ -67,8 +88,9 @@ def to_device(inputs: Any, device: str) -> Any:
                 moved = torch._neg_view(moved)
             moved = moved.detach()
         else:
-            moved = t.detach().to(device)
-        return moved.requires_grad_(t.requires_grad)
+            moved = place(t.detach())
+        moved_tensors[id(t)] = moved = moved.requires_grad_(t.requires_grad)
+        return moved
 
     if is_sample:
         return inputs.transform(move)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import torch
 
-from comparison import Mismatch, compare
+from comparison import Mismatch, compare, own_copy
 from evidence import exception_evidence
 from vocabulary import Outcome
 
@@ -54,11 +54,12 @@ class Sides:
             return run(*args)
 
     def cpu(self, run: Callable[..., Any], *args: Any) -> Any:
-        """`run(*args)` on the CPU (the op capture steps aside); NoReference when it raises (the first
-        such error is kept)."""
+        """`run(*args)` on the CPU (the op capture steps aside) over its own copy of the tensors in
+        `args` (comparison.own_copy), so that what the CPU writes into them never reaches the
+        device's run of the same inputs; NoReference when it raises (the first such error is kept)."""
         try:
             with self.ctx.capture.paused():
-                return self._seeded(run, args)
+                return self._seeded(run, tuple(own_copy(a) for a in args))
         except Exception as exc:
             self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"
             raise NoReference(f"{type(exc).__name__}: {str(exc)[:500]}") from exc

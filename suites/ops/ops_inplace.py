@@ -9,7 +9,6 @@ from typing import Any
 
 import torch
 from torch.testing._internal.common_utils import noncontiguous_like
-from torch.testing._internal.opinfo.core import SampleInput
 
 import suite_api
 from sides import NoReference, Verdict
@@ -25,16 +24,6 @@ def applies(op, dtype: torch.dtype) -> bool:
     return op.inplace_variant is not None
 
 
-def _copy(t: torch.Tensor) -> torch.Tensor:
-    """A copy of `t` over a copy of its whole storage, with its sizes, strides and offset: what
-    comparison.to_device gives the device, on the CPU (ops that see the storage, such as
-    as_strided_, find the same elements on both sides)."""
-    if t.layout != torch.strided or t.is_conj() or t.is_neg():
-        return t.clone()
-    copy = torch.empty(0, dtype=t.dtype).set_(t.untyped_storage().clone(), t.storage_offset(), t.shape, t.stride())
-    return copy.requires_grad_(t.requires_grad)
-
-
 def _storage_of(t: torch.Tensor) -> torch.Tensor:
     """The whole storage under `t`, as a 1-d tensor of its dtype."""
     storage = t.untyped_storage()
@@ -44,12 +33,10 @@ def _storage_of(t: torch.Tensor) -> torch.Tensor:
 def _check_inplace(case: runs.Case, samples: list) -> None:
     op, device = case.op, case.ctx.device
 
-    def call(sample):
+    def call(sample):  # on the CPU's own copy of the sample (Sides.cpu): its storage, and what the op left
+        storage = sample.input.untyped_storage().data_ptr()
         returned = op.inplace_variant(sample.input, *sample.args, **sample.kwargs)
-        return returned, sample
-
-    def fresh(sample):  # a copy the CPU may modify, keeping every tensor's layout and storage
-        return sample.transform(lambda t: _copy(t) if isinstance(t, torch.Tensor) else t)
+        return returned, sample, storage
 
     for index, sample in enumerate(samples):
         if not isinstance(sample.input, torch.Tensor):
@@ -58,9 +45,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         view_sample = sample_variants.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
         dev_sample, dev_view_sample = runs.on_device(sample, device, case.op), runs.on_device(view_sample, device, case.op)
         try:
-            copy = fresh(sample)
-            cpu_storage = copy.input.untyped_storage().data_ptr()
-            returned, cpu_sample = case.cpu(call, copy)
+            returned, cpu_sample, cpu_storage = case.cpu(call, sample)
         except NoReference:
             case.without_reference += 1
             continue
@@ -94,8 +79,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         # through a view: the op on a strided view of a larger tensor writes the view's elements of
         # that tensor and no other
         try:
-            copy = fresh(sample)
-            _, cpu_view = case.cpu(call, SampleInput(view_sample.input, args=copy.args, kwargs=copy.kwargs))
+            _, cpu_view, _ = case.cpu(call, view_sample)
         except NoReference:
             case.variants_without_reference += 1
         else:

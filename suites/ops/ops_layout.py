@@ -115,14 +115,14 @@ def _compare_layout(case, index: int, name: str, sample, compare_strides: bool) 
     CPU cannot run it (no reference)."""
     op = case.op
     run = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731 (the raw outputs: layouts are the op's)
-    cpu_inputs = [t for t in runs.tensors(sample) if t.layout == torch.strided]
-    try:
-        expected = case.cpu(run, sample)
+    strided = lambda s: [t for t in runs.tensors(s) if t.layout == torch.strided]  # noqa: E731
+    try:  # the inputs the CPU ran on (its own copy of the sample): what its outputs may alias
+        expected, cpu_inputs = case.cpu(lambda s: (run(s), strided(s)), sample)
     except NoReference:
         return False
     where = {"variant": name, "sample_index": index, "sample": sample}
     dev_sample = runs.on_device(sample, case.ctx.device, case.op)
-    dev_inputs = [t for t in runs.tensors(dev_sample) if t.layout == torch.strided]
+    dev_inputs = strided(dev_sample)
     actual = case.device(run, dev_sample, where=where)
     a_leaves, a_spec = pytree.tree_flatten_with_path(actual)
     e_leaves, e_spec = pytree.tree_flatten_with_path(expected)

@@ -1,7 +1,9 @@
 """The `out` check (OpInfos with supports_out), as upstream's test_out does: an out= full of NaN (or
 the largest integer), a non-contiguous out= (its strides and storage kept), a wrongly sized out=
 (resized, with the CPU's warning), and an out= dtype the CPU rejects (int64 for floating results)
-rejected on the device too.
+rejected on the device too. And argument identity: out= one of the inputs itself (add(x, y, out=x),
+cat([a, b], out=a)), at one dtype per OpInfo, which the CPU allows or refuses as an overlap (even
+where the two share no bytes: an empty `a`); the device must do as the CPU does.
 """
 
 from __future__ import annotations
@@ -14,15 +16,19 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.common_utils import noncontiguous_like
+from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
 
 import suite_api
-from comparison import to_device
+from comparison import Mismatch, compare, to_device
 from sides import NoReference, seed
 
-from suitelib.opinfo import runs
+from suitelib.opinfo import runs, sample_variants
 
 DESCRIPTION = ("the out= variant: NaN-filled, non-contiguous, wrongly sized (resized, with the CPU's warning) "
-               "and wrongly typed (rejected) out= tensors")
+               "and wrongly typed (rejected) out= tensors, and out= one of the inputs (allowed or refused as the "
+               "CPU does)")
+
+OUT_IS_INPUT_VARIANTS = 6  # per case: out= one of the inputs, from the first samples that have one
 
 
 def applies(op, dtype: torch.dtype) -> bool:
@@ -55,6 +61,39 @@ def _resize_warnings(caught) -> list[str]:
     return sorted(_TRIGGERED.sub("", str(w.message)) for w in caught if "resized" in str(w.message))
 
 
+def _out_is_input(op, sample, output: torch.Tensor):
+    """(position, variant): the sample with out= each of its tensor inputs of the output's dtype.
+    Not an input smaller than the output, except an empty one (nothing of it is read) and for
+    elementwise ops (TensorIterator refuses to resize an operand it also reads): a kernel that
+    grows its out= reallocates the input it then reads (avg_pool3d corrupts the CPU's heap so)."""
+    elementwise = isinstance(op, (UnaryUfuncInfo, BinaryUfuncInfo))
+    leaves = pytree.tree_leaves([sample.input, sample.args])
+    for position, t in enumerate(leaves):
+        if (isinstance(t, torch.Tensor) and t.layout == torch.strided and t.dtype == output.dtype
+                and not t.requires_grad and (elementwise or not t.numel() or t.numel() >= output.numel())):
+            yield position, sample_variants.rebuilt(sample, kwargs={**sample.kwargs, "out": t})
+
+
+def _raw(op):
+    return lambda s: op(s.input, *s.args, **s.kwargs)
+
+
+def _aliasing_decides(case: runs.Case, variant) -> bool:
+    """Whether the CPU takes out= one of the inputs and computes something else than with an out=
+    of its own: a result that depends on the order in which the kernel reads and writes the
+    shared memory, which PyTorch does not define (the device is not judged on it)."""
+    apart = sample_variants.rebuilt(variant, kwargs={**variant.kwargs, "out": variant.kwargs["out"].clone()})
+    try:
+        aliased, separate = case.cpu(_raw(case.op), variant), case.cpu(_raw(case.op), apart)
+    except NoReference:
+        return False  # refused (or no reference at all): alike() decides
+    try:
+        compare(aliased, separate, case.rtol, case.atol)
+    except Mismatch:
+        return True
+    return False
+
+
 def _check_out(case: runs.Case, samples: list) -> None:
     op, device = case.op, case.ctx.device
 
@@ -65,6 +104,7 @@ def _check_out(case: runs.Case, samples: list) -> None:
             op(sample.input, *sample.args, **sample.kwargs, out=out)
         return sample.output_process_fn_grad(out), _resize_warnings(caught)
 
+    aliased = 0  # out_is_input variants made
     for index, sample in enumerate(samples):
         try:
             raw = case.cpu(lambda s: op(s.input, *s.args, **s.kwargs), sample)
@@ -142,6 +182,16 @@ def _check_out(case: runs.Case, samples: list) -> None:
                 else:
                     raise case.fail(f"the device wrote a floating-point result into an int64 out=, which the CPU "
                                     f"rejects ({str(refused.__cause__)[:300]})", w) from None
+        # out= one of the inputs: the CPU decides whether that overlap is allowed
+        if len(leaves) == 1 and case.dtype == sample_variants.representative_dtype(op):
+            for position, variant in _out_is_input(op, sample, leaves[0]):
+                if aliased >= OUT_IS_INPUT_VARIANTS:
+                    break
+                aliased += 1
+                if _aliasing_decides(case, variant):
+                    case.evidence["out_is_input_not_compared"] = case.evidence.get("out_is_input_not_compared", 0) + 1
+                    continue
+                case.alike(_raw(op), index, "out_is_input", variant, change=f"out= is input {position}")
         case.compared += 1
 
 

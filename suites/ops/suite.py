@@ -46,6 +46,10 @@ docstring, listed in this order:
               (autocast_policy()) gives and the values the CPU computes on the inputs cast so
   sdpa        (ops_sdpa.py; scaled_dot_product_attention) boolean and float masks, is_causal,
               scale, enable_gqa, dropout 0, against the float64 math reference
+  devices     (ops_devices.py; one dtype per OpInfo) a sample on the second device while the first is
+              current (outputs on the inputs' device, the CPU's values), and operands left on the
+              CPU or placed on the other device, which the device must refuse as CUDA does (a
+              0-dim CPU tensor and CPU index tensors may be taken, and must then be right)
 The CPU reference is computed once per sample and reused for its variants; a variant is run on
 the CPU itself only when the device disagrees with that reference (an op whose result depends on
 the layout, such as as_strided or view, is judged against the CPU at the same layout). Evidence
@@ -68,7 +72,7 @@ from sides import Verdict
 from suitelib.opinfo import runs
 # Each module declares its checks (suite_api.check); importing them in this order lists the checks so.
 from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, ops_layout,  # noqa: F401
-               ops_errors, ops_gradgrad, ops_random, ops_autocast, ops_sdpa)
+               ops_errors, ops_gradgrad, ops_random, ops_autocast, ops_sdpa, ops_devices)
 
 SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
                         native_phrase="run natively at every dtype and check")

@@ -3,6 +3,7 @@
 #include "engine/Arguments.h"
 #include "engine/CallKey.h"
 #include "engine/CompileCache.h"
+#include "engine/DeviceCheck.h"
 #include "engine/Fallback.h"
 #include "engine/Options.h"
 #include "engine/Rules.h"
@@ -230,6 +231,17 @@ Bindings bind_arguments(const c10::FunctionSchema& schema, const Executable& pla
       const c10::Storage* storage = shared.empty() ? nullptr : shared_storage(t);
       const bool convertible = (plan.downcast_f64 && t.scalar_type() == at::kDouble) ||
                                (plan.wrap_i64 && t.scalar_type() == at::kLong);
+      if (storage != nullptr) {
+        // The same tensor as an input and as out= (cat([a, b], out=a)): the kernel must see one
+        // tensor too, for the CPU's overlap check knows an out= that *is* an input even when
+        // they share no bytes (an empty `a`). It is written back as the out= it also is.
+        for (Binding& other : bindings) {
+          if (other.device.unsafeGetTensorImpl() == t.unsafeGetTensorImpl()) {
+            other.mutable_arg |= mutable_arg;
+            return other.cpu;
+          }
+        }
+      }
       if (storage != nullptr && !convertible) {
         b.cpu = cpu_view_over(*storage, t);  // aliasing an out= argument: one staged copy
         b.converted = true;
@@ -338,6 +350,7 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
   }
   TORCH_CHECK(device.has_value(), overload_name(op),
               " reached the neuron engine without a neuron tensor");
+  check_same_device(op, args);
   const c10::DeviceGuard guard(*device);
   timer.lap(Stage::kDevice);
 
@@ -370,6 +383,24 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
 }
 
 }  // namespace
+
+bool run_aliased_out(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema = op.schema();
+  const auto num_args = schema.arguments().size();
+  if (storages_shared_with_out(schema, *stack, stack->size() - num_args).empty()) return false;
+  std::optional<c10::Device> device;
+  for_each_device_tensor(torch::jit::last(*stack, num_args), [&](const at::Tensor& t) {
+    if (!device) device = t.device();
+  });
+  if (!device) return false;
+  const c10::DeviceGuard guard(*device);
+  const Executable plan;  // the CPU's own computation: no conversion
+  const Bindings bindings = bind_arguments(schema, plan, *device, *stack);
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);
+  write_back(bindings, plan);
+  map_results(schema, bindings, plan, *device, *stack);
+  return true;
+}
 
 void run_native(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   run(op, nullptr, stack, Untimed{});

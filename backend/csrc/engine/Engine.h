@@ -28,6 +28,13 @@ struct CpuSubstitute {
 void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitute,
                    torch::jit::Stack* stack);
 
+// For the CPU fallback: when an out= argument is, or shares storage with, another argument of
+// the call (cat([a, b], out=a)), runs the op's CPU kernel over the engine's bindings, which keep
+// that identity and sharing (at::native::cpu_fallback copies each argument apart, and the CPU
+// kernel would then accept an overlap it refuses, or compute from inputs it no longer writes).
+// Computes nothing and returns false for any other call.
+bool run_aliased_out(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
 // The stages of one engine call, as the backend benchmark breaks a call's cost down.
 enum class Stage { kDevice, kPlan, kBind, kKernel, kResults, kTracking, kFree };
 inline constexpr std::size_t kStageCount = 7;

@@ -1,6 +1,8 @@
 #include "engine/Fallback.h"
 
 #include "engine/CallKey.h"
+#include "engine/DeviceCheck.h"
+#include "engine/Engine.h"
 #include "engine/Options.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
@@ -57,6 +59,7 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const std::string op_name = overload_name(op);
   const auto args = torch::jit::last(*stack, op.schema().arguments().size());
   check_not_sparse_conversion(op);
+  check_same_device(op, args);
   check_no_complex(op_name, args);
   const bool dynamic = has_data_dependent_shape(op, args);
   const std::string why =
@@ -86,7 +89,7 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   // The CPU kernel's own error does not say which device op it came from; name it, keeping the
   // error's kind (throw_named).
   try {
-    at::native::cpu_fallback(op, stack);
+    if (!run_aliased_out(op, stack)) at::native::cpu_fallback(op, stack);
   } catch (const c10::Error& e) {
     rethrow_named<c10::NotImplementedError, c10::IndexError, c10::ValueError, c10::TypeError,
                   c10::LinAlgError, c10::OutOfMemoryError>(e, op_name);

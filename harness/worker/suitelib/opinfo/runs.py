@@ -24,7 +24,7 @@ from torch.testing._internal.opinfo.core import SampleInput
 from suitelib import info_decorators
 from suitelib import opinfo
 import suite_api
-from comparison import Mismatch, compare, to_device
+from comparison import Mismatch, compare, own_copy, to_device
 from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
@@ -279,7 +279,7 @@ class Case(Sides):
         was made."""
         where = {"variant": name, "sample_index": index, "sample": variant, **({"change": change} if change else {})}
         try:
-            expected = self._seeded(run, (variant,))
+            expected = self._seeded(run, (own_copy(variant),))  # what the CPU writes stays its own
             cpu_error = None
         except Exception as exc:
             expected, cpu_error = None, exc
@@ -322,7 +322,7 @@ class Case(Sides):
             self.compare(actual, expected, where)
         except Verdict:
             try:
-                compare(self._seeded(run, (variant,)), expected, self.rtol, self.atol)
+                compare(self._seeded(run, (own_copy(variant),)), expected, self.rtol, self.atol)
             except Mismatch:
                 self.compare(actual, expected, where, values=False)
                 self.evidence["values_not_compared"] = (f"{where['variant']}: the CPU's result is not reproducible "
