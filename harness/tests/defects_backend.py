@@ -40,6 +40,9 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
   loses_identity   aten::cat.out                      sees an out= that is one of its     out (out_is_input)
                                                       inputs as a separate tensor, so an
                                                       overlap the CPU refuses is taken
+  stops_early      aten::_foreach_add.List,           processes the first 32 tensors of    foreach suite (length 33)
+                   aten::_foreach_add_.List           the list and leaves the rest as they
+                                                      were (a chunk loop that drops the last)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -211,6 +214,19 @@ def _loses_identity_cat_out(tensors, dim=0, *, out):
     return out
 
 
+FOREACH_CHUNK = 32
+
+
+def _stops_early_foreach_add(tensors, others, *, alpha=1):
+    done = [torch.add(t.cpu(), o.cpu(), alpha=alpha).to(t.device) for t, o in zip(tensors[:FOREACH_CHUNK], others)]
+    return done + [t.clone() for t in tensors[FOREACH_CHUNK:]]  # the rest: never computed
+
+
+def _stops_early_foreach_add_(tensors, others, *, alpha=1):
+    for t, o in zip(tensors[:FOREACH_CHUNK], others):
+        t.copy_(torch.add(t.cpu(), o.cpu(), alpha=alpha).to(t.device))
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
@@ -233,6 +249,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "current_device": {"sin": _current_device_sin},
     "accepts_cpu_operand": {"atan2": _accepts_cpu_operand_atan2},
     "loses_identity": {"cat.out": _loses_identity_cat_out},
+    "stops_early": {"_foreach_add.List": _stops_early_foreach_add, "_foreach_add_.List": _stops_early_foreach_add_},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

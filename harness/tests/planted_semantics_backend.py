@@ -13,6 +13,9 @@ semantic checks (random, ...) must catch, for harness/tests/test_semantics_check
                                                       the generator= passed
   restore_ignored   torch.neuron.set_rng_state        restarts the generator from its seed    random (rng_state)
                                                       instead of restoring the saved state
+  misaligned_p      aten::bernoulli                   draws each element with the p of the    random (contract)
+                                                      mirrored position: the pooled fraction
+                                                      is right, each element's is not
   sdpa_no_masking   aten::scaled_dot_product_attention  attends to every key: ignores          sdpa (bool_mask_*,
                                                       attn_mask and is_causal                float_mask, causal*)
   copies_per_tensor Tensor._reduce_ex_internal        saves each device tensor as a CPU copy  save_load (modules:
@@ -93,11 +96,17 @@ def _softmax_uncast(self, dim, dtype=None):
 
 
 # class -> {aten op (overload): kernel}
+def _misaligned_p(self, *, generator=None):
+    uniform = torch.rand(self.shape, device=self.device, dtype=self.dtype, generator=generator)
+    return (uniform < self.flip(-1)).to(self.dtype)  # each element's p from the other end
+
+
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "frozen_generator": {"uniform_": _frozen_uniform},
     "wrong_fraction": {"native_dropout": _wrong_fraction},
     "wrong_variance": {"normal_": _wrong_variance},
     "ignores_generator": {"exponential_": _ignores_generator},
+    "misaligned_p": {"bernoulli": _misaligned_p},
     "sdpa_no_masking": {"scaled_dot_product_attention": _sdpa_no_masking},
 }
 

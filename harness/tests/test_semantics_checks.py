@@ -33,8 +33,9 @@ RANDOM_CAUGHT = {
     "ops/randn/float32/random": ("fail", "rng_state", {"rng_state", "distribution"}),
     # ignores_generator (exponential_ draws from the default generator) and restore_ignored
     "ops/exponential/float32/random": ("fail", "rng_state", {"rng_state", "generator"}),
+    # misaligned_p (each element drawn with another's p: the pooled fraction is right) and restore_ignored
+    "ops/bernoulli/float32/random": ("fail", "rng_state", {"rng_state", "contract"}),
     # restore_ignored alone
-    "ops/bernoulli/float32/random": ("fail", "rng_state", {"rng_state"}),
     "ops/multinomial/float32/random": ("fail", "rng_state", {"rng_state"}),
 }
 
@@ -90,6 +91,10 @@ def test_random_defects_are_caught_by_their_sub_check(planted):
     assert stats["ops/uniform/float32/random"]["ks_pvalue"] >= 1e-4
     assert evidence["ops/uniform/float32/random"]["sub_checks"]["distribution"] == "pass"
     assert "differ" in evidence["ops/bernoulli/float32/random"]["message"]
+    # each element drawn with another element's p: the pooled draw passes, the contract does not
+    bernoulli = evidence["ops/bernoulli/float32/random"]
+    assert bernoulli["sub_checks"]["distribution"] == "pass" and bernoulli["contract"]["worst_z"] > 5
+    assert "standard errors off" in bernoulli["sub_checks"]["contract"]
     # the generator= ignored: the draw neither replays nor leaves the default generator alone
     assert evidence["ops/exponential/float32/random"]["sub_checks"]["generator"].startswith("fail: ")
     assert evidence["ops/exponential/float32/random"]["sub_checks"]["distribution"] == "pass"
@@ -132,8 +137,8 @@ def test_the_slice_passes_on_the_real_backend(real):
     for case in RANDOM_CAUGHT:
         found = evidence[case]
         assert set(found["sub_checks"]) == {"seeded", "successive", "reseeded", "rng_state", "generator",
-                                            "distribution"}, found
-        assert all(v == "pass" or v.startswith("not applicable") for v in found["sub_checks"].values()), found
+                                            "distribution", "contract"}, found
+        assert all(v == "pass" or v.startswith(("not applicable", "none reviewed")) for v in found["sub_checks"].values()), found
         stats = found["statistics"]
         assert stats["draws"] == [10_000, 10_000] and stats["ks_pvalue"] >= 1e-4
         assert stats["mean_z"] <= 5 and stats["variance_z"] <= 5

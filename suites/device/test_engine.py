@@ -262,3 +262,46 @@ def test_meta_module_materialised_on_device():
     torch.nn.init.zeros_(layer.weight)
     torch.nn.init.ones_(layer.bias)
     assert torch.equal(layer(torch.ones(2, 4, device="neuron")).cpu(), torch.ones(2, 3))
+
+
+SAME_DEVICE = "Expected all tensors to be on the same device"
+
+
+@pytest.mark.parametrize("call", [
+    lambda d0, d1: torch.add(d0, torch.ones(3)),  # native, boxed
+    lambda d0, d1: torch.cat([d0, torch.ones(3)]),  # a list argument
+    lambda d0, d1: torch.polar(d0, torch.ones(3)),  # the CPU fallback
+    lambda d0, d1: d0 + d1,  # two device indices
+    lambda d0, d1: torch.mm(d0.reshape(3, 1), d1.reshape(1, 3)),
+    lambda d0, d1: torch.tensor(1.0).mul_(d0),  # a CPU scalar is read, never written
+    lambda d0, d1: torch.ops.aten.soft_margin_loss(torch.tensor(0.5), d0[0], 1),  # (this once crashed)
+], ids=["add", "cat", "fallback", "two_indices", "mm", "cpu_self", "composite_writes_cpu"])
+def test_operands_on_two_devices_are_refused_as_cuda_refuses_them(call):
+    d0, d1 = torch.ones(3, device="neuron:0"), torch.ones(3, device="neuron:1")
+    for _ in range(3):  # a warm direct kernel too
+        d0 + d0
+        torch.mm(d0.reshape(3, 1), d0.reshape(1, 3))
+    with pytest.raises(RuntimeError, match=SAME_DEVICE):
+        call(d0, d1)
+
+
+def test_a_cpu_scalar_and_cpu_indices_are_taken_beside_device_tensors():
+    d = torch.arange(4.0, device="neuron")
+    assert torch.equal((d * torch.tensor(2.0)).cpu(), torch.arange(4.0) * 2)
+    assert torch.equal(d[torch.tensor([1, 3])].cpu(), torch.tensor([1.0, 3.0]))
+    d.index_put_((torch.tensor([0]),), torch.tensor(9.0))
+    assert d.cpu()[0] == 9
+
+
+def test_an_out_that_is_an_input_stays_one_tensor_for_the_cpu_kernel():
+    # cat's overlap check knows an out= that *is* an input, even empty (native); atan2 refuses to
+    # resize an out= it also reads (through the CPU fallback, which copied each argument apart)
+    a, b = torch.empty(0, device="neuron"), torch.ones(2, device="neuron")
+    with pytest.raises(RuntimeError, match="single memory location"):
+        torch.cat([a, b], out=a)
+    x, s = torch.ones(5, device="neuron"), torch.tensor(2.0, device="neuron")
+    with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+        torch.atan2(x, s, out=s)
+    y = torch.ones(5, device="neuron")
+    torch.atan2(y, x, out=y)  # the same shape: allowed, computed in place
+    assert torch.allclose(y.cpu(), torch.atan2(torch.ones(5), torch.ones(5)))

@@ -63,14 +63,15 @@ def _resize_warnings(caught) -> list[str]:
 
 def _out_is_input(op, sample, output: torch.Tensor):
     """(position, variant): the sample with out= each of its tensor inputs of the output's dtype.
-    Not an input smaller than the output, except an empty one (nothing of it is read) and for
-    elementwise ops (TensorIterator refuses to resize an operand it also reads): a kernel that
-    grows its out= reallocates the input it then reads (avg_pool3d corrupts the CPU's heap so)."""
+    Only an input of the output's shape (nothing is resized: the question is the aliasing alone),
+    an empty one (nothing of it is read) or any input of an elementwise op (TensorIterator refuses
+    to resize an operand it also reads): other kernels resize their out= and then read the input
+    it is, which corrupts the CPU's own heap (avg_pool3d growing it, linalg.eigvalsh shrinking it)."""
     elementwise = isinstance(op, (UnaryUfuncInfo, BinaryUfuncInfo))
     leaves = pytree.tree_leaves([sample.input, sample.args])
     for position, t in enumerate(leaves):
         if (isinstance(t, torch.Tensor) and t.layout == torch.strided and t.dtype == output.dtype
-                and not t.requires_grad and (elementwise or not t.numel() or t.numel() >= output.numel())):
+                and not t.requires_grad and (elementwise or not t.numel() or t.shape == output.shape)):
             yield position, sample_variants.rebuilt(sample, kwargs={**sample.kwargs, "out": t})
 
 

@@ -27,6 +27,12 @@ Sub-checks (each failing one is named in the evidence as `variant`, with a `prop
                (not for distributions without them: cauchy), and a two-sample
                Kolmogorov-Smirnov test at p >= 1e-4. Seeds are fixed, so the check is
                deterministic; the statistics are recorded in the evidence.
+  contract     the op's own contract (CONTRACTS, reviewed per op), which a pooled distribution
+               cannot see: per-element parameters drive each element's statistics (bernoulli's
+               p, normal's mean and std, multinomial's rows, each position's mean within 5
+               standard errors of its own parameter), bounds (randint, uniform, rand_like within
+               their ranges, every integer of randint's range drawn), draws without replacement
+               distinct. An op with no reviewed contract says so ("none reviewed").
 """
 
 from __future__ import annotations
@@ -152,6 +158,99 @@ DRAWS: dict[str, Draw] = {
     "nn.functional.fractional_max_pool2d": _fractional(F.fractional_max_pool2d, 2),
     "nn.functional.fractional_max_pool3d": _fractional(F.fractional_max_pool3d, 3),
     "nn.functional.scaled_dot_product_attention": Draw(_attention, generator=False),
+}
+
+
+# --- contracts: what each element's draw must satisfy, beyond the pooled distribution ------
+
+ROWS, POSITIONS = 2000, 16  # draws per position, positions with parameters of their own
+
+
+@dataclass(frozen=True)
+class Contract:
+    """A property of one op's draws: check(device, dtype, **gen) gives (holds, what was found,
+    statistics)."""
+    what: str
+    check: Callable[..., tuple[bool, str, dict[str, Any]]]
+
+
+def _worst(z: torch.Tensor, parameters: torch.Tensor, name: str) -> tuple[bool, str, dict[str, Any]]:
+    """Per-position z-scores against the limit: the worst position and its parameter."""
+    z = torch.nan_to_num(z.to(torch.float64), nan=math.inf)
+    at = int(z.argmax())
+    found = {"positions": int(z.numel()), "draws_per_position": ROWS, "worst_z": float(z[at]), "worst_position": at,
+             f"worst_{name}": float(parameters.reshape(-1)[at])}
+    return bool(z.max() <= Z_LIMIT), f"position {at} ({name} {float(parameters.reshape(-1)[at]):.4g}) is " \
+                                      f"{float(z[at]):.3g} standard errors off", found
+
+
+def _bernoulli_per_element(device, dtype, **g):
+    p = torch.linspace(0.05, 0.95, POSITIONS, dtype=dtype)
+    draws = torch.bernoulli(p.to(device).expand(ROWS, POSITIONS).contiguous(), **g).cpu().to(torch.float64)
+    if not bool(((draws == 0) | (draws == 1)).all()):
+        return False, "values other than 0 and 1", {}
+    q = p.to(torch.float64)
+    return _worst((draws.mean(0) - q).abs() / (q * (1 - q) / ROWS).sqrt(), q, "p")
+
+
+def _normal_per_element(device, dtype, **g):
+    mean = torch.linspace(-4.0, 4.0, POSITIONS, dtype=dtype)
+    std = torch.linspace(0.5, 2.0, POSITIONS, dtype=dtype)
+    draws = torch.normal(mean.to(device).expand(ROWS, POSITIONS).contiguous(),
+                         std.to(device).expand(ROWS, POSITIONS).contiguous(), **g).cpu().to(torch.float64)
+    m, sd = mean.to(torch.float64), std.to(torch.float64)
+    z_mean = (draws.mean(0) - m).abs() / (sd / math.sqrt(ROWS))
+    z_var = (draws.var(0) - sd ** 2).abs() / (sd ** 2 * math.sqrt(2.0 / (ROWS - 1)))
+    return _worst(torch.maximum(z_mean, z_var), m, "mean")
+
+
+def _multinomial_rows(device, dtype, **g):
+    """Each row its own distribution (row i's weight on category i % K); with replacement, each
+    row's frequencies are its own probabilities; without, a row of K draws is every category once."""
+    k = 8
+    weights = torch.ones(POSITIONS, k, dtype=dtype)
+    weights[torch.arange(POSITIONS), torch.arange(POSITIONS) % k] = 5.0
+    probs = (weights / weights.sum(1, keepdim=True)).to(torch.float64)
+    draws = torch.multinomial(weights.to(device), ROWS, replacement=True, **g).cpu()
+    counts = torch.zeros(POSITIONS, k, dtype=torch.float64).scatter_add_(1, draws, torch.ones_like(draws, dtype=torch.float64))
+    z = ((counts / ROWS - probs).abs() / (probs * (1 - probs) / ROWS).sqrt()).max(1).values
+    holds, found, stats = _worst(z, torch.arange(POSITIONS) % k, "heavy_category")
+    if not holds:
+        return holds, f"row frequencies: {found}", stats
+    apart = torch.multinomial(weights.to(device), k, replacement=False, **g).cpu()
+    repeated = [i for i, row in enumerate(apart.tolist()) if len(set(row)) != k]
+    if repeated:
+        return False, f"draws without replacement repeat a category in rows {repeated[:5]}", stats
+    return True, "", stats
+
+
+def _within(low: float, high: float, integers: bool):
+    """Every value in [low, high) (integers: every integer of the range drawn, none outside)."""
+    def check(draw: Callable[..., torch.Tensor]):
+        def run(device, dtype, **g):
+            values = draw(device, dtype, **g).cpu().to(torch.float64)
+            found = {"min": float(values.min()), "max": float(values.max()), "range": [low, high]}
+            if not bool(((values >= low) & (values < high)).all()):
+                return False, f"values outside [{low:g}, {high:g}): min {found['min']:g}, max {found['max']:g}", found
+            if integers:
+                missing = sorted(set(range(int(low), int(high))) - set(values.to(torch.int64).tolist()))
+                if bool((values != values.round()).any()) or missing:
+                    return False, f"not every integer of the range drawn (missing {missing}) or a non-integer", found
+            return True, "", found
+        return run
+    return check
+
+
+CONTRACTS: dict[str, Contract] = {
+    "bernoulli": Contract("each element is drawn with its own p", _bernoulli_per_element),
+    "normal": Contract("each element is drawn with its own mean and std", _normal_per_element),
+    "multinomial": Contract("each row is drawn from its own probabilities; without replacement, distinct",
+                            _multinomial_rows),
+    "randint": Contract("values within [low, high), every one drawn", _within(3, 10, True)(DRAWS["randint"].call)),
+    "randint_like": Contract("values within [low, high), every one drawn",
+                             _within(3, 10, True)(DRAWS["randint_like"].call)),
+    "uniform": Contract("values within [from, to)", _within(-3.0, 5.0, False)(DRAWS["uniform"].call)),
+    "rand_like": Contract("values within [0, 1)", _within(0.0, 1.0, False)(DRAWS["rand_like"].call)),
 }
 
 
@@ -334,6 +433,18 @@ def run(case) -> None:
             bad.append(f"KS statistic {found['ks_statistic']:.4g}, p {found['ks_pvalue']:.3g} < {P_LIMIT:g}")
         judge("distribution", "the draws match the CPU's distribution (means and variances within 5 standard "
               "errors, two-sample KS p >= 1e-4)", not bad, "; ".join(bad))
+
+    contract = CONTRACTS.get(subject)
+    if contract is None:
+        results["contract"] = "none reviewed: the pooled distribution only"
+    else:
+        torch.random._seed_custom_device(s)
+        try:
+            holds, what, stats = contract.check(r.device, case.dtype, **({"generator": None} if draw.generator else {}))
+        except Exception as exc:
+            raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "variant": "contract"}) from exc
+        case.evidence["contract"] = {"property": contract.what, **stats}
+        judge("contract", contract.what, holds, what)
 
     case.evidence.update({"statistics": found, "sub_checks": results, "draws": DRAW_COUNT, "seed": s,
                           "cpu_seed": s + CPU_SEED_OFFSET})

@@ -39,7 +39,9 @@ docstring, listed in this order:
               generator, distribution: the device generator seeded alike reproduces a draw and
               advances, get/set_rng_state and torch.Generator(device) replay it, and 10^4 draws
               match the CPU's (means and variances within 5 standard errors, two-sample KS p >=
-              1e-4); the statistics are recorded
+              1e-4), and each op's reviewed contract holds (contract: per-element parameters
+              drive each element's statistics, bounds, draws without replacement distinct);
+              the statistics are recorded
   autocast    (ops_autocast.py; OpInfos whose aten op has a kernel for AutocastPrivateUse1, at
               float32 and bfloat16) under torch.autocast(device_type=<device>, dtype=<the
               backend's autocast dtype>) the result has the dtype the backend's declared policy

@@ -122,25 +122,6 @@ def dense(sample):
                             if isinstance(t, torch.Tensor) and t.layout == torch.strided else t)
 
 
-def own_copy(sample):
-    """The sample over copies of its tensors' storages, each tensor with its sizes, strides and
-    offset (tensors sharing a storage share the copy): what a run may write into without the
-    sample seeing it."""
-    storages: dict[int, torch.UntypedStorage] = {}
-
-    def copy(t: Any) -> Any:
-        if not isinstance(t, torch.Tensor) or t.layout != torch.strided:
-            return t
-        key = t.untyped_storage().data_ptr()
-        if key not in storages:
-            storages[key] = t.untyped_storage().clone()
-        laid = torch.empty(0, dtype=t.dtype, device=t.device).set_(storages[key], t.storage_offset(), t.shape,
-                                                                    t.stride())
-        return laid.requires_grad_(t.requires_grad)
-
-    return sample.transform(copy)
-
-
 def writes_into_overlap(before, after) -> bool:
     """Whether a run wrote into a tensor of `before` whose elements overlap (a stride of 0),
     `after` being the copy it ran on: no valid input, as the device may rightly refuse it (in-place

@@ -453,9 +453,8 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
             (variants if same_values else own).append((kind, variant))
         case.judge(run, index, variants, sample, expected)
         for kind, variant in own:
-            ran = layouts.own_copy(variant)
-            try:
-                reference = case.cpu(run, ran)
+            try:  # the run returns the CPU's own copy of the variant (Sides.cpu) too: what it wrote there
+                reference, ran = case.cpu(lambda s: (run(s), s), variant)
             except NoReference:
                 case.variants_without_reference += 1
                 continue
