@@ -40,6 +40,9 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
   loses_identity   aten::cat.out                      sees an out= that is one of its     out (out_is_input)
                                                       inputs as a separate tensor, so an
                                                       overlap the CPU refuses is taken
+  cancels_variance aten::native_layer_norm            the variance as E[x^2] - E[x]^2:     invariance (shift)
+                                                      exact near zero, wrong for inputs
+                                                      with a large common offset
   stops_early      aten::_foreach_add.List,           processes the first 32 tensors of    foreach suite (length 33)
                    aten::_foreach_add_.List           the list and leaves the rest as they
                                                       were (a chunk loop that drops the last)
@@ -214,6 +217,22 @@ def _loses_identity_cat_out(tensors, dim=0, *, out):
     return out
 
 
+def _cancels_variance_layer_norm(input, normalized_shape, weight, bias, eps):
+    x = input.cpu()
+    # the CPU kernel's own argument checks (its errors are right; its values are not used)
+    torch.ops.aten.native_layer_norm(x, normalized_shape, _cpu(weight), _cpu(bias), eps)
+    dims = tuple(range(x.dim() - len(normalized_shape), x.dim()))
+    mean = x.mean(dims, keepdim=True)
+    variance = (x * x).mean(dims, keepdim=True) - mean * mean  # catastrophic cancellation far from zero
+    rstd = torch.rsqrt(variance.clamp_min(0) + eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * weight.cpu()
+    if bias is not None:
+        out = out + bias.cpu()
+    return out.to(input.device), mean.to(input.device), rstd.to(input.device)
+
+
 FOREACH_CHUNK = 32
 
 
@@ -249,6 +268,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "current_device": {"sin": _current_device_sin},
     "accepts_cpu_operand": {"atan2": _accepts_cpu_operand_atan2},
     "loses_identity": {"cat.out": _loses_identity_cat_out},
+    "cancels_variance": {"native_layer_norm": _cancels_variance_layer_norm},
     "stops_early": {"_foreach_add.List": _stops_early_foreach_add, "_foreach_add_.List": _stops_early_foreach_add_},
 }
 

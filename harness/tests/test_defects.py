@@ -10,8 +10,9 @@ from conform_cli import cli, evidences, outcomes, query
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
 SLICE = ["--ops", "^(neg|maximum|sum|exp|mul|sigmoid|abs|add|clone|diagonal|prod|mm|bmm|cat|index_select|"
-                  "nn.functional.conv2d|sin|atan2)$",
-         "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors,devices", "--no-skiplists",
+                  "nn.functional.conv2d|sin|atan2|nn.functional.layer_norm|softmax)$",
+         "--dtypes", "float32", "--checks", "forward,extremal,out,inplace,layout,errors,devices,invariance",
+         "--no-skiplists",
          "--reruns", "0", "--timeout", "300", "-j", "2"]
 # Gradients, apart: the slice's planted kernels (strides ignored, a copy for a view) break
 # gradients too, which would be caught twice.
@@ -58,6 +59,8 @@ CAUGHT = {
     "ops/sin/float32/devices": ("fail", "other_device", "outputs on the inputs' device"),
     "ops/atan2/float32/devices": ("fail", "cpu_operand", "refused"),  # computes with a CPU operand
     "ops/cat/float32/out": ("fail", "out_is_input", "raises"),  # out= an input, seen as another tensor
+    # a variance as E[x^2] - E[x]^2: right for the samples, wrong with a large common offset
+    "ops/nn.functional.layer_norm/float32/invariance": ("fail", "shift", "invariance"),
 }
 
 
@@ -104,6 +107,10 @@ def test_the_same_slice_passes_on_the_real_backend(db):
     assert ran["other_device"] == 3 and ran["cpu_operand_refused"] > 0 and ran["other_device_operand_refused"] > 0
     assert ran.get("cpu_scalar_taken", 0) + ran.get("cpu_scalar_refused", 0) > 0
     assert evidence["ops/cat/float32/out"]["errors_matched"] > 0  # out= an input, refused as the CPU refuses it
+    # the relations ran: a common offset of 1024 on the normalizations and softmax, a permuted batch
+    assert evidence["ops/nn.functional.layer_norm/float32/invariance"]["relations"]["shift"] > 0
+    assert evidence["ops/nn.functional.layer_norm/float32/invariance"]["relations"]["batch"] > 0
+    assert evidence["ops/softmax/float32/invariance"]["relations"]["shift"] > 0
     assert evidence["ops/mul/float32/inplace"]["variants_compared"] == 2 * evidence["ops/mul/float32/inplace"]["inputs_compared"]
     # the edge, layout and error variants ran too
     assert evidence["ops/prod/float32/forward"]["edge_variants"] > 0

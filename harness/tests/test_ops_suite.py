@@ -79,3 +79,18 @@ def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
     total = runs.OPS["sum"]
     assert all(_same(a, b) for a, b in zip(total.sample_inputs("cpu", torch.float32),
                                            runs.samples(total, torch.float32, reference=True)))
+
+
+def test_the_reviewed_tables_of_the_axes_name_real_opinfos():
+    """A table naming an OpInfo that does not exist (renamed upstream, misspelt) silently applies
+    to nothing: each must name OpInfos of the installed torch."""
+    tables = {
+        "ops_invariance.RELATIONS": suite_module("ops", "ops_invariance").RELATIONS,
+        "ops_devices.MAY_TAKE_ANOTHER_DEVICE": suite_module("ops", "ops_devices").MAY_TAKE_ANOTHER_DEVICE,
+        "ops_random.CONTRACTS": suite_module("ops", "ops_random").CONTRACTS,
+    }
+    from suitelib import opinfo  # importable once suite_module() has imported a suite
+
+    subjects = set(opinfo.by_subject())
+    for name, table in tables.items():
+        assert set(table) <= subjects, (name, sorted(set(table) - subjects))

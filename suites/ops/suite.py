@@ -52,6 +52,9 @@ docstring, listed in this order:
               current (outputs on the inputs' device, the CPU's values), and operands left on the
               CPU or placed on the other device, which the device must refuse as CUDA does (a
               0-dim CPU tensor and CPU index tensors may be taken, and must then be right)
+  invariance  (ops_invariance.py; the OpInfos of its reviewed RELATIONS, float32) a large common offset
+              (softmax, the normalizations), positive scaling, a permuted batch: the device's
+              result on the transformed input equals its own result transformed
 The CPU reference is computed once per sample and reused for its variants; a variant is run on
 the CPU itself only when the device disagrees with that reference (an op whose result depends on
 the layout, such as as_strided or view, is judged against the CPU at the same layout). Evidence
@@ -74,7 +77,8 @@ from sides import Verdict
 from suitelib.opinfo import runs
 # Each module declares its checks (suite_api.check); importing them in this order lists the checks so.
 from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, ops_layout,  # noqa: F401
-               ops_errors, ops_gradgrad, ops_random, ops_autocast, ops_sdpa, ops_devices)
+               ops_errors, ops_gradgrad, ops_random, ops_autocast, ops_sdpa, ops_devices,
+               ops_invariance)
 
 SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
                         native_phrase="run natively at every dtype and check")
