@@ -19,7 +19,7 @@ BACKEND=${BACKEND:-torch_neuronsim}
 BASELINE=${BASELINE:-ci/baseline.json}
 NIGHT=${NIGHT:-night-$(date -u +%Y%m%d-%H%M)}
 # upstream needs a checkout of PyTorch's test/ (ci/fetch-pytorch-tests.sh): only with one.
-SUITES=${SUITES:-"distributed aten sizes foreach optim modules hf compile${PYTORCH_TEST_DIR:+ upstream} ops"}
+SUITES=${SUITES:-"distributed aten sizes foreach fuzz optim modules hf compile${PYTORCH_TEST_DIR:+ upstream} ops"}
 CLI=build/neuron-conform
 OUT=$(dirname "$DB")
 
