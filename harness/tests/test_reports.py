@@ -376,3 +376,25 @@ def test_the_report_and_the_dashboard_link_the_api_table_beside_the_db(small_db,
         page, errors = open_page(browser, html)
         href = page.locator("#links a").get_attribute("href")
         assert (html.parent / href).resolve() == table.resolve() and errors == []
+
+
+def test_each_subject_shows_the_input_space_its_cases_covered(tmp_path):
+    """The report's input-space view (coverage.json `space`, the HTML's "Input space" table)
+    gathers what each subject's cases were exercised on from their evidence: layout kinds, the
+    incoming gradients' layouts, device variants, relations, edge variants; and fuzz examples."""
+    db = tmp_path / "results.db"
+    cli("run", "--ops", "^(nn.functional.layer_norm)$", "--dtypes", "float32",
+        "--checks", "forward,backward,devices,invariance", "--no-skiplists", "--db", str(db))
+    cli("report", "--db", str(db), "--out", str(tmp_path / "out"))
+    [row] = json.loads((tmp_path / "out" / "coverage.json").read_text())["subjects"]
+    space = row["space"]
+    assert {"permuted", "offset", "expanded"} <= set(space["layouts"]) and "noncontiguous" in space["layouts"]
+    assert "grad_noncontiguous" in space["gradient_layouts"] and not any(k.startswith("grad_") for k in space["layouts"])
+    assert "other_device" in space["devices"] and "cpu_operand_refused" in space["devices"]
+    assert set(space["relations"]) == {"shift", "batch"} and space["edge_variants"] > 0
+    assert space["fuzz_examples"] == 0 and space["list_lengths"] == []
+    cli("run", "--suite", "fuzz", "--ops", "^nn.functional.layer_norm$", "--db", str(db))
+    cli("report", "--db", str(db), "--out", str(tmp_path / "fuzz"))
+    [row] = json.loads((tmp_path / "fuzz" / "coverage.json").read_text())["subjects"]
+    assert row["space"]["fuzz_examples"] == 25
+    assert "Input space" in (tmp_path / "fuzz" / "index.html").read_text()

@@ -35,6 +35,7 @@ struct Subject {
   bool only_cpu_failures = true;  // every native-check case that failed, failed on the CPU too
   std::string repro;
   std::string first_error;
+  InputSpace space;
 
   void add(const json& c, const SuiteDescription& suite);
 };
@@ -51,6 +52,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   const Outcome outcome = outcome_of(c);
   const json& e = c["evidence"];
   ++counts[outcome];
+  space.add(e);
   checks[c["dtype"].get<std::string>()][check] = outcome;
   seconds += c["duration"].get<double>();
   if (e.contains("peak_device_memory"))
@@ -105,10 +107,45 @@ json row_of(const std::string& subject, const Subject& s,
           {"failing_ops", s.failing_ops},
           {"blockers", s.blockers},
           {"first_error", s.first_error},
-          {"repro", s.repro}};
+          {"repro", s.repro},
+          {"space", s.space.to_json()}};
 }
 
 }  // namespace
+
+void InputSpace::add(const json& e) {
+  const auto names = [](const json& value, std::set<std::string>& into) {
+    if (value.is_array()) {
+      for (const auto& v : value)
+        if (v.is_string()) into.insert(v.get<std::string>());
+    } else if (value.is_object()) {
+      for (const auto& [key, _] : value.items()) into.insert(key);
+    }
+  };
+  std::set<std::string> kinds;
+  names(e.value("layouts", json()), kinds);
+  for (const auto& kind : kinds) (kind.starts_with("grad_") ? gradient_layouts : layouts).insert(kind);
+  names(e.value("device_variants", json()), devices);
+  names(e.value("relations", json()), relations);
+  names(e.value("arguments_varied", json()), arguments);
+  if (e.contains("lengths") && e["lengths"].is_array())
+    for (const auto& n : e["lengths"])
+      if (n.is_number_integer()) lengths.insert(n.get<std::int64_t>());
+  if (e.contains("edge_variants") && e["edge_variants"].is_number_integer())
+    edge_variants += e["edge_variants"].get<std::int64_t>();
+  if (e.contains("fuzz") && e["fuzz"].is_object())
+    fuzz_examples += e["fuzz"].value("examples_run", std::int64_t{0});
+  if (e.contains("contract") && e["contract"].is_object() && e["contract"].contains("property"))
+    contracts.insert(e["contract"]["property"].get<std::string>());
+}
+
+json InputSpace::to_json() const {
+  return {{"layouts", layouts},     {"gradient_layouts", gradient_layouts},
+          {"devices", devices},     {"relations", relations},
+          {"arguments_varied", arguments}, {"list_lengths", lengths},
+          {"edge_variants", edge_variants}, {"fuzz_examples", fuzz_examples},
+          {"random_contracts", contracts}};
+}
 
 bool ran_as(const json& c, Outcome outcome) {
   const Outcome o = outcome_of(c);
