@@ -97,8 +97,8 @@ def _softmax_uncast(self, dim, dtype=None):
 
 # class -> {aten op (overload): kernel}
 def _misaligned_p(self, *, generator=None):
-    uniform = torch.rand(self.shape, device=self.device, dtype=self.dtype, generator=generator)
-    return (uniform < self.flip(-1)).to(self.dtype)  # each element's p from the other end
+    # each element's p from the other end (bernoulli_.Tensor, not planted: the device generator)
+    return torch.empty_like(self).bernoulli_(self.flip(-1), generator=generator)
 
 
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {

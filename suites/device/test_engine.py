@@ -275,7 +275,7 @@ SAME_DEVICE = "Expected all tensors to be on the same device"
     lambda d0, d1: torch.mm(d0.reshape(3, 1), d1.reshape(1, 3)),
     lambda d0, d1: torch.tensor(1.0).mul_(d0),  # a CPU scalar is read, never written
     lambda d0, d1: torch.ops.aten.soft_margin_loss(torch.tensor(0.5), d0[0], 1),  # (this once crashed)
-], ids=["add", "cat", "fallback", "two_indices", "mm", "cpu_self", "composite_writes_cpu"])
+], ids=["add", "cat", "through_the_cpu_fallback", "two_indices", "mm", "cpu_self", "composite_writes_cpu"])
 def test_operands_on_two_devices_are_refused_as_cuda_refuses_them(call):
     d0, d1 = torch.ones(3, device="neuron:0"), torch.ones(3, device="neuron:1")
     for _ in range(3):  # a warm direct kernel too
