@@ -27,6 +27,7 @@ import torch
 from torch.testing._internal import common_utils
 
 import suite_api
+from comparison import Mismatch, compare
 from evidence import dtype_name
 from sides import NoReference, Verdict
 
@@ -76,8 +77,6 @@ def _sample(op, dtype: torch.dtype, length: int):
 
 def _first_wrong(actual: Any, expected: Any, case: runs.Case) -> int | None:
     """The index of the first tensor of the result list that differs from the CPU's."""
-    from comparison import Mismatch, compare
-
     if not isinstance(actual, (list, tuple)) or not isinstance(expected, (list, tuple)):
         return None
     for index, (a, e) in enumerate(zip(actual, expected)):
@@ -136,10 +135,4 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    op, dtype = suite_api.info_and_dtype(case_id, infos(), "foreach OpInfo")
-    case = runs.Case(op, dtype, ctx)
-    try:
-        SUITE.checks[case_id.check].run(case)
-    except Verdict as verdict:
-        return case.failed(verdict)
-    return case.conclude()
+    return runs.run_case(SUITE, case_id, ctx, infos(), "foreach OpInfo")

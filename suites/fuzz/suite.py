@@ -180,10 +180,4 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    op, dtype = suite_api.info_and_dtype(case_id, runs.OPS, "OpInfo")
-    case = runs.Case(op, dtype, ctx)
-    try:
-        SUITE.checks[case_id.check].run(case)
-    except Verdict as verdict:
-        return case.failed(verdict)
-    return case.conclude()
+    return runs.run_case(SUITE, case_id, ctx, runs.OPS)

@@ -72,7 +72,6 @@ from typing import Any, Iterable
 
 import suite_api
 from suitelib.public_api import opinfo_api
-from sides import Verdict
 
 from suitelib.opinfo import runs
 # Each module declares its checks (suite_api.check); importing them in this order lists the checks so.
@@ -97,10 +96,4 @@ def public_api() -> dict[str, Any]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    op, dtype = suite_api.info_and_dtype(case_id, runs.OPS, "OpInfo")
-    case = runs.Case(op, dtype, ctx)
-    try:
-        SUITE.checks[case_id.check].run(case)
-    except Verdict as verdict:
-        return case.failed(verdict)
-    return case.conclude()
+    return runs.run_case(SUITE, case_id, ctx, runs.OPS)

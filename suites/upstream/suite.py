@@ -15,8 +15,8 @@ Case ids: upstream/<file>.<GenericClass>/<dtype>/<test>: one case per instantiat
 `test` its generic name with upstream's parametrization but without the device and dtype
 suffixes (TestViewOpsNEURON.test_view_as_real_neuron_float32 is
 upstream/test_view_ops.TestViewOps/float32/test_view_as_real), dtype `-` for a test that takes
-none. The class suffix (NEURON: the suite sets the device type up before it imports a file) is not
-part of the id. A file that fails to import is one case, upstream/<file>/-/import, an `error`
+none. The class suffix (the device type's name upper-cased, NEURON for the bundled backend: the
+suite sets the device type up before it imports a file) is not part of the id. A file that fails to import is one case, upstream/<file>/-/import, an `error`
 naming the import error; the other files run.
 
 Outcomes: unittest's verdict on the one method, run in its class's setUpClass/tearDownClass:
@@ -148,7 +148,7 @@ def _set_up_device_type() -> None:
     imported. Upstream does this lazily, when it instantiates the first test that takes a device,
     and binds the device type of an @ops test's op_overrides before that: a file whose @ops test
     happens to come first in the set of its class's names (the hash seed decides) would see
-    device type `privateuse1`, and the configs' DecorateInfos (device type `neuron`) would not
+    device type `privateuse1`, and the configs' DecorateInfos (the device's own name) would not
     apply to it. Set up first, every file sees the device's own name."""
     from torch.testing._internal.common_device_type import PrivateUse1TestBase
 

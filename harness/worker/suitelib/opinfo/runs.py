@@ -360,6 +360,18 @@ class Case(Sides):
         return verdict.outcome, self.evidence
 
 
+def run_case(suite, case_id, ctx, infos: dict[str, Any], noun: str = "OpInfo") -> tuple[str, dict[str, Any]]:
+    """One case of a suite of OpInfo checks (ops, foreach, fuzz): its OpInfo and dtype from
+    `infos`, a Case, the check's run, the outcome and evidence."""
+    op, dtype = suite_api.info_and_dtype(case_id, infos, noun)
+    case = Case(op, dtype, ctx)
+    try:
+        suite.checks[case_id.check].run(case)
+    except Verdict as verdict:
+        return case.failed(verdict)
+    return case.conclude()
+
+
 def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False) -> list:
     """op.reference_inputs("cpu", ...) (which are op.sample_inputs when the OpInfo has no
     reference_inputs_func) or op.sample_inputs("cpu", ...): the same samples, seeded the same way
