@@ -28,8 +28,10 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
   misreads_stride0 aten::bmm                          reads a stride-0 (expanded) operand  forward (expanded)
                                                       as if its batches followed one
                                                       another in storage
-  misreads_grad    aten::silu_backward                reads a non-contiguous incoming      backward (grad_noncontiguous)
-                                                      gradient in storage order
+  misreads_grad    aten::elu_backward                 reads a non-contiguous incoming      backward, gradgrad
+                                                      gradient in storage order (the       (grad_noncontiguous)
+                                                      kernel both orders of elu's
+                                                      gradients call)
   leaks_memory     aten::floor                        keeps a device buffer alive on      resource balance (every
                                                       every call                          case of any suite)
   current_device   aten::sin                          allocates its output on the current devices (other_device)
@@ -187,9 +189,12 @@ def _misreads_stride0_bmm(self, mat2):
     return torch.bmm(_batches_in_storage_order(self), _batches_in_storage_order(mat2)).to(self.device)
 
 
-def _misreads_grad_silu_backward(grad_output, self):
-    grad = _as_if_contiguous(grad_output) if not grad_output.is_contiguous() else grad_output.cpu()
-    return torch.ops.aten.silu_backward(grad, self.cpu()).to(self.device)
+def _misreads_grad_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    # a broadcast gradient (a sum's ones, stride 0) it reads right; any other layout in storage order
+    strided = not grad_output.is_contiguous() and 0 not in grad_output.stride()
+    grad = _as_if_contiguous(grad_output) if strided else grad_output.cpu()
+    return torch.ops.aten.elu_backward(grad, alpha, scale, input_scale, is_result,
+                                       self_or_result.cpu()).to(self_or_result.device)
 
 
 _LEAKED: list[torch.Tensor] = []  # what leaks_memory keeps: a training loop would run out of memory
@@ -263,7 +268,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_argument": {"leaky_relu_backward": _ignores_negative_slope},
     "ignores_grad_output": {"threshold_backward": _ignores_grad_output},
     "misreads_stride0": {"bmm": _misreads_stride0_bmm},
-    "misreads_grad": {"silu_backward": _misreads_grad_silu_backward},
+    "misreads_grad": {"elu_backward": _misreads_grad_elu_backward},
     "leaks_memory": {"floor": _leaks_memory_floor},
     "current_device": {"sin": _current_device_sin},
     "accepts_cpu_operand": {"atan2": _accepts_cpu_operand_atan2},

@@ -1,7 +1,8 @@
-"""The fuzz suite (suites/fuzz): Hypothesis-drawn compositions of layouts, value scales and edge
-shapes over each OpInfo's samples. It finds the planted layout defects without being told which
-axis to look on, shrinks each to one transform, replays it with `repro`, and draws the same
-examples again under the same seed."""
+"""The fuzz suite (suites/fuzz): Hypothesis-drawn compositions of layouts, value scales and
+offsets, edge shapes, argument identity, list lengths and device placements over each OpInfo's
+samples. At the nightly's budget it finds every planted defect of a class it covers without being
+told which axis to look on, shrinks each to the one transform or placement that shows it,
+replays it with `repro`, and draws the same examples again under the same seed."""
 
 import json
 
@@ -9,21 +10,39 @@ from conform_cli import cli, evidences, outcomes
 
 SLICE = ["--suite", "fuzz", "--ops", "^(neg|bmm|abs|add|mm)$", "--no-skiplists", "--reruns", "0", "-j", "2"]
 
+# defects_backend's planted defect -> the chain (shrunk) that shows it, and the property judged
+PLANTED = {
+    "fuzz/neg/float32/examples": ({"noncontiguous", "permuted", "offset"}, None),  # reads as if contiguous
+    "fuzz/bmm/float32/examples": ({"expanded"}, None),  # a stride-0 operand read as laid-out batches
+    "fuzz/sin/float32/examples": ({"other_device"}, "outputs on the inputs' device"),  # no device guard
+    "fuzz/atan2/float32/examples": ({"cpu_operand"}, "refused"),  # computes with a CPU operand
+    "fuzz/cat/float32/examples": ({"out_is_input"}, "raises"),  # out= an input seen as another tensor
+    "fuzz/nn.functional.layer_norm/float32/examples": ({"shifted_2^10"}, None),  # E[x^2] - E[x]^2
+    "fuzz/_foreach_add/float32/examples": ({"length_33", "length_130"}, None),  # stops after 32 tensors
+    "fuzz/floor/float32/examples": (None, "resource balance"),  # keeps a device buffer per call
+}
+NIGHTLY = ["--suite-option", "max_examples=200", "--suite-option", "seconds_per_op=60"]
 
-def test_the_fuzzer_finds_and_shrinks_the_planted_layout_defects(db):
-    cli("run", *SLICE, "--backend-module", "defects_backend", "--db", str(db))
+
+def test_the_fuzzer_finds_and_shrinks_each_planted_defect_of_its_axes(db):
+    ops = "|".join(case.split("/")[1] for case in PLANTED) + "|abs|add"
+    cli("run", "--suite", "fuzz", "--ops", f"^({ops})$", *NIGHTLY, "--no-skiplists", "--reruns", "0", "-j", "2",
+        "--backend-module", "defects_backend", "--db", str(db))
     got, evidence = outcomes(db), evidences(db)
-    # neg reads its input as if contiguous; bmm reads a stride-0 operand as laid-out batches;
-    # mm truncates a mismatched contraction (an edge shape the CPU refuses)
-    assert got["fuzz/neg/float32/examples"] == "fail" and got["fuzz/bmm/float32/examples"] == "fail", got
-    for case, layouts in (("fuzz/neg/float32/examples", {"noncontiguous", "permuted", "offset"}),
-                          ("fuzz/bmm/float32/examples", {"expanded"})):
+    for case, (chains, prop) in PLANTED.items():
         found = evidence[case]
-        assert len(found["chain"]) == 1 and found["chain"][0] in layouts, found  # shrunk to one transform
-        assert found["variant"] == found["chain"][0] and isinstance(found["sample_index"], int)
+        assert got[case] == "fail", (case, got[case], found)
+        if chains is not None:  # shrunk to the one transform or placement that shows the defect
+            assert len(found["chain"]) == 1 and found["chain"][0] in chains, (case, found)
+            assert found["variant"] == found["chain"][0] and isinstance(found["sample_index"], int), (case, found)
+        if prop:
+            assert found["property"] == prop, (case, found)
+    for case in ("fuzz/neg/float32/examples", "fuzz/bmm/float32/examples"):
+        found = evidence[case]
         assert "strides" in found["sample"] and "index" in found["message"]  # the first differing element
         assert found["fuzz"]["examples_run"] >= 1 and found["fuzz"]["seed"] == 0
     assert got["fuzz/abs/float32/examples"] in ("pass", "fallback"), evidence["fuzz/abs/float32/examples"]
+    assert got["fuzz/add/float32/examples"] in ("pass", "fallback"), evidence["fuzz/add/float32/examples"]
     # replayed: the same search finds the same shrunk example
     replay = cli("repro", "fuzz/bmm/float32/examples", "--db", str(db), check=False)
     assert replay.returncode == 1
@@ -38,7 +57,8 @@ def test_the_real_backend_passes_and_the_same_seed_draws_the_same_examples(db):
     for case, found in first.items():
         fuzz = found["fuzz"]
         assert fuzz["examples_run"] == fuzz["max_examples"] == 25 and not fuzz["budget_exhausted"], (case, fuzz)
-    assert sum(first["fuzz/add/float32/examples"]["fuzz"]["transforms_drawn"].values()) > 0
+    drawn = first["fuzz/add/float32/examples"]["fuzz"]["transforms_drawn"]
+    assert sum(drawn.values()) > 0 and {"cpu_operand", "other_device"} & set(drawn), drawn  # placements too
     cli("run", *SLICE, "--db", str(db))
     again = evidences(db)
     assert {c: f["fuzz"]["transforms_drawn"] for c, f in again.items()} == \

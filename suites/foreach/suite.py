@@ -20,7 +20,6 @@ tensor that differs.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, Iterable
 
 import torch
@@ -39,15 +38,6 @@ DTYPES = (torch.float32, torch.bfloat16)
 
 SUITE = suite_api.Suite(__name__, noun="foreach OpInfo", nouns="foreach OpInfos",
                         native_phrase="run natively at every list length")
-
-
-@cache
-def infos() -> dict[str, Any]:
-    from torch.testing._internal import common_methods_invocations as cmi
-
-    dbs = (cmi.foreach_unary_op_db, cmi.foreach_binary_op_db, cmi.foreach_pointwise_op_db,
-           cmi.foreach_reduce_op_db, cmi.foreach_other_op_db)
-    return {opinfo.subject(op): op for db in dbs for op in db}
 
 
 def _dtypes(op) -> list[torch.dtype]:
@@ -127,7 +117,7 @@ def _emptied(sample):
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
-    for subject, op in sorted(infos().items()):
+    for subject, op in sorted(opinfo.foreach_by_subject().items()):
         for dtype in _dtypes(op):
             for check in SUITE.checks_for(op, dtype):
                 yield subject, dtype_name(dtype), check
@@ -135,4 +125,4 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return runs.run_case(SUITE, case_id, ctx, infos(), "foreach OpInfo")
+    return runs.run_case(SUITE, case_id, ctx, opinfo.foreach_by_subject(), "foreach OpInfo")

@@ -1,9 +1,13 @@
-"""The fuzz suite: a differential fuzzer over every OpInfo. From the op's own samples, Hypothesis
-draws compositions of the input axes (TRANSFORMS: the layout kinds, values scaled across the
-dtype's range, a zero-size dimension, 0-dim scalars), runs each on the device against the CPU
-with the ops suite's judge (Case.alike: the CPU decides validity; where it raises, the device
-must raise the same type; where it returns, the results must match), and on a failure shrinks
-it to the shortest chain of transforms on the earliest sample that still fails.
+"""The fuzz suite: a differential fuzzer over every OpInfo (op_db and upstream's _foreach_* OpInfos).
+From the op's own samples, Hypothesis draws compositions of the input axes (TRANSFORMS: the layout
+kinds, values scaled across the dtype's range or shifted by a large common offset, a zero-size
+dimension, 0-dim scalars, one tensor in two places, out= one of the inputs, an argument no sample
+moves off its default, lists of 33 or 130 tensors) and a placement (PLACEMENTS: the main device;
+the second device while the first is current; one operand left on the CPU or on another device
+index), runs each on the device against the CPU with the ops suite's judge (Case.alike: the CPU
+decides validity; where it raises, the device must raise the same type; where it returns, the
+results must match; operands on two devices must be refused as CUDA refuses them), and on a
+failure shrinks it to the shortest chain on the earliest sample that still fails.
 
 Case ids: fuzz/<OpInfo>/<dtype>/examples, one dtype per OpInfo (float32, else its first).
 Options: `max_examples` (default 25) examples per case; `seconds_per_op` (default 3) stops drawing
@@ -11,30 +15,32 @@ new examples once a case has run that long (`budget_exhausted` in the evidence: 
 cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), keeps
 no example database, and `repro CASE_ID` reruns the same search to the same example (unless the
 time budget cut it at another point).
-Evidence: `fuzz` (seed, examples run, how often each transform was drawn, whether the budget cut
-the search short); a failure adds `chain` (the shrunk transforms, in order), `sample_index` and
-the failing sample's shapes and strides (`sample`), and the judge's message names the first
-differing element.
+Evidence: `fuzz` (seed, examples run, how often each transform and placement was applied,
+whether the budget cut the search short); a failure adds `chain` (the shrunk transforms and
+placement, in order), `sample_index` and the failing sample's shapes and strides (`sample`), and
+the judge's message names the first differing element.
 """
 
 from __future__ import annotations
 
 import time
 import zlib
-from typing import Any, Iterable
+from functools import cache
+from typing import Any, Callable, Iterable
 
 import torch
 
 import suite_api
 from evidence import dtype_name
-from sides import Verdict
+from sides import NoReference, Verdict
 from vocabulary import Outcome
 
 from suitelib import opinfo
-from suitelib.opinfo import layouts, runs, sample_variants
+from suitelib.opinfo import argument_variants, identity, layouts, placements, runs, sample_variants
 
 SAMPLES = 8  # of the op's samples, the first (Hypothesis draws one; shrinking prefers the earliest)
 CHAIN = 3  # transforms composed at most
+PICKS = 8  # which operand, argument value or tensor pair a transform or placement takes, modulo their number
 
 SUITE = suite_api.Suite(
     __name__, noun="OpInfo", nouns="OpInfos", native_phrase="run natively on every fuzzed input",
@@ -57,42 +63,106 @@ def configure(options: dict[str, Any]) -> None:
     Settings.max_examples, Settings.seconds_per_op = int(options["max_examples"]), float(options["seconds_per_op"])
 
 
-def _scaled(power: int):
-    """Every floating-point tensor times 2**power: exact, magnitudes across the dtype's range."""
-    def transform(sample):
-        changed = []
-
-        def scale(t: Any) -> Any:
-            if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel():
-                changed.append(True)
-                with torch.no_grad():
-                    return (t.detach() * 2.0 ** power).requires_grad_(t.requires_grad)
-            return t
-        variant = sample.transform(scale)
-        return variant if changed else None
-    return transform
+@cache
+def infos() -> dict[str, Any]:
+    return {**opinfo.by_subject(), **opinfo.foreach_by_subject()}
 
 
-def _first(variants: Iterable[tuple[str, Any]]):
-    return next((v for _, v in variants), None)
+def _floats(sample, change: Callable[[torch.Tensor], torch.Tensor]):
+    """Every non-empty floating-point tensor of the sample changed by `change` (None: there is none)."""
+    changed = []
+
+    def each(t: Any) -> Any:
+        if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel():
+            changed.append(True)
+            with torch.no_grad():
+                return change(t.detach()).requires_grad_(t.requires_grad)
+        return t
+    variant = sample.transform(each)
+    return variant if changed else None
 
 
-# name -> sample -> variant (None: the transform changes nothing of this sample). Simplest first:
-# Hypothesis shrinks towards the start of the list.
-TRANSFORMS = {
-    "noncontiguous": lambda s: layouts.laid_out(s, "noncontiguous"),
-    "permuted": lambda s: layouts.laid_out(s, "permuted"),
-    "offset": lambda s: layouts.laid_out(s, "offset"),
-    "expanded": lambda s: layouts.laid_out(s, "expanded"),
-    "channels_last": lambda s: layouts.laid_out(s, "channels_last"),
-    "zero_size": lambda s: _first(sample_variants.zero_size(s)),
-    "zero_dim": lambda s: _first(sample_variants.zero_dim(s)),
-    **{f"scaled_2^{p}": _scaled(p) for p in (8, -8, 24, -24)},
-}
+def _lengthened(sample, length: int):
+    """The sample with its list of tensors (and every argument list as long: the other tensor
+    lists, scalar lists) grown to `length` by repeating it, each tensor its own copy."""
+    if not isinstance(sample.input, (list, tuple)) or not sample.input or len(sample.input) >= length:
+        return None
+    n = len(sample.input)
+
+    def grow(v: Any) -> Any:
+        if not isinstance(v, (list, tuple)) or len(v) != n:
+            return v
+        return [x.detach().clone().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) else x
+                for x in (v[i % n] for i in range(length))]
+    return sample_variants.rebuilt(sample, input=grow(sample.input), args=tuple(grow(a) for a in sample.args),
+                                   kwargs={k: grow(v) for k, v in sample.kwargs.items()})
 
 
-@suite_api.check("examples", "Hypothesis-drawn compositions of layouts, value scales and edge shapes over the op's "
-                 "samples, device against CPU, shrunk to the shortest failing chain")
+class Transforms:
+    """The transforms of one case: name -> (sample, pick) -> variant, or None where the transform
+    changes nothing of the sample. Simplest first: Hypothesis shrinks towards the start."""
+
+    NAMES = ("noncontiguous", "permuted", "offset", "expanded", "channels_last", "zero_size", "zero_dim",
+             "scaled_2^8", "scaled_2^-8", "scaled_2^24", "scaled_2^-24", "shifted_2^10",
+             "same_tensor_twice", "out_is_input", "argument", "length_33", "length_130")
+
+    def __init__(self, case: runs.Case, samples: list, run: Callable[[Any], Any]) -> None:
+        self.case, self.run = case, run
+        try:
+            moved = argument_variants.never_moved(case.op, samples)
+            self.arguments = [(name, value) for name, default in moved.items()
+                              for value in argument_variants.values_for(case.op, name, default)]
+        except Exception:  # an OpInfo whose parameters cannot be read: no argument transform
+            self.arguments = []
+
+    def apply(self, name: str, sample, pick: int):
+        if name in layouts.KINDS or name == "channels_last":
+            return layouts.laid_out(sample, name)
+        if name in ("zero_size", "zero_dim"):
+            made = list(getattr(sample_variants, name)(sample))
+            return made[pick % len(made)][1] if made else None
+        if name.startswith("scaled_2^"):  # exact: magnitudes across the dtype's range
+            power = int(name.removeprefix("scaled_2^"))
+            return _floats(sample, lambda t: t * 2.0 ** power)
+        if name == "shifted_2^10":  # a large common offset (where a cancelling kernel loses its digits)
+            return _floats(sample, lambda t: t + 1024)
+        if name == "same_tensor_twice":
+            made = [(v, apart) for _, v, apart in identity.same_tensor_twice(sample)]
+            return self._aliasing_defined(*made[pick % len(made)]) if made else None
+        if name == "out_is_input":
+            return self._out_is_input(sample, pick)
+        if name == "argument":
+            if not self.arguments:
+                return None
+            argument, value = self.arguments[pick % len(self.arguments)]
+            return sample_variants.rebuilt(sample, kwargs={**sample.kwargs, argument: value})
+        return _lengthened(sample, int(name.removeprefix("length_")))
+
+    def _aliasing_defined(self, variant, apart):
+        """The aliased variant, unless the CPU's result depends on the aliasing (undefined)."""
+        return None if identity.aliasing_decides(self.case, self.run, variant, apart) else variant
+
+    def _out_is_input(self, sample, pick: int):
+        if not self.case.op.supports_out:
+            return None
+        try:
+            output = self.case.cpu(self.run, sample)
+        except NoReference:
+            return None
+        if not isinstance(output, torch.Tensor):
+            return None  # out= of one tensor only: where it is an input is the question
+        made = [v for _, v in identity.out_is_input(self.case.op, sample, output)]
+        return self._aliasing_defined(made[pick % len(made)], identity.out_apart(made[pick % len(made)])) \
+            if made else None
+
+
+# Where the example's tensors live. The main device first: Hypothesis shrinks towards it.
+PLACEMENTS = ("device", "other_device", "cpu_operand", "other_device_operand")
+
+
+@suite_api.check("examples", "Hypothesis-drawn compositions of layouts, value scales and offsets, edge shapes, "
+                 "argument identity and values, list lengths and device placements over the op's samples, device "
+                 "against CPU, shrunk to the shortest failing chain")
 def examples(case: runs.Case) -> None:
     from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings, strategies as st
     from hypothesis.errors import Flaky
@@ -102,6 +172,8 @@ def examples(case: runs.Case) -> None:
         case.vacuous = "the OpInfo has no sample at this dtype"
         return
     run = lambda s: case.op(s.input, *s.args, **s.kwargs)  # noqa: E731
+    transforms = Transforms(case, samples, run)
+    devices = placements.device_count(case.ctx.device)
     started, drawn, counts = time.monotonic(), [0], {}
     failure: dict[str, Any] = {}
     budget = {"exhausted": False}
@@ -110,8 +182,9 @@ def examples(case: runs.Case) -> None:
     @settings(max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
               phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
               report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
-    @given(index=st.integers(0, len(samples) - 1), chain=st.lists(st.sampled_from(list(TRANSFORMS)), max_size=CHAIN))
-    def example(index: int, chain: list[str]) -> None:
+    @given(index=st.integers(0, len(samples) - 1), chain=st.lists(st.sampled_from(Transforms.NAMES), max_size=CHAIN),
+           placement=st.sampled_from(PLACEMENTS), pick=st.integers(0, PICKS - 1))
+    def example(index: int, chain: list[str], placement: str, pick: int) -> None:
         if time.monotonic() - started > Settings.seconds_per_op and not failure:
             budget["exhausted"] = True
             return
@@ -120,7 +193,7 @@ def examples(case: runs.Case) -> None:
             if sample_variants.undefined_on_cpu(case.op, name):  # an edge whose CPU result is undefined
                 continue
             try:
-                made = TRANSFORMS[name](variant)
+                made = transforms.apply(name, variant, pick)
             except RuntimeError:  # a dtype the transform cannot make (float8 has no CPU multiply)
                 made = None
             if made is not None:
@@ -128,13 +201,15 @@ def examples(case: runs.Case) -> None:
         if "expanded" in applied and _writes_into_overlap(case, run, variant):
             reject()  # no valid input: the op writes into a stride-0 argument (running statistics)
         drawn[0] += 1
-        for name in applied:
-            counts[name] = counts.get(name, 0) + 1
         try:
-            case.alike(run, index, "+".join(applied) or "sample", variant)
-        except Verdict:
-            failure.update(chain=applied, sample_index=index)
+            placed = _judge(case, run, index, applied, variant, placement if devices >= 2 or placement in (
+                "device", "cpu_operand") else "device", pick)
+        except Verdict as verdict:
+            placed = verdict.evidence.get("placement", "device")
+            failure.update(chain=applied + ([placed] if placed != "device" else []), sample_index=index)
             raise
+        for name in applied + ([placed] if placed != "device" else []):
+            counts[name] = counts.get(name, 0) + 1
 
     try:
         example()
@@ -150,6 +225,45 @@ def examples(case: runs.Case) -> None:
                                       "sample_index": failure.get("sample_index")}) from None
     _record(case, drawn[0], counts, budget["exhausted"])
     case.compared = drawn[0]
+
+
+def _judge(case: runs.Case, run, index: int, applied: list[str], variant, placement: str, pick: int) -> str:
+    """Runs the example placed as `placement` and judges it. Returns the placement it had (the
+    main device where the placement cannot be made: no operand to move, a sample the CPU refuses)."""
+    label = lambda p: "+".join(applied + ([p] if p != "device" else [])) or "sample"  # noqa: E731
+    try:
+        if placement == "other_device":
+            with torch.accelerator.device_index(0):  # device 0 current, the inputs on device 1
+                case.alike(run, index, label(placement), variant,
+                           device=placements.indexed(case.ctx.device, 1))
+            return placement
+        if placement in ("cpu_operand", "other_device_operand") and _mixed(case, run, index, variant, placement,
+                                                                           pick, label(placement)):
+            return placement
+    except Verdict as verdict:
+        verdict.evidence["placement"] = placement
+        raise
+    case.alike(run, index, label("device"), variant)
+    return "device"
+
+
+def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int, label: str) -> bool:
+    """One operand of the example on the CPU or on device 1, the rest on device 0: refused, or (where
+    PyTorch defines the mix) taken with the CPU's result. False where no such variant exists."""
+    try:
+        expected = case.cpu(run, variant)
+    except NoReference:
+        return False  # the CPU refuses the example itself: judged on the main device
+    elsewhere = None if placement == "cpu_operand" else placements.indexed(case.ctx.device, 1)
+    on_main = runs.on_device(variant, placements.indexed(case.ctx.device, 0), case.op)
+    mixes = list(placements.mixed(variant, on_main, elsewhere))
+    if not mixes:
+        return False
+    position, mixed, operand = mixes[pick % len(mixes)]
+    placements.mixed_call(case, run, mixed, expected, placements.may_take_any(case.op, variant) or operand.dim() == 0,
+                          {"variant": label, "sample_index": index, "sample": variant, "operand": position,
+                           "operand_device": elsewhere or "cpu"})
+    return True
 
 
 def _writes_into_overlap(case: runs.Case, run, variant) -> bool:
@@ -170,7 +284,7 @@ def _record(case: runs.Case, examples_run: int, counts: dict[str, int], exhauste
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
-    for subject, op in sorted(opinfo.by_subject().items()):
+    for subject, op in sorted(infos().items()):
         if not op.supported_dtypes("cpu"):
             continue  # no CPU kernel: no reference
         dtype = sample_variants.representative_dtype(op)
@@ -180,4 +294,4 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return runs.run_case(SUITE, case_id, ctx, runs.OPS)
+    return runs.run_case(SUITE, case_id, ctx, infos())

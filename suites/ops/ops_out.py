@@ -16,13 +16,12 @@ from typing import Any
 import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.common_utils import noncontiguous_like
-from torch.testing._internal.opinfo.core import BinaryUfuncInfo, UnaryUfuncInfo
 
 import suite_api
-from comparison import Mismatch, compare, to_device
+from comparison import to_device
 from sides import NoReference, seed
 
-from suitelib.opinfo import runs, sample_variants
+from suitelib.opinfo import identity, runs, sample_variants
 
 DESCRIPTION = ("the out= variant: NaN-filled, non-contiguous, wrongly sized (resized, with the CPU's warning) "
                "and wrongly typed (rejected) out= tensors, and out= one of the inputs (allowed or refused as the "
@@ -61,38 +60,8 @@ def _resize_warnings(caught) -> list[str]:
     return sorted(_TRIGGERED.sub("", str(w.message)) for w in caught if "resized" in str(w.message))
 
 
-def _out_is_input(op, sample, output: torch.Tensor):
-    """(position, variant): the sample with out= each of its tensor inputs of the output's dtype.
-    Only an input of the output's shape (nothing is resized: the question is the aliasing alone),
-    an empty one (nothing of it is read) or any input of an elementwise op (TensorIterator refuses
-    to resize an operand it also reads): other kernels resize their out= and then read the input
-    it is, which corrupts the CPU's own heap (avg_pool3d growing it, linalg.eigvalsh shrinking it)."""
-    elementwise = isinstance(op, (UnaryUfuncInfo, BinaryUfuncInfo))
-    leaves = pytree.tree_leaves([sample.input, sample.args])
-    for position, t in enumerate(leaves):
-        if (isinstance(t, torch.Tensor) and t.layout == torch.strided and t.dtype == output.dtype
-                and not t.requires_grad and (elementwise or not t.numel() or t.shape == output.shape)):
-            yield position, sample_variants.rebuilt(sample, kwargs={**sample.kwargs, "out": t})
-
-
 def _raw(op):
     return lambda s: op(s.input, *s.args, **s.kwargs)
-
-
-def _aliasing_decides(case: runs.Case, variant) -> bool:
-    """Whether the CPU takes out= one of the inputs and computes something else than with an out=
-    of its own: a result that depends on the order in which the kernel reads and writes the
-    shared memory, which PyTorch does not define (the device is not judged on it)."""
-    apart = sample_variants.rebuilt(variant, kwargs={**variant.kwargs, "out": variant.kwargs["out"].clone()})
-    try:
-        aliased, separate = case.cpu(_raw(case.op), variant), case.cpu(_raw(case.op), apart)
-    except NoReference:
-        return False  # refused (or no reference at all): alike() decides
-    try:
-        compare(aliased, separate, case.rtol, case.atol)
-    except Mismatch:
-        return True
-    return False
 
 
 def _check_out(case: runs.Case, samples: list) -> None:
@@ -185,11 +154,11 @@ def _check_out(case: runs.Case, samples: list) -> None:
                                     f"rejects ({str(refused.__cause__)[:300]})", w) from None
         # out= one of the inputs: the CPU decides whether that overlap is allowed
         if len(leaves) == 1 and case.dtype == sample_variants.representative_dtype(op):
-            for position, variant in _out_is_input(op, sample, leaves[0]):
+            for position, variant in identity.out_is_input(op, sample, leaves[0]):
                 if aliased >= OUT_IS_INPUT_VARIANTS:
                     break
                 aliased += 1
-                if _aliasing_decides(case, variant):
+                if identity.aliasing_decides(case, _raw(op), variant, identity.out_apart(variant)):
                     case.evidence["out_is_input_not_compared"] = case.evidence.get("out_is_input_not_compared", 0) + 1
                     continue
                 case.alike(_raw(op), index, "out_is_input", variant, change=f"out= is input {position}")

@@ -20,3 +20,15 @@ def by_subject() -> dict[str, Any]:
     from torch.testing._internal.common_methods_invocations import op_db
 
     return {subject(op): op for op in op_db if onlyCUDA not in op.decorators}
+
+
+@cache
+def foreach_by_subject() -> dict[str, Any]:
+    """Upstream's _foreach_* OpInfos (foreach_unary_op_db, foreach_binary_op_db,
+    foreach_pointwise_op_db, foreach_reduce_op_db, foreach_other_op_db), which op_db does not
+    hold, by subject."""
+    from torch.testing._internal import common_methods_invocations as cmi
+
+    dbs = (cmi.foreach_unary_op_db, cmi.foreach_binary_op_db, cmi.foreach_pointwise_op_db,
+           cmi.foreach_reduce_op_db, cmi.foreach_other_op_db)
+    return {subject(op): op for db in dbs for op in db}

@@ -132,6 +132,12 @@ def on_device(sample, device: str, op=None):
     return moved
 
 
+def names_cpu(sample) -> bool:
+    """Whether an argument asks for a CPU result (a `device="cpu"`, `to("cpu")`)."""
+    return any((isinstance(v, str) and v.split(":")[0] == "cpu") or (isinstance(v, torch.device) and v.type == "cpu")
+               for v in pytree.tree_leaves([sample.args, sample.kwargs]))
+
+
 def forward(op, sample):
     return sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
 
@@ -140,7 +146,7 @@ def _differentiable(tensors) -> list[torch.Tensor]:
     return [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
 
 
-def _grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
+def grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
     """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, float32, on its device:
     the same on both sides, and drawn from a generator of their own (the case's seeded ones are
     left alone)."""
@@ -150,7 +156,7 @@ def _grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
 
 def backward(op, sample, weighted: bool = False):
     """The gradients of every differentiable input of the sum of the outputs; `weighted`, of
-    their sum weighted elementwise (_grad_weights), so that the gradient reaching the op's
+    their sum weighted elementwise (grad_weights), so that the gradient reaching the op's
     backward is not all ones and a backward that ignores its values is wrong (the ops suite's
     backward check; the compile suite differentiates the plain sum)."""
     inputs = _differentiable(pytree.tree_leaves([sample.input, sample.args, sample.kwargs]))
@@ -159,20 +165,20 @@ def backward(op, sample, weighted: bool = False):
         raise LookupError("no differentiable inputs or outputs")
     terms = [o.to(torch.float32) if not o.is_complex() else o.abs() for o in outputs]
     if weighted:
-        terms = [t * _grad_weights(t, i) for i, t in enumerate(terms)]
+        terms = [t * grad_weights(t, i) for i, t in enumerate(terms)]
     loss = sum(t.sum() for t in terms)
     return torch.autograd.grad(loss, inputs, allow_unused=True)
 
 
 def backward_from(op, sample, lay: Callable[[torch.Tensor], torch.Tensor]):
     """The gradients of every differentiable input for incoming gradients of fixed pseudo-random
-    values (_grad_weights) laid out by `lay`: what the op's backward is handed as it is (the
+    values (grad_weights) laid out by `lay`: what the op's backward is handed as it is (the
     layout axis of gradients, layouts.py)."""
     inputs = _differentiable(pytree.tree_leaves([sample.input, sample.args, sample.kwargs]))
     outputs = _differentiable(pytree.tree_leaves(forward(op, sample)))
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
-    grads = [lay(_grad_weights(o, i).to(o.dtype)) for i, o in enumerate(outputs)]
+    grads = [lay(grad_weights(o, i).to(o.dtype)) for i, o in enumerate(outputs)]
     return torch.autograd.grad(outputs, inputs, grads, allow_unused=True)
 
 
@@ -264,9 +270,20 @@ class Case(Sides):
                 continue
             self.variants_compared += 1
 
+    def outputs_on(self, actual: Any, device: str, sample, where: dict[str, Any]) -> None:
+        """Every tensor output on `device`, where the inputs are (unless the op asks for the CPU):
+        a kernel without a device guard allocates on the current device."""
+        if names_cpu(sample):
+            return
+        for position, t in enumerate(o for o in pytree.tree_leaves(actual) if isinstance(o, torch.Tensor)):
+            if t.device != torch.device(device):
+                raise self.fail(f"output {position} is on {t.device}, not on {device} where the inputs are "
+                                f"(the current device is {torch.accelerator.current_device_index()})",
+                                {**where, "property": "outputs on the inputs' device"})
+
     def alike(self, run: Callable[[Any], Any], index: int, name: str, variant, *,
               error_type: type | None = None, error_regex: str | None = None, change: str | None = None,
-              compare_accepted: bool = True) -> bool:
+              compare_accepted: bool = True, device: str | None = None) -> bool:
         """An input whose validity the CPU decides (an edge or invalid variant, an error input).
         Where the CPU raises, the device must raise an error of the CPU's type (and, given
         `error_regex`, with a message it matches); where the CPU returns, the device must return
@@ -276,8 +293,10 @@ class Case(Sides):
         CPU does not validate (an index past the end of a segment) reads arbitrary memory, and
         the device may rightly refuse it.
         Returns whether the CPU raised (and the device with it). `change` says how the variant
-        was made."""
+        was made. `device` places the variant on a device index of its own (the main device when
+        None): then its outputs must be there too."""
         where = {"variant": name, "sample_index": index, "sample": variant, **({"change": change} if change else {})}
+        placed = device or self.ctx.device
         try:
             expected = self._seeded(run, (own_copy(variant),))  # what the CPU writes stays its own
             cpu_error = None
@@ -291,13 +310,15 @@ class Case(Sides):
             if error_type is not None:
                 self.errors_not_raised_on_cpu += 1
             if compare_accepted:
-                actual = self.device(lambda s: run(on_device(s, self.ctx.device, self.op)), variant, where=where)
+                actual = self.device(lambda s: run(on_device(s, placed, self.op)), variant, where=where)
+                if device is not None:
+                    self.outputs_on(actual, device, variant, where)
                 self._compare_reproducible(run, variant, actual, expected, where)
                 self.variants_compared += 1
             return False
         cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
         try:
-            self._seeded(lambda s: run(on_device(s, self.ctx.device, self.op)), (variant,))
+            self._seeded(lambda s: run(on_device(s, placed, self.op)), (variant,))
         except Exception as exc:
             if isinstance(exc, NotImplementedError) and not isinstance(cpu_error, NotImplementedError):
                 raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc
@@ -417,16 +438,19 @@ def _twins_marked(twins: set[int]):
         SampleInput.noncontiguous = original
 
 
-def check_gradient_layouts(case: Case, samples: list) -> None:
-    """backward: the first samples' gradients with the incoming gradient in every layout kind,
-    each against the CPU given the same gradients (upstream's test_noncontiguous_samples hands
-    the backward a non-contiguous gradient; a backward kernel that reads it in storage order is
-    right only for contiguous ones)."""
+def check_gradient_layouts(case: Case, samples: list,
+                           differentiate: Callable[[Any, Any, Callable[[torch.Tensor], torch.Tensor]], Any]
+                           = backward_from) -> None:
+    """backward and gradgrad: the first samples' gradients with every incoming gradient in each
+    layout kind (`differentiate(op, sample, lay)` hands the op's backward gradients laid out by
+    `lay`), each against the CPU given the same gradients (upstream's test_noncontiguous_samples
+    hands the backward a non-contiguous gradient; a backward kernel that reads it in storage order
+    is right only for contiguous ones)."""
     for index, sample in enumerate(samples[:layouts.SAMPLES_PER_CASE] if layouts.apply_to(case.op, case.dtype)
                                    else ()):
         for kind in layouts.KINDS:
-            run = lambda s, lay=layouts.gradient(kind): backward_from(case.op, s, lay)  # noqa: E731
-            dense = lambda s, lay=layouts.gradient(kind): backward_from(  # noqa: E731
+            run = lambda s, lay=layouts.gradient(kind): differentiate(case.op, s, lay)  # noqa: E731
+            dense = lambda s, lay=layouts.gradient(kind): differentiate(  # noqa: E731
                 case.op, s, lambda g: lay(g).contiguous())
             try:
                 expected = case.cpu(run, sample)

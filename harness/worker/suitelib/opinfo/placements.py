@@ -1,0 +1,108 @@
+"""Where a sample's tensors live: the device axis the ops suite's `devices` check and the fuzz suite
+share. A sample placed on the second device while the first is current (its outputs must stay on
+the inputs' device), and samples whose operands live on two devices (one left on the CPU, or
+placed on another device index), which the device must refuse as CUDA refuses them ("Expected all
+tensors to be on the same device"), except where PyTorch defines the mix (0-dim operands, which
+PyTorch reads as numbers; samples holding an empty tensor; the reviewed MAY_TAKE_ANOTHER_DEVICE).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import torch
+import torch.utils._pytree as pytree
+
+from comparison import own_copy, to_device
+from sides import seed
+
+from . import runs, sample_variants
+
+# OpInfos that PyTorch defines for operands on two devices (reviewed, with why): the device may
+# take such a variant (and must then give the CPU's values) or refuse it.
+MAY_TAKE_ANOTHER_DEVICE = {
+    "__getitem__": "CPU index tensors are moved to the device (advanced indexing)",
+    "index_put": "CPU index tensors are moved to the device",
+    "_unsafe_masked_index": "its indices are index's (Tensor?[]), which CUDA moves",
+    "_unsafe_masked_index_put_accumulate": "its indices are index_put's (Tensor?[]), which CUDA moves",
+    "tensor_split": "tensor_indices_or_sections must be on the CPU",
+    "expand_as": "reads only the other tensor's sizes",
+    "view_as": "reads only the other tensor's sizes",
+    "reshape_as": "reads only the other tensor's sizes",
+    "resize_as_": "reads only the other tensor's sizes",
+    "broadcast_tensors": "views each tensor where it is; reads only sizes across them",
+    "atleast_1d": "views each tensor of a list where it is",
+    "atleast_2d": "views each tensor of a list where it is",
+    "atleast_3d": "views each tensor of a list where it is",
+    "narrow": "a start given as a tensor is read as a number",
+    "as_strided_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
+    "diagonal_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
+    "select_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
+    "slice_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
+    "nn.functional.ctc_loss": "targets and lengths may be CPU tensors (cuDNN's CTC requires them there)",
+}
+
+
+def device_count(device: str) -> int:
+    module = getattr(torch, torch.device(device).type, None)
+    count = getattr(module, "device_count", None)
+    return int(count()) if callable(count) else 1
+
+
+def indexed(device: str, index: int) -> str:
+    return f"{torch.device(device).type}:{index}"
+
+
+def may_take_any(op, sample) -> bool:
+    """Whether PyTorch defines the op on this sample with operands on two devices: the reviewed
+    table; any sample holding an empty tensor; and the _foreach_* ops, whose lists may span devices
+    (CUDA's slow path computes each tensor where it lives, refusing only a pair split across two)."""
+    return (op.name in MAY_TAKE_ANOTHER_DEVICE or op.name.startswith("_foreach_")
+            or any(not t.numel() for t in runs.tensors(sample)))
+
+
+def _leaves(sample) -> tuple[list[Any], Any]:
+    return pytree.tree_flatten([sample.input, sample.args, sample.kwargs])
+
+
+def mixed(sample, on_main, elsewhere: str | None) -> Iterator[tuple[int, Any, torch.Tensor]]:
+    """(position, variant, moved operand): `on_main` (the sample on the main device) with one
+    tensor argument at a time placed `elsewhere` (a device), or left on the CPU (None); never the
+    only tensor left on the main device."""
+    main_leaves, spec = _leaves(on_main)
+    cpu_leaves, _ = _leaves(sample)
+    on_device = [isinstance(t, torch.Tensor) and t.device.type != "cpu" for t in main_leaves]
+    for position, (moved, original) in enumerate(zip(main_leaves, cpu_leaves)):
+        if not on_device[position] or moved.layout != torch.strided or sum(on_device) < 2:
+            continue
+        operand = own_copy(original) if elsewhere is None else to_device(original, elsewhere)
+        leaves = list(main_leaves)
+        leaves[position] = operand
+        input, args, kwargs = pytree.tree_unflatten(leaves, spec)
+        yield position, sample_variants.rebuilt(on_main, input=input, args=tuple(args), kwargs=kwargs), operand
+
+
+def outputs(value: Any) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves(value) if isinstance(t, torch.Tensor)]
+
+
+def mixed_call(case, run, variant, expected, may_take: bool, where: dict[str, Any]) -> bool:
+    """Runs a sample whose operands live on two devices. Returns whether the device took it (it
+    may only where `may_take`; taken, its result must be the CPU's and on the device)."""
+    try:
+        seed(case.ctx.seed)
+        actual = run(variant)
+    except RuntimeError:
+        case.variants_compared += 1
+        return False
+    except Exception as exc:
+        raise case.fail(f"the device raised {type(exc).__name__} ({str(exc)[:300]}) for operands on two devices, "
+                        f"where CUDA raises a RuntimeError", {**where, "property": "error type"}) from None
+    if not may_take:
+        placed = sorted({str(t.device) for t in outputs(actual)})
+        raise case.fail(f"the device computed a result (on {', '.join(placed) or 'no tensor'}) from operands on two "
+                        f"devices ({where['operand_device']} for operand {where['operand']}), where CUDA refuses them: "
+                        f"Expected all tensors to be on the same device", {**where, "property": "refused"})
+    case.compare(actual, expected, {**where, "property": "taken operand"})
+    case.variants_compared += 1
+    return True
