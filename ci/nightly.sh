@@ -8,7 +8,9 @@
 # full disk; the API table, the dashboard or the ledger), naming the step.
 #
 #   ci/nightly.sh                                   # every suite, torch_neuronsim, out/results.db
-#   SUITES="ops hf" ci/nightly.sh                   # a selection
+#   SUITES="ops hf" ci/nightly.sh                   # a selection of the nightly's suites
+# The suites, and the options each runs with, are what the suites declare (`neuron-conform suites
+# --nightly`: a suite's `nightly` in its suite.py); upstream is added given a checkout.
 #   BACKEND=torch_neuronx JOBS=8 PYTORCH_TEST_DIR=~/pytorch/test ci/nightly.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +20,7 @@ JOBS=${JOBS:-$(nproc)}
 BACKEND=${BACKEND:-torch_neuronsim}
 BASELINE=${BASELINE:-ci/baseline.json}
 NIGHT=${NIGHT:-night-$(date -u +%Y%m%d-%H%M)}
-# upstream needs a checkout of PyTorch's test/ (ci/fetch-pytorch-tests.sh): only with one.
-SUITES=${SUITES:-"distributed aten sizes foreach fuzz optim modules hf compile${PYTORCH_TEST_DIR:+ upstream} ops"}
+SUITES=${SUITES:-}
 CLI=build/neuron-conform
 OUT=$(dirname "$DB")
 
@@ -27,28 +28,31 @@ trap 'echo "nightly: failed at line $LINENO: $BASH_COMMAND" >&2; exit 4' ERR
 make build
 mkdir -p "$OUT"
 
-# What each suite runs beyond its defaults (every suite runs every check it declares).
-suite_args() {
-  case "$1" in
-    upstream) echo "--pytorch-test-dir $PYTORCH_TEST_DIR" ;;
-    # the fuzz suite's nightly budget: 200 examples an OpInfo, at most 10 s each (about 5 minutes
-    # for every OpInfo on 2 cores: 460 examples a second)
-    fuzz) echo "--suite-option max_examples=200 --suite-option seconds_per_op=10" ;;
-    *) ;;
-  esac
-}
+# One suite a line: "<suite> <shards> [--suite-option NAME=VALUE ...]", the biggest last, so that
+# `latest` (the report link, the ledger's newest run) is the biggest one. upstream needs a
+# checkout of PyTorch's test/ (ci/fetch-pytorch-tests.sh): first, and only with one.
+nightly=$("$CLI" suites --nightly --backend-module "$BACKEND")
+if [[ -n "${PYTORCH_TEST_DIR:-}" ]]; then
+  nightly="upstream 1 --pytorch-test-dir $PYTORCH_TEST_DIR"$'\n'"$nightly"
+fi
+for wanted in $SUITES; do
+  if ! grep -q "^$wanted " <<<"$nightly"; then
+    echo "nightly: SUITES names '$wanted', which the nightly does not run (neuron-conform suites --nightly;" \
+      "upstream needs PYTORCH_TEST_DIR)" >&2
+    exit 4
+  fi
+done
 
-# Not --strict: skip-list drift shows in the reports and the gate; the night goes on. The ops
-# suite last, so that `latest` (the report link, the ledger's newest run) is the biggest one.
+# Not --strict: skip-list drift shows in the reports and the gate; the night goes on.
 started=$SECONDS
-for suite in $SUITES; do
+while read -r suite _shards args <&3; do
+  if [[ -n "$SUITES" && " $SUITES " != *" $suite "* ]]; then continue; fi
   echo "==> $NIGHT: suite $suite"
   t0=$SECONDS
-  # shellcheck disable=SC2046
-  "$CLI" run --suite "$suite" $(suite_args "$suite") --backend-module "$BACKEND" -j "$JOBS" \
-    --db "$DB" --label "$NIGHT"
+  # shellcheck disable=SC2086
+  "$CLI" run --suite "$suite" $args --backend-module "$BACKEND" -j "$JOBS" --db "$DB" --label "$NIGHT"
   echo "$suite $((SECONDS - t0))" >>"$OUT/$NIGHT.seconds"
-done
+done 3<<<"$nightly"
 echo "==> $NIGHT: every suite in $((SECONDS - started)) s (per suite: $OUT/$NIGHT.seconds)"
 # The API compatibility table first, so the dashboard links it.
 "$CLI" api-compat --db "$DB"

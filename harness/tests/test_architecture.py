@@ -80,7 +80,7 @@ HISTORY = {"harness/src/record/Store.cpp": re.compile(r"kMigrations\[\] = \{.*?\
 
 # The vocabulary's tables whose words no other file may spell out as a literal of its own. (The
 # other tables' words, "native", "device", "view", ..., are everyday words of the code.)
-SPELT_THROUGH_THE_VOCABULARY = ("outcomes", "categories", "run_statuses", "wheres", "stages")
+SPELT_THROUGH_THE_VOCABULARY = ("outcomes", "categories", "run_statuses", "wheres", "stages", "evidence_flags")
 
 
 def vocabulary_literal() -> re.Pattern[str]:

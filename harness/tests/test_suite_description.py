@@ -252,3 +252,31 @@ def test_every_suite_is_held_to_the_resource_balance(db, suites):
     assert query(db, "SELECT outcome FROM results") == [("fail",)]
     assert evidence["property"] == "resource balance" and evidence["failing_op"] == "aten::floor"
 
+
+
+def test_the_nightly_runs_what_each_suite_declares(suites):
+    """ci/nightly.sh and the nightly workflow run `suites --nightly`'s list: every suite that does
+    not opt out, with its declared shards and options, the biggest last; a suite's declaration is
+    the only place that says so."""
+    project = sorted(p.parent.name for p in (Path(__file__).parents[2] / "suites").glob("*/suite.py"))
+    rows = [line.split(maxsplit=2) for line in cli("suites", "--nightly").stdout.splitlines()]
+    listed = {row[0]: (int(row[1]), row[2] if len(row) > 2 else "") for row in rows}
+    assert set(listed) == set(project) - {"upstream"}  # upstream needs a checkout: the script adds it
+    assert listed["fuzz"] == (1, "--suite-option max_examples=200 --suite-option seconds_per_op=10.0")
+    assert listed["ops"][0] == listed["compile"][0] == 2
+    assert [int(row[1]) for row in rows] == sorted(int(row[1]) for row in rows)  # the biggest last
+
+    # a suite outside the tree: its own shards and options, or left out
+    suites(GEARS.replace("SUITE = suite_api.Suite(__name__, options={",
+                         "SUITE = suite_api.Suite(__name__, nightly={'shards': 3, 'options': {'teeth': 40}}, options={"),
+           listed='("turn",)')
+    assert "widgets 3 --suite-option teeth=40" in cli("suites", "--nightly").stdout.splitlines()
+
+
+def test_a_nightly_declaration_naming_an_undeclared_option_is_refused(suites):
+    suites(GEARS.replace("SUITE = suite_api.Suite(__name__, options={",
+                         "SUITE = suite_api.Suite(__name__, nightly={'options': {'colour': 'red'}}, options={"),
+           listed='("turn",)')
+    refused = cli("suites", "--nightly", check=False)
+    assert refused.returncode == 1 and "widgets" in refused.stderr and "no option colour" in refused.stderr, \
+        refused.stderr

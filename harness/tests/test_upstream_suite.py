@@ -51,7 +51,7 @@ def test_each_planted_test_is_recorded_with_its_outcome(db, tmp_path):
     assert evidence[f"{GENERIC}/-/test_planted_error"]["exception_type"] == "RuntimeError"
     assert evidence[f"{GENERIC}/float32/test_planted_crash"]["signal_name"] == "SIGSEGV"
     assert evidence[f"{GENERIC}/-/test_cuda_only"]["message"] == "Only runs on cuda"
-    assert evidence[f"{GENERIC}/-/test_skips_itself"]["upstream_skip"] is True
+    assert evidence[f"{GENERIC}/-/test_skips_itself"]["suite_skip"] is True
     imported = evidence["upstream/test_import_error/-/import"]
     assert imported["exception_type"] == "ModuleNotFoundError"
     assert "neuron_conform_no_such_module" in imported["message"]

@@ -132,9 +132,13 @@ class Suite:
     def __init__(self, module_name: str, *, noun: str | None = None, nouns: str | None = None,
                  native_phrase: str | Callable[[], str] | None = None,
                  headlines: Callable[[], list[dict[str, Any]]] | None = None,
-                 share_cores: bool = False, options: dict[str, dict[str, Any]] | None = None) -> None:
+                 share_cores: bool = False, options: dict[str, dict[str, Any]] | None = None,
+                 nightly: bool | dict[str, Any] = True) -> None:
         """`native_phrase` and `headlines` may be functions when they depend on the run's options or
-        on data the suite reads: describe() calls them."""
+        on data the suite reads: describe() calls them. `nightly` says whether ci/nightly.sh runs
+        the suite (False: not unattended, such as a suite that needs a checkout the run names), and
+        how: {"shards": N (the nightly workflow's jobs for it), "options": {NAME: VALUE} (its
+        --suite-option values there)}."""
         self.name = _suite_of(module_name)
         self.options = options or {}
         self._fixed = {k: v for k, v in (("noun", noun), ("nouns", nouns), ("native_phrase", native_phrase))
@@ -143,11 +147,24 @@ class Suite:
             self._fixed["share_cores"] = True
         if headlines is not None:
             self._fixed["headlines"] = headlines
+        if nightly is not True:
+            self._fixed["nightly"] = nightly if nightly is False else self._nightly(nightly)
         self._lister: Hook | None = None
         self._runner: Hook | None = None
         self._configure: Hook | None = None
         self._public_api: Hook | None = None
         self._found_checks: Hook | None = None
+
+    def _nightly(self, nightly: dict[str, Any]) -> dict[str, Any]:
+        unknown = sorted(set(nightly) - {"shards", "options"})
+        if unknown:
+            raise ValueError(f"the {self.name} suite's nightly declaration: unknown field {', '.join(unknown)} "
+                             f"(known: shards, options)")
+        shards = nightly.get("shards", 1)
+        if not isinstance(shards, int) or isinstance(shards, bool) or shards < 1:
+            raise ValueError(f"the {self.name} suite's nightly declaration: shards must be a positive int")
+        resolve_options(self.name, self.options, nightly.get("options", {}))  # the values must be its options'
+        return {"shards": shards, "options": dict(nightly.get("options", {}))}
 
     # --- what the suite registers
     def lists(self, lister: Hook) -> Hook:

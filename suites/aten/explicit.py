@@ -105,8 +105,9 @@ CALLS: dict[str, Explicit] = {
         "direct", "float32", "add",
         lambda: ((torch.tensor(True), "nonzero", torch.ops.aten._make_dep_token()), {}), values=False),
     "aten::_compute_linear_combination": Explicit("direct", "float32", "matmul", lambda: ((_r(3, 4), _r(2, 3)), {})),
+    # it adds into an out= of the right size, which PyTorch assumes zero-filled
     "aten::_compute_linear_combination.out": Explicit("out", "float32", "matmul",
-                                                      lambda: ((_r(3, 4), _r(2, 3)), {"out": torch.empty(2, 4)})),
+                                                      lambda: ((_r(3, 4), _r(2, 3)), {"out": torch.zeros(2, 4)})),
     "aten::_int_mm": Explicit("direct", "int8", "mm", lambda: ((torch.randint(-8, 8, (32, 16), dtype=torch.int8),
                                                                 torch.randint(-8, 8, (16, 32), dtype=torch.int8)), {})),
     "aten::_int_mm.out": Explicit("out", "int8", "mm", lambda: ((torch.randint(-8, 8, (32, 16), dtype=torch.int8),

@@ -68,7 +68,8 @@ SUITE = suite_api.Suite(
     native_phrase="compile into one graph and match the CPU at every dtype and check",
     options={"dynamo_backend": {"type": "str", "default": None,
                                 "help": "the torch.compile backend to test (default: the one the backend module "
-                                        "declares, entry point group torch_dynamo_backends)"}})
+                                        "declares, entry point group torch_dynamo_backends)"}},
+    nightly={"shards": 2})
 
 
 @SUITE.configures

@@ -305,3 +305,19 @@ def test_an_out_that_is_an_input_stays_one_tensor_for_the_cpu_kernel():
     y = torch.ones(5, device="neuron")
     torch.atan2(y, x, out=y)  # the same shape: allowed, computed in place
     assert torch.allclose(y.cpu(), torch.atan2(torch.ones(5), torch.ones(5)))
+
+
+@pytest.mark.parametrize("op", [torch.logaddexp, torch.add, torch.atan2])
+def test_an_out_that_overlaps_itself_is_refused_as_the_cpu_refuses_it(op):
+    # an expanded out= (several elements in one place): TensorIterator refuses to write it, on
+    # the CPU and on CUDA; the device must not hand the kernel a dense copy that hides it (found
+    # by the fuzz suite: logaddexp through the CPU fallback)
+    x = torch.ones(5, 1)
+    with pytest.raises(RuntimeError, match="single memory location") as on_cpu:
+        op(x, torch.ones(5), out=torch.zeros(1, 1).expand(5, 1))
+    d = x.to("neuron")
+    with pytest.raises(type(on_cpu.value), match="single memory location"):
+        op(d, torch.ones(5, device="neuron"), out=torch.zeros(1, 1, device="neuron").expand(5, 1))
+    out = torch.zeros(5, 5, device="neuron")  # a dense out= of the broadcast shape: written
+    op(d, torch.ones(5, device="neuron"), out=out)
+    assert torch.allclose(out.cpu(), op(x, torch.ones(5)))

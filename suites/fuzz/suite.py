@@ -29,6 +29,7 @@ from functools import cache
 from typing import Any, Callable, Iterable
 
 import torch
+import torch.utils._pytree as pytree
 
 import suite_api
 from evidence import dtype_name
@@ -46,7 +47,9 @@ SUITE = suite_api.Suite(
     __name__, noun="OpInfo", nouns="OpInfos", native_phrase="run natively on every fuzzed input",
     options={"max_examples": {"type": "int", "default": 25, "help": "examples drawn per case"},
              "seconds_per_op": {"type": "float", "default": 3.0,
-                                "help": "a case draws no new example after running this long (the nightly's budget)"}})
+                                "help": "a case draws no new example after running this long (the nightly's budget)"}},
+    # the nightly's budget: 200 examples an OpInfo, at most 10 s each
+    nightly={"options": {"max_examples": 200, "seconds_per_op": 10.0}})
 
 
 class Settings:
@@ -82,10 +85,21 @@ def _floats(sample, change: Callable[[torch.Tensor], torch.Tensor]):
     return variant if changed else None
 
 
-def _lengthened(sample, length: int):
+# The list ops (beyond the _foreach_* ones) whose result grows linearly with their list: the others
+# (meshgrid, cartesian_prod, block_diag, einsum) grow as a product of it, and 130 tensors would not
+# fit in memory.
+LIST_OPS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
+            "broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d")
+
+
+def _lengthened(op, sample, length: int):
     """The sample with its list of tensors (and every argument list as long: the other tensor
-    lists, scalar lists) grown to `length` by repeating it, each tensor its own copy."""
-    if not isinstance(sample.input, (list, tuple)) or not sample.input or len(sample.input) >= length:
+    lists, scalar lists) grown to `length` by repeating it, each tensor its own copy; for the
+    _foreach_* ops and LIST_OPS."""
+    if not (op.name.startswith("_foreach_") or op.name in LIST_OPS):
+        return None
+    if (not isinstance(sample.input, (list, tuple)) or not sample.input or len(sample.input) >= length
+            or not all(isinstance(t, torch.Tensor) for t in sample.input)):
         return None
     n = len(sample.input)
 
@@ -136,7 +150,7 @@ class Transforms:
                 return None
             argument, value = self.arguments[pick % len(self.arguments)]
             return sample_variants.rebuilt(sample, kwargs={**sample.kwargs, argument: value})
-        return _lengthened(sample, int(name.removeprefix("length_")))
+        return _lengthened(self.case.op, sample, int(name.removeprefix("length_")))
 
     def _aliasing_defined(self, variant, apart):
         """The aliased variant, unless the CPU's result depends on the aliasing (undefined)."""
@@ -199,7 +213,7 @@ def examples(case: runs.Case) -> None:
             if made is not None:
                 variant, applied = made, applied + [name]
         if "expanded" in applied and _writes_into_overlap(case, run, variant):
-            reject()  # no valid input: the op writes into a stride-0 argument (running statistics)
+            reject()  # no valid input: the op writes into a stride-0 argument (running statistics, out=)
         drawn[0] += 1
         try:
             placed = _judge(case, run, index, applied, variant, placement if devices >= 2 or placement in (
@@ -268,12 +282,17 @@ def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int,
 
 def _writes_into_overlap(case: runs.Case, run, variant) -> bool:
     """Whether the CPU's run of the variant writes into one of its stride-0 arguments (which the
-    CPU does not refuse and the device may rightly refuse): not a valid input."""
+    CPU does not refuse and the device may rightly refuse): not a valid input. An out= whose
+    elements overlap counts whatever the values written (several threads write one place, in no
+    defined order, so whether the values changed is not reproducible)."""
     try:
         _, ran = case.cpu(lambda s: (run(s), s), variant)
     except Exception:
         return False  # the CPU refuses it: Case.alike judges that
-    return layouts.writes_into_overlap(variant, ran)
+    out = variant.kwargs.get("out")
+    overlapping_out = any(torch._debug_has_internal_overlap(t) == 1
+                          for t in pytree.tree_leaves(out) if isinstance(t, torch.Tensor))
+    return overlapping_out or layouts.writes_into_overlap(variant, ran)
 
 
 def _record(case: runs.Case, examples_run: int, counts: dict[str, int], exhausted: bool) -> None:

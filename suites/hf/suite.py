@@ -31,7 +31,7 @@ from comparison import Mismatch, to_device
 from evidence import exception_evidence
 import suite_api
 import vocabulary
-from vocabulary import Outcome, Where
+from vocabulary import EvidenceFlag, Outcome, Where
 from suitelib.tiny_models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts,
                                   overrides)
 
@@ -253,12 +253,12 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     if arch not in causal_lm_architectures() or dtype_name not in DTYPES:
         raise suite_api.unknown(case_id, "such architecture or dtype")
     if check == "compiled_forward" and (missing := compilation.missing_backend()):
-        return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True, "message": missing}
+        return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True, "message": missing}
     if check == "static_shapes" and (missing := backend_contract.current().why_absent(
             "compile_cache_stats", "compile-cache counters")):
-        return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True, "message": missing}
+        return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True, "message": missing}
     if (reason := why_not_runnable(arch, dtype_name, check)) is not None:
-        return Outcome.SKIP, {"where": Where.HARNESS, "suite_skip": True,
+        return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True,
                               "message": f"transformers cannot run this case (suites/hf/not_runnable.json): {reason}"}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
@@ -287,7 +287,7 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         if stage.stage == vocabulary.Stage.BUILD and isinstance(stage.cause, ImportError):
             # the architecture needs a package this environment lacks (Gemma 3n's timm vision tower):
             # not run here, and said so, as a test that skips itself for a missing requirement
-            evidence.update(where=Where.HARNESS, suite_skip=True,
+            evidence.update({EvidenceFlag.SUITE_SKIP: True}, where=Where.HARNESS,
                             message=f"needs a package this environment lacks: {evidence.get('message', '')}")
             return Outcome.SKIP, evidence
         if stage.stage in (vocabulary.Stage.BUILD, "cpu_reference"):

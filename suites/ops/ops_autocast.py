@@ -31,7 +31,7 @@ import torch.utils._pytree as pytree
 from suitelib import opinfo
 from evidence import dtype_name
 from sides import NoReference, Verdict
-from vocabulary import Outcome, Where
+from vocabulary import EvidenceFlag, Outcome, Where
 
 import suite_api
 
@@ -98,7 +98,7 @@ def _policy_of(backend, overloads: tuple[str, ...]) -> tuple[str, torch.dtype]:
     declare = getattr(backend, "autocast_policy", None)
     if not callable(declare):  # nothing to judge its autocast kernels against: not the backend's error
         raise Verdict(Outcome.SKIP, {
-            "where": Where.HARNESS, "suite_skip": True,
+            "where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True,
             "message": f"the backend declares no autocast policy (no autocast_policy(); docs/backends.md), so "
                        f"its autocast kernels for {', '.join(overloads)} cannot be judged"})
     declared = declare()

@@ -80,7 +80,7 @@ from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, op
                ops_invariance)
 
 SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
-                        native_phrase="run natively at every dtype and check")
+                        native_phrase="run natively at every dtype and check", nightly={"shards": 2})
 
 
 @SUITE.lists

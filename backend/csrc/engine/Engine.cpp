@@ -13,6 +13,7 @@
 #include "runtime/DeviceAllocator.h"
 #include "runtime/Generator.h"
 
+#include <ATen/MemoryOverlap.h>
 #include <c10/core/CPUAllocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/util/Exception.h>
@@ -164,10 +165,11 @@ void map_tensors(c10::IValue& value, Fn&& fn) {
 }
 
 // The device storages an out= argument shares with another tensor argument (cat(x, out=x),
-// an out= viewing an input), each with one resizable CPU copy of the whole storage: the CPU
-// kernel sees the tensors over it alias as they do on the device, so it refuses an overlap
-// where the CPU refuses it and computes through one where the CPU allows it (the out= is
-// written back as any staged out= is). Empty for almost every call.
+// an out= viewing an input) or with itself (an expanded out=, several elements in one place),
+// each with one resizable CPU copy of the whole storage: the CPU kernel sees the tensors over it
+// alias as they do on the device, so it refuses an overlap where the CPU refuses it and computes
+// through one where the CPU allows it (the out= is written back as any staged out= is). Empty for
+// almost every call.
 using SharedStorages = c10::SmallVector<std::pair<const c10::StorageImpl*, c10::Storage>, 1>;
 
 c10::Storage staged_copy(const c10::Storage& storage) {
@@ -184,24 +186,25 @@ SharedStorages storages_shared_with_out(const c10::FunctionSchema& schema,
   if (std::none_of(args.begin(), args.end(), [](const c10::Argument& a) { return a.is_out(); })) {
     return shared;
   }
-  c10::SmallVector<c10::Storage, 2> outs;
+  c10::SmallVector<at::Tensor, 2> outs;
   c10::SmallVector<const c10::StorageImpl*, 4> others;
   for (std::size_t i = 0; i < args.size(); ++i) {
     for_each_tensor(stack[first + i], [&](const at::Tensor& t) {
       if (!on_device(t) || !t.has_storage()) return;
       if (args[i].is_out()) {
-        outs.push_back(t.storage());
+        outs.push_back(t);
       } else {
         others.push_back(t.storage().unsafeGetStorageImpl());
       }
     });
   }
-  for (const c10::Storage& out : outs) {
-    const c10::StorageImpl* impl = out.unsafeGetStorageImpl();
-    const bool aliased = std::find(others.begin(), others.end(), impl) != others.end();
+  for (const at::Tensor& out : outs) {
+    const c10::StorageImpl* impl = out.storage().unsafeGetStorageImpl();
+    const bool aliased = std::find(others.begin(), others.end(), impl) != others.end() ||
+                         at::has_internal_overlap(out) == at::MemOverlap::Yes;
     const bool known = std::any_of(shared.begin(), shared.end(),
                                    [&](const auto& entry) { return entry.first == impl; });
-    if (aliased && !known) shared.emplace_back(impl, staged_copy(out));
+    if (aliased && !known) shared.emplace_back(impl, staged_copy(out.storage()));
   }
   return shared;
 }
@@ -387,7 +390,15 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
 bool run_aliased_out(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
-  if (storages_shared_with_out(schema, *stack, stack->size() - num_args).empty()) return false;
+  const auto first = stack->size() - num_args;
+  bool overlapping_write = false;  // a written argument with elements in one place (expanded)
+  for (std::size_t i = 0; i < num_args && !overlapping_write; ++i) {
+    if (!is_mutable(schema.arguments()[i])) continue;
+    for_each_tensor((*stack)[first + i], [&](const at::Tensor& t) {
+      overlapping_write |= on_device(t) && at::has_internal_overlap(t) == at::MemOverlap::Yes;
+    });
+  }
+  if (!overlapping_write && storages_shared_with_out(schema, *stack, first).empty()) return false;
   std::optional<c10::Device> device;
   for_each_device_tensor(torch::jit::last(*stack, num_args), [&](const at::Tensor& t) {
     if (!device) device = t.device();

@@ -29,9 +29,11 @@ void run_native_as(const c10::OperatorHandle& op, const CpuSubstitute& substitut
                    torch::jit::Stack* stack);
 
 // For the CPU fallback: when an out= argument is, or shares storage with, another argument of
-// the call (cat([a, b], out=a)), runs the op's CPU kernel over the engine's bindings, which keep
-// that identity and sharing (at::native::cpu_fallback copies each argument apart, and the CPU
-// kernel would then accept an overlap it refuses, or compute from inputs it no longer writes).
+// the call (cat([a, b], out=a)), or a written argument overlaps itself (an expanded out= or
+// running mean), runs the op's CPU kernel over the engine's bindings, which keep that identity,
+// sharing and geometry (at::native::cpu_fallback copies each argument apart, densely, and the
+// CPU kernel would then accept an overlap it refuses, compute from inputs it no longer writes, or
+// fail to copy an argument it never wrote back into overlapping memory).
 // Computes nothing and returns false for any other call.
 bool run_aliased_out(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 

@@ -44,6 +44,7 @@ struct RunOptions {
 struct SuitesOptions {
   std::string backend_module = kDefaultBackendModule;
   bool json = false;
+  bool nightly = false;
 };
 
 struct MergeOptions {

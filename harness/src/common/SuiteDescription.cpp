@@ -57,6 +57,38 @@ std::vector<SuiteDescription::Option> parse_options(const json& j, const std::fu
   return out;
 }
 
+// false (not in the nightly), or {"shards": N, "options": {NAME: value}} naming declared options.
+SuiteDescription::Nightly parse_nightly(const json& j, const std::vector<SuiteDescription::Option>& options,
+                                        const std::function<std::invalid_argument(const std::string&)>& fail) {
+  SuiteDescription::Nightly n;
+  if (j.is_boolean()) {
+    n.runs = j.get<bool>();
+    return n;
+  }
+  if (!j.is_object()) throw fail("'nightly' must be false or an object with 'shards' and 'options'");
+  for (const auto& [key, _] : j.items())
+    if (key != "shards" && key != "options")
+      throw fail(fmt::format("'nightly': unknown field '{}' (known: shards, options)", key));
+  if (j.contains("shards")) {
+    if (!j["shards"].is_number_integer() || j["shards"].get<std::int64_t>() < 1 ||
+        j["shards"].get<std::int64_t>() > 64)
+      throw fail("'nightly': 'shards' must be an integer from 1 to 64");
+    n.shards = j["shards"].get<int>();
+  }
+  if (j.contains("options")) {
+    if (!j["options"].is_object()) throw fail("'nightly': 'options' must map option names to values");
+    for (const auto& [name, value] : j["options"].items()) {
+      if (std::none_of(options.begin(), options.end(),
+                       [&](const SuiteDescription::Option& o) { return o.name == name; }))
+        throw fail(fmt::format("'nightly': option '{}' is not one the suite declares", name));
+      if (!value.is_primitive() || value.is_null())
+        throw fail(fmt::format("'nightly': option '{}' needs a number, text or true/false", name));
+    }
+    n.options = j["options"];
+  }
+  return n;
+}
+
 }  // namespace
 
 SuiteDescription SuiteDescription::from_json(const std::string& suite, const json& j) {
@@ -66,12 +98,12 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
   if (!j.is_object()) throw fail("must be an object");
   static const std::set<std::string> kKnown = {"noun",          "nouns",         "checks",
                                                "native_checks", "headlines",     "native_phrase",
-                                               "share_cores",   "options"};
+                                               "share_cores",   "options",       "nightly"};
   for (const auto& [key, _] : j.items())
     if (!kKnown.contains(key))
       throw fail(fmt::format(
           "unknown field '{}' (known: noun, nouns, checks, native_checks, native_phrase, "
-          "headlines, share_cores, options)",
+          "headlines, share_cores, options, nightly)",
           key));
   SuiteDescription d;
   d.suite = suite;
@@ -83,6 +115,7 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
     d.share_cores = j["share_cores"].get<bool>();
   }
   if (j.contains("options")) d.options = parse_options(j["options"], fail);
+  if (j.contains("nightly")) d.nightly = parse_nightly(j["nightly"], d.options, fail);
   if (!j.contains("checks") || !j["checks"].is_object() || j["checks"].empty())
     throw fail("'checks' must map each check's name to what it checks");
   for (const auto& [name, meaning] : j["checks"].items()) {
@@ -142,6 +175,11 @@ json SuiteDescription::to_json() const {
               {"native_phrase", native_phrase},
               {"headlines", headlines_json}};
   if (share_cores) out["share_cores"] = true;  // how its workers ran, not what reports show
+  if (!nightly.runs) {
+    out["nightly"] = false;
+  } else if (nightly.shards != 1 || !nightly.options.empty()) {
+    out["nightly"] = {{"shards", nightly.shards}, {"options", nightly.options}};
+  }
   if (!options.empty()) {
     json options_json = json::object();
     for (const auto& o : options) {

@@ -47,6 +47,14 @@ struct SuiteDescription {
   // the thread count it ran with, and reductions' results depend on it.
   bool share_cores = false;
   std::vector<Option> options;
+  // Whether the nightly (ci/nightly.sh, the nightly workflow) runs the suite, in how many shards,
+  // with which --suite-option values.
+  struct Nightly {
+    bool runs = true;
+    int shards = 1;
+    nlohmann::json options = nlohmann::json::object();  // NAME -> value
+  };
+  Nightly nightly;
 
   // Validates a suite's declaration; throws std::invalid_argument naming the suite and field.
   static SuiteDescription from_json(const std::string& suite, const nlohmann::json& j);

@@ -55,6 +55,7 @@ json vocabulary_json() {
           {"run_statuses", named_rows(kRunStatuses)},
           {"wheres", named_rows(kWheres)},
           {"stages", named_rows(kStages)},
+          {"evidence_flags", named_rows(kEvidenceFlags)},
           {"worker_exit_codes", {{"memory_limit", kExitMemoryLimit}}}};
 }
 

@@ -210,6 +210,19 @@ inline constexpr std::array<StageInfo, 1> kStages = {{
     {Stage::kBuild, "build", "the subject could not be built: nothing of the device was tested"},
 }};
 
+// Evidence flags every suite sets the same way (true when set): `suite_skip`, a case the suite
+// itself skipped (its subject lacks what the check needs; upstream's test skipped itself), which is
+// neither the backend's outcome nor a skip list's.
+enum class EvidenceFlag { kSuiteSkip };
+
+using EvidenceFlagInfo = Named<EvidenceFlag>;
+
+inline constexpr std::array<EvidenceFlagInfo, 1> kEvidenceFlags = {{
+    {EvidenceFlag::kSuiteSkip, "suite_skip",
+     "the suite itself skipped the case (what the check needs is missing; the test skipped itself): "
+     "not the backend's outcome, not a skip list's"},
+}};
+
 // The exit code of a worker that stopped because a case exceeded the worker memory limit
 // (run --max-worker-memory): its case is a crash saying so, not a mystery exit.
 inline constexpr int kExitMemoryLimit = 86;
@@ -273,6 +286,9 @@ inline std::string_view name(Where w) {
 }
 inline std::string_view name(Stage s) {
   return info_of(kStages, s).name;
+}
+inline std::string_view name(EvidenceFlag f) {
+  return info_of(kEvidenceFlags, f).name;
 }
 inline Outcome parse_outcome(std::string_view text) {
   return parse_named(kOutcomes, text, "outcome");

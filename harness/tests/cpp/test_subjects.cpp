@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 using nlohmann::json;
 
 namespace {
@@ -111,5 +115,36 @@ TEST(SuiteDescription, ShareCoresIsOffByDefaultAndMustBeABoolean) {
     FAIL() << "a share_cores that is not a boolean was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("'share_cores' must be true or false"), std::string::npos);
+  }
+}
+
+TEST(SuiteDescription, NightlyRunsByDefaultAndNamesOnlyDeclaredOptions) {
+  const json checks = {{"spin", ""}};
+  const json options = {{"teeth", {{"type", "int"}, {"help", "teeth per gear"}}}};
+  const auto plain = conform::SuiteDescription::from_json("widgets", {{"checks", checks}});
+  EXPECT_TRUE(plain.nightly.runs);
+  EXPECT_EQ(plain.nightly.shards, 1);
+  EXPECT_FALSE(plain.to_json().contains("nightly"));  // the default is not stored
+  const auto left_out = conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"nightly", false}});
+  EXPECT_FALSE(left_out.nightly.runs);
+  EXPECT_FALSE(conform::SuiteDescription::from_json("widgets", left_out.to_json()).nightly.runs);
+  const json sharded = {{"shards", 3}, {"options", {{"teeth", 40}}}};
+  const auto night = conform::SuiteDescription::from_json(
+      "widgets", {{"checks", checks}, {"options", options}, {"nightly", sharded}});
+  EXPECT_EQ(night.nightly.shards, 3);
+  EXPECT_EQ(night.nightly.options["teeth"], 40);
+  EXPECT_EQ(conform::SuiteDescription::from_json("widgets", night.to_json()).to_json(), night.to_json());
+  for (const auto& [bad, says] : std::vector<std::pair<json, std::string>>{
+           {{{"shards", 0}}, "'shards' must be an integer from 1 to 64"},
+           {{{"options", {{"colour", "red"}}}}, "option 'colour' is not one the suite declares"},
+           {{{"options", {{"teeth", json::array()}}}}, "option 'teeth' needs a number"},
+           {{{"every", "night"}}, "unknown field 'every'"},
+           {"yes", "'nightly' must be false or an object"}}) {
+    try {
+      conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"options", options}, {"nightly", bad}});
+      FAIL() << "accepted nightly " << bad.dump();
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
   }
 }

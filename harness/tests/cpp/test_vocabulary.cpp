@@ -54,6 +54,8 @@ TEST(Vocabulary, TablesAreIndexedByValueWithUniqueNames) {
     EXPECT_EQ(static_cast<std::size_t>(kWheres[i].value), i) << kWheres[i].name;
   for (std::size_t i = 0; i < kStages.size(); ++i)
     EXPECT_EQ(static_cast<std::size_t>(kStages[i].value), i) << kStages[i].name;
+  for (std::size_t i = 0; i < kEvidenceFlags.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kEvidenceFlags[i].value), i) << kEvidenceFlags[i].name;
   EXPECT_EQ(names(kRunStatuses).size(), kRunStatuses.size());
   EXPECT_EQ(names(kWheres).size(), kWheres.size());
   EXPECT_EQ(names(kOutcomes).size(), kOutcomes.size());

@@ -40,6 +40,7 @@ MAY_TAKE_ANOTHER_DEVICE = {
     "select_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
     "slice_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
     "nn.functional.ctc_loss": "targets and lengths may be CPU tensors (cuDNN's CTC requires them there)",
+    "nn.functional.prelu": "a one-element weight is squeezed to a 0-dim scalar before any kernel sees it",
 }
 
 
