@@ -29,7 +29,6 @@ from functools import cache
 from typing import Any, Callable, Iterable
 
 import torch
-import torch.utils._pytree as pytree
 
 import suite_api
 from evidence import dtype_name
@@ -274,7 +273,7 @@ def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int,
     if not mixes:
         return False
     position, mixed, operand = mixes[pick % len(mixes)]
-    placements.mixed_call(case, run, mixed, expected, placements.may_take_any(case.op, variant) or operand.dim() == 0,
+    placements.mixed_call(case, run, mixed, expected, placements.may_take(case.op, variant, operand),
                           {"variant": label, "sample_index": index, "sample": variant, "operand": position,
                            "operand_device": elsewhere or "cpu"})
     return True
@@ -282,17 +281,12 @@ def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int,
 
 def _writes_into_overlap(case: runs.Case, run, variant) -> bool:
     """Whether the CPU's run of the variant writes into one of its stride-0 arguments (which the
-    CPU does not refuse and the device may rightly refuse): not a valid input. An out= whose
-    elements overlap counts whatever the values written (several threads write one place, in no
-    defined order, so whether the values changed is not reproducible)."""
+    CPU does not refuse and the device may rightly refuse): not a valid input."""
     try:
         _, ran = case.cpu(lambda s: (run(s), s), variant)
     except Exception:
         return False  # the CPU refuses it: Case.alike judges that
-    out = variant.kwargs.get("out")
-    overlapping_out = any(torch._debug_has_internal_overlap(t) == 1
-                          for t in pytree.tree_leaves(out) if isinstance(t, torch.Tensor))
-    return overlapping_out or layouts.writes_into_overlap(variant, ran)
+    return layouts.writes_into_overlap(variant, ran)
 
 
 def _record(case: runs.Case, examples_run: int, counts: dict[str, int], exhausted: bool) -> None:

@@ -61,13 +61,12 @@ def run(case: runs.Case) -> None:
                 _on_other_device(case, raw, sample, expected, other, where)
             ran["other_device"] = ran.get("other_device", 0) + 1
         on_main = runs.on_device(sample, main, op)
-        takes_any = placements.may_take_any(op, sample)
         for elsewhere, kind in ((None, "cpu_operand"), (other, "other_device_operand")):
             if elsewhere is not None and devices < 2:
                 continue
             for position, variant, operand in placements.mixed(sample, on_main, elsewhere):
                 name = "cpu_scalar" if elsewhere is None and operand.dim() == 0 else kind
-                taken = placements.mixed_call(case, raw, variant, expected, takes_any or operand.dim() == 0,
+                taken = placements.mixed_call(case, raw, variant, expected, placements.may_take(op, sample, operand),
                                               where(name, "refused", operand=position, operand_device=elsewhere or "cpu"))
                 key = f"{name}_{'taken' if taken else 'refused'}"
                 ran[key] = ran.get(key, 0) + 1

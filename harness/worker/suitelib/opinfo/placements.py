@@ -54,6 +54,12 @@ def indexed(device: str, index: int) -> str:
     return f"{torch.device(device).type}:{index}"
 
 
+def may_take(op, sample, operand: torch.Tensor) -> bool:
+    """Whether the device may take `operand` of the sample from another device: a 0-dim operand
+    (PyTorch reads it as a number), or any operand where may_take_any."""
+    return operand.dim() == 0 or may_take_any(op, sample)
+
+
 def may_take_any(op, sample) -> bool:
     """Whether PyTorch defines the op on this sample with operands on two devices: the reviewed
     table; any sample holding an empty tensor; and the _foreach_* ops, whose lists may span devices
