@@ -130,7 +130,7 @@ test-fast: test-cpp
 	$(PY) -m pytest -q $(FAST_TESTS) $(wildcard harness/tests/test_backend_architecture.py)
 
 test-python: build wheel
-	$(PY) -m pytest -q --durations=25 suites/device harness/tests
+	$(PY) -m pytest -q --durations=25 backend/tests/python harness/tests
 
 # --- Robustness (docs/robustness.md) --------------------------------------------------------
 # Every fuzz target for FUZZ_SECONDS each, two at a time, under ASan and UBSan (clang, build-fuzz/).

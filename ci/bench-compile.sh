@@ -15,15 +15,13 @@ for pass in cold warm; do
   DB="$SCRATCH/$pass.db" ci/bench-suite.sh compile 900 - --checks forward --dtypes float32,bfloat16 --reruns 0 "$@" \
     | grep -v '^progress' | tail -8
 done
-python3 - "$SCRATCH/cold.db" "$SCRATCH/warm.db" <<'PY'
-import json, sqlite3, sys
+python3 - <(build/neuron-conform query --db "$SCRATCH/cold.db") <(build/neuron-conform query --db "$SCRATCH/warm.db") <<'PY'
+import json, sys
 
-def sums(db):
-    con = sqlite3.connect(db)
-    run = con.execute("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()[0]
+def sums(run_file):
     total = {"duration": 0.0, "first_call": 0.0, "backend": 0.0, "lowering": 0.0, "execute": 0.0}
-    for duration, evidence in con.execute("SELECT duration, evidence FROM results WHERE run_id = ?", (run,)):
-        e = json.loads(evidence)
+    for result in json.load(open(run_file))["results"]:
+        duration, e = result["duration"], result["evidence"]
         stats = e.get("backend_compile_stats")
         total["duration"] += duration
         total["first_call"] += e.get("first_call_seconds", 0.0)

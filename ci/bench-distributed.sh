@@ -7,13 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DB=${DB:-$(mktemp -d)/bench-distributed.db}
 ci/bench-suite.sh distributed 300 - "$@"
-python3 - "$DB" <<'PY'
-import json, sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-run = con.execute("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()[0]
-rows = con.execute("SELECT duration, evidence FROM results WHERE run_id = ?", (run,)).fetchall()
+python3 - <(build/neuron-conform query --db "$DB") <<'PY'
+import json, sys
+rows = [(r["duration"], r["evidence"]) for r in json.load(open(sys.argv[1]))["results"]]
 in_worker = sum(d for d, _ in rows)
-starts = [json.loads(e).get("world_start_seconds") for _, e in rows]
+starts = [e.get("world_start_seconds") for _, e in rows]
 starts = [s for s in starts if s is not None]
 print(f"worlds started       {len(starts):8d}   ({sum(starts) / max(len(starts), 1):.2f} s each on average)")
 print(f"starting worlds      {sum(starts):8.1f} s   ({100 * sum(starts) / in_worker:.0f}% of {in_worker:.1f} s in workers)")

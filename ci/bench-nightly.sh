@@ -18,16 +18,15 @@ if [ "$verdict" -gt 2 ]; then  # 3: the gate could not judge; 4: a step before i
   exit "$verdict"
 fi
 end=$(date +%s.%N)
-python3 - "$DB" "$(dirname "$DB")/$NIGHT.seconds" "$start" "$end" "$MAX_SECONDS" "$NIGHT" "$verdict" <<'PY'
-import sqlite3, sys
-db, seconds_file, start, end, max_seconds, night, verdict = sys.argv[1:]
+python3 - <(build/neuron-conform query --db "$DB" --runs) "$(dirname "$DB")/$NIGHT.seconds" "$start" "$end" "$MAX_SECONDS" "$NIGHT" "$verdict" <<'PY'
+import json, sys
+runs_file, seconds_file, start, end, max_seconds, night, verdict = sys.argv[1:]
 wall, max_seconds = float(end) - float(start), float(max_seconds)
 seconds = dict(line.split() for line in open(seconds_file))
-con = sqlite3.connect(db)
+runs = json.load(open(runs_file))
 print(f"\n{'suite':<12} {'wall s':>8} {'cases':>8} {'cases/s':>8}")
 for suite, s in seconds.items():
-    (cases,) = con.execute("SELECT COUNT(*) FROM results JOIN runs ON runs.id = results.run_id "
-                           "WHERE runs.suite = ? AND runs.label = ?", (suite, night)).fetchone()
+    cases = sum(r["recorded"] for r in runs if r["suite"] == suite and r["label"] == night)
     print(f"{suite:<12} {float(s):8.0f} {cases:8d} {cases / max(float(s), 1e-9):8.2f}")
 print(f"{'total':<12} {wall:8.0f}   (target < {max_seconds:.0f} s: {'met' if wall < max_seconds else 'MISSED'})")
 print(f"gate: exit {verdict} ({['PASS', 'FAIL: regressions', 'FAIL: only unacknowledged improvements'][int(verdict)]}; not the benchmark's verdict)")

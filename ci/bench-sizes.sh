@@ -6,14 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export DB=${DB:-$(mktemp -d)/bench-sizes.db}
 "$(dirname "$0")/bench-suite.sh" sizes 600 - "$@"
-python3 - "$DB" <<'PY'
-import json, sqlite3, sys
-con = sqlite3.connect(sys.argv[1])
-run = con.execute("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()[0]
-rows = con.execute("SELECT case_id, duration, evidence FROM results WHERE run_id = ?", (run,)).fetchall()
+python3 - <(build/neuron-conform query --db "$DB") <<'PY'
+import json, sys
+rows = [(r["case"], r["duration"], r["evidence"]) for r in json.load(open(sys.argv[1]))["results"]]
 families, worst = {}, (0.0, "")
-for case, seconds, evidence in rows:
-    found = json.loads(evidence or "{}")
+for case, seconds, found in rows:
     family = found.get("family", "?")
     count, total = families.get(family, (0, 0.0))
     families[family] = (count + 1, total + (seconds or 0.0))

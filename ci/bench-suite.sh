@@ -14,13 +14,13 @@ start=$(date +%s.%N)
 build/neuron-conform run --suite "$SUITE" -j "$JOBS" --db "$DB" --label "bench-$SUITE" "$@" \
   | tee "/tmp/bench-$SUITE-summary.txt"
 end=$(date +%s.%N)
-python3 - "$DB" "$start" "$end" "$JOBS" "$MAX_SECONDS" "$MAX_RATIO" <<'PY'
-import sqlite3, sys
-db, start, end, jobs, max_seconds, max_ratio = sys.argv[1:]
+python3 - <(build/neuron-conform query --db "$DB") "$start" "$end" "$JOBS" "$MAX_SECONDS" "$MAX_RATIO" <<'PY'
+import json, sys
+run_file, start, end, jobs, max_seconds, max_ratio = sys.argv[1:]
 start, end, jobs, max_seconds = float(start), float(end), int(jobs), float(max_seconds)
-con = sqlite3.connect(db)
-run = con.execute("SELECT id FROM runs ORDER BY started_at DESC LIMIT 1").fetchone()[0]
-cases, in_worker = con.execute("SELECT COUNT(*), SUM(duration) FROM results WHERE run_id = ?", (run,)).fetchone()
+run = json.load(open(run_file))
+results = run["results"]
+cases, in_worker = len(results), sum(r["duration"] for r in results)
 wall = end - start
 ratio = wall * jobs / in_worker
 print(f"wall time            {wall:8.1f} s   (target < {max_seconds:.0f} s: {'met' if wall < max_seconds else 'MISSED'})")
@@ -29,13 +29,19 @@ print(f"cases per second     {cases / wall:8.2f}")
 target = "" if max_ratio == "-" else \
     f"; target <= {max_ratio}: {'met' if ratio <= float(max_ratio) else 'MISSED'}"
 print(f"overhead ratio       {ratio:8.3f}   (wall x {jobs} workers / {in_worker:.1f} s in workers{target})")
-for route, ops, calls in con.execute(
-        "SELECT route, COUNT(DISTINCT op), SUM(calls) FROM op_events WHERE run_id = ? GROUP BY route", (run,)):
-    print(f"{route:<8} aten ops   {ops:6d} distinct, {calls} calls")
+for route in ("native", "fallback"):
+    calls = {}
+    for r in results:
+        for op, n in r[f"{route}_ops"].items():
+            calls[op] = calls.get(op, 0) + n
+    if calls:
+        print(f"{route:<8} aten ops   {len(calls):6d} distinct, {sum(calls.values())} calls")
+by_check = {}
+for r in results:  # a case id ends in its check (suite/subject/dtype/check)
+    count, seconds = by_check.get(r["case"].rsplit("/", 1)[1], (0, 0.0))
+    by_check[r["case"].rsplit("/", 1)[1]] = (count + 1, seconds + r["duration"])
 print("in-worker time by check (share of the total):")
-for check, count, seconds in con.execute(
-        "SELECT c.check_name, COUNT(*), SUM(r.duration) FROM results r JOIN cases c ON c.id = r.case_id "
-        "WHERE r.run_id = ? GROUP BY c.check_name ORDER BY SUM(r.duration) DESC", (run,)):
+for check, (count, seconds) in sorted(by_check.items(), key=lambda kv: -kv[1][1]):
     print(f"  {check:<14} {count:6d} cases {seconds:8.1f} s  {100 * seconds / in_worker:5.1f}%")
-print("outcomes            ", dict(con.execute("SELECT outcome, COUNT(*) FROM results WHERE run_id = ? GROUP BY outcome", (run,))))
+print("outcomes            ", run["outcomes"])
 PY

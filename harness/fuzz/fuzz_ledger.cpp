@@ -1,7 +1,7 @@
 // The ledger's dispositions file (skiplists/ledger/dispositions.json, written by hand): problems
-// reported with the file and entry, never thrown.
+// reported at their file, line and column, never thrown.
 #include "FuzzSupport.h"
-#include "common/Ledger.h"
+#include "expect/Dispositions.h"
 
 #include <cstdint>
 #include <set>

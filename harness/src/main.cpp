@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
-#include <cstdlib>
 #include <csignal>
+#include <cstdlib>
 #include <vector>
 
 int main(int argc, char** argv) {
@@ -36,13 +36,19 @@ int main(int argc, char** argv) {
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + conform::shell_quote(argv[i]);
 
-  const std::vector<conform::Command> commands = {
-      conform::add_run_command(app, command_line), conform::add_suites_command(app),
-      conform::add_merge_command(app),             conform::add_repro_command(app),
-      conform::add_skiplist_command(app),          conform::add_report_command(app),
-      conform::add_diff_command(app),              conform::add_gate_command(app),
-      conform::add_dashboard_command(app),         conform::add_check_model_command(app),
-      conform::add_ledger_command(app),            conform::add_api_compat_command(app)};
+  const std::vector<conform::Command> commands = {conform::add_run_command(app, command_line),
+                                                  conform::add_suites_command(app),
+                                                  conform::add_merge_command(app),
+                                                  conform::add_repro_command(app),
+                                                  conform::add_skiplist_command(app),
+                                                  conform::add_report_command(app),
+                                                  conform::add_diff_command(app),
+                                                  conform::add_gate_command(app),
+                                                  conform::add_dashboard_command(app),
+                                                  conform::add_check_model_command(app),
+                                                  conform::add_ledger_command(app),
+                                                  conform::add_api_compat_command(app),
+                                                  conform::add_query_command(app)};
   const auto chosen = [&]() -> const conform::Command* {
     for (const auto& c : commands)
       if (c.app->parsed()) return &c;
@@ -60,7 +66,7 @@ int main(int argc, char** argv) {
   const auto* command = chosen();
   if (!python.empty()) ::setenv("NEURON_CONFORM_PYTHON", python.c_str(), 1);
   try {
-    conform::data_root();  // an incomplete installation fails here, before any work
+    conform::data_root();                // an incomplete installation fails here, before any work
     conform::check_python_executable();  // as does a Python that is not there
     return command->run();
   } catch (const std::exception& e) {

@@ -5,11 +5,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 
 REPO = Path(__file__).resolve().parents[2]
@@ -40,18 +40,44 @@ def suite_module(suite: str, module: str = "suite") -> ModuleType:
     return importlib.import_module(f"{suite_api.PACKAGE}.{suite}.{module}")
 
 
-def outcomes(db: Path, run: str | None = None) -> dict[str, str]:
-    with sqlite3.connect(db) as con:
-        if run is None:
-            run = con.execute("SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1").fetchone()[0]
-        return dict(con.execute("SELECT case_id, outcome FROM results WHERE run_id = ?", (run,)).fetchall())
+# What a run recorded, read as scripts and CI read it: through `neuron-conform query`, never the
+# DB's schema (test_architecture.py keeps it so), so that a migration of the store changes no test.
+
+def runs(db: Path) -> list[dict[str, Any]]:
+    """Every run's record (`query --runs`), oldest first; none when there is no DB."""
+    return json.loads(cli("query", "--db", str(db), "--runs").stdout) if Path(db).exists() else []
 
 
-def query(db: Path, sql: str, *params):
-    with sqlite3.connect(db) as con:
-        return con.execute(sql, params).fetchall()
+def run_record(db: Path, run: str = "latest") -> dict[str, Any]:
+    """One run's record and its results (`query --run`), in planned order."""
+    return json.loads(cli("query", "--db", str(db), "--run", run).stdout)
 
 
-def evidences(db: Path) -> dict[str, dict]:
-    """Every recorded case's evidence, by case id."""
-    return {case: json.loads(e) for case, e in query(db, "SELECT case_id, evidence FROM results")}
+EVERY_RUN = "*"  # as a run: the results of every run, oldest first, a newer result of a case replacing an older
+
+
+def results(db: Path, run: str = "latest") -> dict[str, dict[str, Any]]:
+    """The run's results by case id: outcome, duration, evidence, native_ops, fallback_ops."""
+    if run == EVERY_RUN:
+        return {case: r for each in runs(db) for case, r in results(db, each["id"]).items()}
+    return {r["case"]: r for r in run_record(db, run)["results"]}
+
+
+def outcomes(db: Path, run: str = "latest") -> dict[str, str]:
+    return {case: r["outcome"] for case, r in results(db, run).items()}
+
+
+def evidences(db: Path, run: str = EVERY_RUN) -> dict[str, dict]:
+    """Every recorded case's evidence, by case id (of every run unless `run` names one)."""
+    return {case: r["evidence"] for case, r in results(db, run).items()}
+
+
+def routes(db: Path, case: str, run: str = "latest") -> dict[str, str]:
+    """The aten ops a case ran on the device, each with its route (native, fallback)."""
+    result = results(db, run)[case]
+    return {**{op: "fallback" for op in result["fallback_ops"]}, **{op: "native" for op in result["native_ops"]}}
+
+
+def recorded(db: Path) -> int:
+    """How many results the DB holds, over every run; 0 when there is no DB."""
+    return sum(r["recorded"] for r in runs(db))

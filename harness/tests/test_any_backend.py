@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import cli, evidences, outcomes, query
+from conform_cli import cli, evidences, outcomes, recorded, routes, run_record
 
 FOREIGN = ("--backend-module", "foreign_backend")
 
@@ -46,14 +46,12 @@ def test_the_dispatcher_says_native_fallback_and_wrong(ops_run):
     evidence = evidences(ops_run)
     assert evidence["ops/mm/float32/forward"]["max_abs_error"] == pytest.approx(0.25, abs=1e-3)
     assert {e["ops_source"] for e in evidence.values() if "ops_source" in e} == {"dispatcher"}
-    routes = dict(query(ops_run, "SELECT op, route FROM op_events WHERE case_id = 'ops/sin/float32/forward'"))
-    assert routes["aten::sin.out"] == "fallback"
-    native = {op for op, in query(ops_run, "SELECT op FROM op_events WHERE case_id = 'ops/add/float32/forward' "
-                                           "AND route = 'native'")}
-    assert "aten::add.Tensor" in native
-    assert query(ops_run, "SELECT device, backend_module FROM runs") == [("foreign", "foreign_backend")]
+    assert routes(ops_run, "ops/sin/float32/forward")["aten::sin.out"] == "fallback"
+    assert routes(ops_run, "ops/add/float32/forward")["aten::add.Tensor"] == "native"
+    run = run_record(ops_run)
+    assert (run["device"], run["backend_module"]) == ("foreign", "foreign_backend")
     # no memory statistics: the resource balance cannot be measured, and the run says so
-    assert json.loads(query(ops_run, "SELECT backend_info FROM runs")[0][0])["device_memory"] is False
+    assert run["backend_info"]["device_memory"] is False
 
 
 def test_no_case_is_the_harness_assumption(ops_run):
@@ -112,7 +110,7 @@ def test_the_compile_suite_refuses_in_one_line_without_a_dynamo_backend(tmp_path
     lines = [line for line in result.stderr.splitlines() if "declares no Dynamo backend" in line]
     assert len(lines) == 1, result.stderr
     assert "--suite-option dynamo_backend=NAME" in lines[0]
-    assert not db.exists() or query(db, "SELECT count(*) FROM results") == [(0,)]
+    assert recorded(db) == 0
     # A name that no Dynamo backend has: the same one line, naming it.
     named = cli("run", "--suite", "compile", *FOREIGN, "--ops", "^add$", "--suite-option", "dynamo_backend=nowhere",
                 "--db", str(db), check=False)

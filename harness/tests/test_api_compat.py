@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import cli, query
+import conform_cli
+from conform_cli import cli, outcomes
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +27,7 @@ def runs(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     cli("run", "--ops", "^(add|erfinv)$", "--dtypes", "float32,complex64", *common)
     cli("run", "--ops", "^(abs|mul)$", "--dtypes", "complex64", "--skiplists", str(lists), *common)
     cli("run", "--suite", "modules", "--ops", "^nn.Linear$", "--dtypes", "float32", "--reruns", "0", "--db", str(db))
-    ids = [r[0] for r in query(db, "SELECT id FROM runs ORDER BY started_at, rowid")]
+    ids = [r["id"] for r in conform_cli.runs(db)]
     return db, dict(zip(("ops_a", "ops_b", "modules"), ids))
 
 
@@ -99,7 +100,7 @@ def test_a_feature_beyond_the_api_does_not_decide_its_status(tmp_path):
     db = tmp_path / "results.db"
     cli("run", "--ops", "^add$", "--dtypes", "float32", "--checks", "forward,forward_ad", "--no-skiplists",
         "--reruns", "0", "--db", str(db))
-    assert dict(query(db, "SELECT substr(case_id, 1, 100), outcome FROM results")) == {
+    assert outcomes(db) == {
         "ops/add/float32/forward": "pass", "ops/add/float32/forward_ad": "error"}
     rows, _ = table(db, tmp_path / "out")
     assert rows["torch.add"]["eager"]["status"] == "Y" and rows["torch.add"]["eager"]["dtypes"] == ["float32"]

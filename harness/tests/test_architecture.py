@@ -26,7 +26,7 @@ ALLOWED = {
     "schedule": {"common", "execute"},
     "compare": {"common", "record"},
     "check": {"common", "record"},
-    "reports": {"common", "record", "compare"},
+    "reports": {"common", "record", "expect", "compare"},
     "commands": {"common", "record", "expect", "execute", "plan", "schedule", "compare", "check", "reports"},
     "main": {"commands", "common"},
 }
@@ -61,13 +61,35 @@ def test_sql_lives_in_record_only():
     assert offenders == []
 
 
+# Tests and CI read results through `neuron-conform query` (conform_cli.results, runs, ...), never the
+# DB's schema, so that a migration of the store changes none of them. These write the DB below the
+# store on purpose, each for a reason:
+READS_BELOW_THE_STORE = {
+    "harness/tests/test_store_stress.py": "the store's own stress test: integrity and rows, as SQLite sees them",
+    "harness/tests/conftest.py": "loads a fixed run (data/ops_slice_run.sql) for check-model",
+    "harness/tests/test_reports.py": "loads fixed runs and plants later ones (clone_run) for reports, diff and gate",
+    "harness/tests/test_check_model.py": "plants a run where an op fell back, and an empty DB",
+    "harness/tests/test_any_backend.py": "plants a run recorded before the dispatcher capture",
+}
+
+
+def test_tests_and_ci_read_results_through_query():
+    files = [f for f in [*(REPO / "harness" / "tests").glob("*.py"), *(REPO / "ci").glob("*.sh"), *(REPO / "ci").glob("*.py")]
+             if f.resolve() != Path(__file__).resolve()]  # this file names the word to look for it
+    offenders = sorted(str(f.relative_to(REPO)) for f in files
+                       if re.search(r"\bsqlite3\b", f.read_text()) and str(f.relative_to(REPO)) not in READS_BELOW_THE_STORE)
+    assert offenders == [], f"read results through `neuron-conform query` (conform_cli), not SQL: {offenders}"
+    stale = [f for f in READS_BELOW_THE_STORE if "sqlite3" not in (REPO / f).read_text()]
+    assert stale == [], f"no longer below the store: drop from READS_BELOW_THE_STORE: {stale}"
+
+
 # Words of the vocabulary that are also words of another vocabulary, where they stand for that:
 # (file, word) for the whole file, or (file, word, text on the literal's line) for those lines only.
 HOMONYMS = {
     ("reports/src/Junit.cpp", "error"): "JUnit's <error> element",
     ("suites/ops/ops_autograd.py", "forward_ad"): "the ops suite's check",
     ("harness/worker/compilation.py", "graph_break"): "Dynamo's own counter of graph breaks",
-    ("suites/device/test_engine.py", "error"): "the backend's NEURONSIM_FALLBACK and NEURONSIM_64BIT mode",
+    ("backend/tests/python/test_engine.py", "error"): "the backend's NEURONSIM_FALLBACK and NEURONSIM_64BIT mode",
     ("harness/worker/suitelib/opinfo/argument_variants.py", "sparse", '"sparse"}'): "an argument's name",
     ("suites/upstream/suite.py", "import", 'IMPORT_CHECK = "import"'): "the upstream suite's check",
     ("harness/worker/pytorch_configs.py", "forward_ad"): "the ops suite's check",

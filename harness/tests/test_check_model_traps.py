@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import HERE, cli, query
+from conform_cli import HERE, cli
 
 MODELS = HERE / "data" / "check_models.py"
 
@@ -84,7 +84,8 @@ def test_the_model_is_captured_at_the_dtype_asked_for(fixed_db):
 def test_bad_input_is_one_line_and_records_nothing(fixed_db, args, message):
     result = cli("check-model", *args, "--record", "--db", str(fixed_db), check=False)
     assert result.returncode == 3 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
-    assert query(fixed_db, "SELECT COUNT(*) FROM model_checks") == [(0,)]
+    history = json.loads(cli("check-model", "--history", "", "--json", "--db", str(fixed_db)).stdout)
+    assert history["models"] == []
 
 
 def test_record_twice_across_a_changed_skip_list_and_the_history_shows_it(tmp_path):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from conform_cli import cli, evidences, outcomes, query
+from conform_cli import cli, evidences, outcomes, runs
 
 OPS = ["--ops", r"^(add|tanh|sigmoid|mul|lgamma|allclose|bernoulli)$", "--dtypes", "float32", "--reruns", "0", "-j", "2"]
 
@@ -75,4 +75,4 @@ def test_a_backend_without_a_dynamo_backend_stops_before_any_case(db, tmp_path, 
     assert result.returncode == 2
     assert "the backend eager_only_backend declares no Dynamo backend" in result.stderr
     assert len([line for line in result.stderr.splitlines() if "error" in line]) == 1, result.stderr
-    assert query(db, "SELECT count(*) FROM runs") == [(0,)]
+    assert runs(db) == []

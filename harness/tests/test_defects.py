@@ -2,10 +2,7 @@
 defects_backend.py plants one per class), names the variant that caught it, and passes the real
 backend on the same slice."""
 
-
-import json
-
-from conform_cli import cli, evidences, outcomes, query
+from conform_cli import EVERY_RUN, cli, evidences, outcomes, run_record
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
@@ -25,7 +22,7 @@ def run_slices(db, *backend: str) -> dict[str, str]:
     """Both slices into `db`: every case's outcome."""
     cli("run", *SLICE, *backend, "--db", str(db))
     cli("run", *GRADIENT_SLICE, *backend, "--db", str(db))
-    return dict(query(db, "SELECT case_id, outcome FROM results"))
+    return outcomes(db, EVERY_RUN)
 
 
 CAUGHT = {
@@ -138,7 +135,6 @@ def test_a_kernel_that_leaks_device_memory_fails_every_case_that_calls_it(db):
     assert balance["second_run_growth"] >= 4096 * 4 and balance["kept_by_op"]["aten::floor"] >= 4096 * 4
     assert "device memory leaked" in floor["message"]
     assert "device_memory" not in evidence["ops/ceil/float32/forward"]  # nothing grew: nothing recorded
-    [(info,)] = query(db, "SELECT backend_info FROM runs")
-    assert json.loads(info)["device_memory"] is True  # the backend lets it be measured
+    assert run_record(db)["backend_info"]["device_memory"] is True  # the backend lets it be measured
     cli("run", *leaky, "--db", str(db))
     assert set(outcomes(db).values()) <= {"pass", "fallback"}, outcomes(db)  # the newest run: the real backend

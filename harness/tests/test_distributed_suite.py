@@ -11,7 +11,7 @@ import time
 import uuid
 from pathlib import Path
 
-from conform_cli import CLI, HERE, cli, evidences, outcomes, query
+from conform_cli import CLI, HERE, cli, evidences, outcomes, runs
 from test_worker_lifetime import kill_and_expect_no_survivor, processes_marked
 
 PLANTED = ["--backend-module", "planted_distributed_backend", "--no-skiplists", "--reruns", "0"]
@@ -111,4 +111,4 @@ def test_bad_world_sizes_and_a_backend_without_collectives_stop_before_any_case(
     assert bare.stderr.count("\n") <= 3, bare.stderr  # one line, not a traceback per case
     other = cli("run", "--suite", "optim", "--world-size", "2", "--db", str(db), check=False)
     assert other.returncode == 2 and "the optim suite has no option world_size (it takes: none" in other.stderr
-    assert not db.exists() or query(db, "SELECT count(*) FROM runs") == [(0,)]  # nothing was run
+    assert runs(db) == []  # nothing was run

@@ -10,7 +10,7 @@ import json
 import junitparser
 import pytest
 
-from conform_cli import UPSTREAM_CHECKOUT, cli, outcomes, query
+from conform_cli import UPSTREAM_CHECKOUT, cli, outcomes, results
 
 SINH = ["--ops", "^sinh$", "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
         "--no-skiplists", "-j", "1"]
@@ -24,7 +24,7 @@ def flaky_sinh(tmp_path, monkeypatch):
 
 
 def evidence(db, case):
-    return json.loads(query(db, "SELECT evidence FROM results WHERE case_id = ?", case)[0][0])
+    return results(db)[case]["evidence"]
 
 
 def test_a_failure_that_passes_on_a_rerun_is_flaky_with_every_attempt(db, flaky_sinh):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import cli, evidences, outcomes, query
+from conform_cli import cli, evidences, outcomes, results, runs
 
 PLANTED_SUITES = Path(__file__).resolve().parent / "planted_suites"
 
@@ -31,7 +31,7 @@ def test_every_attack_is_recorded_and_the_run_goes_on(hostile_run):
     db, result = hostile_run
     got = outcomes(db)
     assert len(got) == 24, got
-    assert query(db, "SELECT status FROM runs") == [("complete",)]
+    assert [r["status"] for r in runs(db)] == ["complete"]
     calm = {c: o for c, o in got.items() if "/calm_after_" in c}
     assert calm.pop(case("calm_after_fork_writes_later")) == "error"  # see below
     assert set(calm.values()) == {"pass"}, calm
@@ -68,8 +68,7 @@ def test_bytes_that_are_not_utf8_are_kept_readable(hostile_run):
 
 def test_a_flood_is_cut_without_waiting_for_the_timeout(hostile_run):
     db, _ = hostile_run
-    [(duration,)] = query(db, "SELECT duration FROM results WHERE case_id = ?", case("floods_and_sleeps"))
-    assert duration < 30
+    assert results(db)[case("floods_and_sleeps")]["duration"] < 30
 
 
 def test_the_harness_holds_no_100_MB_line(hostile_run):

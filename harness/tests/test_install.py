@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import venv
@@ -16,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import REPO, query
+from conform_cli import REPO, outcomes, recorded, run_record
 
 DIST = REPO / "dist"
 CONSTRAINTS = REPO / "constraints.txt"
@@ -88,11 +87,11 @@ def test_the_installed_cli_runs_a_suite_and_reports_from_any_folder(installed: I
     assert ran.returncode == 0, ran.stderr
     db = installed.work / "out" / "results.db"
     assert db.is_file()  # the documented default: out/results.db under the current folder
-    counts = dict(query(db, "SELECT outcome, COUNT(*) FROM results GROUP BY outcome"))
+    run = run_record(db)
+    counts = run["outcomes"]
     assert counts.get("pass", 0) >= 10 and not set(counts) - {"pass", "xfail"}, counts
     # The bundled backend's own reviewed lists, from its installed package, applied by default.
-    (info,) = query(db, "SELECT backend_info FROM runs")
-    folders = json.loads(info[0])["skiplists"]
+    folders = run["backend_info"]["skiplists"]
     assert folders == [str(installed.env_dir / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}"
                            / "site-packages" / "torch_neuronsim" / "skiplists")]
     assert "skip lists: " in ran.stderr and "expected to fail" in ran.stderr
@@ -140,13 +139,13 @@ def test_a_backends_entry_point_skip_list_is_applied_by_default(installed: Insta
     db = installed.work / "listed.db"
     args = ("run", "--backend-module", "listed_backend", "--ops", "^(add|mul)$", "--dtypes", "float32", "--db", str(db))
     assert installed.run(*args).returncode == 0
-    outcomes = dict(query(db, "SELECT case_id, outcome FROM results"))
-    assert {o for c, o in outcomes.items() if c.startswith("ops/mul/")} == {"skip"}
-    assert "skip" not in {o for c, o in outcomes.items() if c.startswith("ops/add/")}  # the bundled lists are not its
+    got = outcomes(db)
+    assert {o for c, o in got.items() if c.startswith("ops/mul/")} == {"skip"}
+    assert "skip" not in {o for c, o in got.items() if c.startswith("ops/add/")}  # the bundled lists are not its
     # --no-skiplists turns them off; --skiplists replaces them.
     off = installed.work / "off.db"
     assert installed.run(*args[:-1], str(off), "--no-skiplists").returncode == 0
-    assert "skip" not in {o for _, o in query(off, "SELECT case_id, outcome FROM results")}
+    assert "skip" not in set(outcomes(off).values())
 
 
 @pytest.mark.parametrize("what, setup, expected", [
@@ -166,7 +165,7 @@ def test_bad_environments_are_one_line_before_any_case(installed: Installed, tmp
     assert result.returncode == 2, (what, result.stderr)
     errors = [line for line in result.stderr.splitlines() if line.startswith("neuron-conform: error:")]
     assert len(errors) == 1 and expected in errors[0], (what, result.stderr)
-    assert not db.exists() or not query(db, "SELECT COUNT(*) FROM results")[0][0]
+    assert recorded(db) == 0
 
 
 def test_an_incomplete_install_says_so(installed: Installed) -> None:

@@ -6,11 +6,12 @@ its file and entry named. One run for the module: each starts a zygote importing
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
-from conform_cli import REPO, cli, query
+from conform_cli import REPO, cli, run_record
 
 DISPOSITIONS = REPO / "skiplists" / "ledger" / "dispositions.json"
 
@@ -35,8 +36,7 @@ def rows(db: Path, *args: str) -> dict[str, dict]:
 
 
 def test_the_run_stores_the_overloads_with_a_cpu_kernel(run_db):
-    (info,) = query(run_db, "SELECT backend_info FROM runs")
-    info = json.loads(info[0])
+    info = run_record(run_db)["backend_info"]
     assert "aten::add.Tensor" in info["cpu_overloads"] and len(info["cpu_overloads"]) > 1000
     assert "aten::acos" in info["device_composite"] and "aten::add.Tensor" not in info["device_composite"]
 
@@ -76,19 +76,27 @@ def test_fail_under_exits_1_below_the_percentage(run_db):
 
 def test_a_bad_dispositions_file_is_refused_naming_file_and_entry(run_db, tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"entries": [
+    entries = [
         {"disposition": "not_applicable", "reason": "quantized", "overloads": ["aten::quantize_per_tensor"]},
         {"disposition": "not_applicable", "overloads": ["aten::mkldnn_rnn_layer"]},
         {"disposition": "unreached", "reason": "r", "overloads": ["aten::no_such_op", "aten::quantize_per_tensor"]},
-    ]}, indent=1))
+    ]
+    bad.write_text('{"entries": [\n' + ",\n".join(json.dumps(e) for e in entries) + "]}\n")  # an entry a line
     result = ledger(run_db, "--dispositions", str(bad), check=False)
     assert result.returncode == 2
-    assert f"{bad}: entry 2: missing \"reason\"" in result.stderr
-    assert f"{bad}: entry 3 ({bad}:" in result.stderr and "'aten::no_such_op' is no overload" in result.stderr
-    assert "'aten::quantize_per_tensor' is listed twice (first in" in result.stderr
+    lines = bad.read_text().splitlines()
+
+    def at(text: str, nth: int = 0) -> str:  # "FILE:LINE:" of the nth line holding `text`
+        return f"{bad}:{[i for i, line in enumerate(lines, 1) if text in line][nth]}:"
+
+    # Each problem where it is: the entry's line, or the line of the name it is about.
+    assert re.search(rf'{re.escape(at("aten::mkldnn_rnn_layer"))}\d+: missing "reason"', result.stderr), result.stderr
+    assert re.search(rf"{re.escape(at('aten::no_such_op'))}\d+: 'aten::no_such_op' is no overload", result.stderr)
+    assert re.search(rf"{re.escape(at('aten::quantize_per_tensor', 1))}\d+: 'aten::quantize_per_tensor' is listed "
+                     rf"twice \(first at {re.escape(at('aten::quantize_per_tensor'))}\d+\)", result.stderr)
     assert "3 problem(s) in the dispositions file" in result.stderr
     lint = cli("ledger", "--lint", "--dispositions", str(bad), check=False)
-    assert lint.returncode == 1 and "entry 2" in lint.stderr
+    assert lint.returncode == 1 and 'missing "reason"' in lint.stderr
 
 
 def test_the_shipped_dispositions_lint_clean():
@@ -97,7 +105,7 @@ def test_the_shipped_dispositions_lint_clean():
 
 
 def test_the_runs_report_shows_its_ledger(run_db):
-    (run_id,) = query(run_db, "SELECT id FROM runs")[0]
+    run_id = run_record(run_db)["id"]
     coverage = json.loads((run_db.parent / "runs" / run_id / "coverage.json").read_text())
     assert coverage["ledger"]["reached"] >= 2 and "applicable aten overloads reached" in coverage["ledger"]["text"]
     assert "ledger:" in coverage["headline"]["text"]

@@ -16,7 +16,7 @@ from pathlib import Path
 import junitparser
 import pytest
 
-from conform_cli import HERE, cli
+from conform_cli import HERE, cli, run_record
 
 GOLDEN = HERE / "golden"
 RUN = "20260101-000000-gold"
@@ -74,8 +74,7 @@ def test_each_format_matches_its_golden_file(small_db, tmp_path, name):
 def test_coverage_headline_counts_what_the_db_holds(small_db, tmp_path):
     cli("report", "--db", str(small_db), "--out", str(tmp_path / "out"))
     cov = json.loads((tmp_path / "out" / "coverage.json").read_text())
-    with sqlite3.connect(small_db) as con:
-        counts = dict(con.execute("SELECT outcome, COUNT(*) FROM results WHERE run_id = ? GROUP BY 1", (RUN,)))
+    counts = run_record(small_db, RUN)["outcomes"]
     assert {k: v for k, v in cov["headline"]["outcomes"].items() if v} == counts
     assert cov["headline"]["declared_native_ops"] == 7
     assert cov["skips_by_category"]["crash"] == {"skip": 4}
@@ -83,6 +82,23 @@ def test_coverage_headline_counts_what_the_db_holds(small_db, tmp_path):
     assert tan["dtypes"]["float32"] == {"forward": "xfail", "out": "fail"}
     nonzero = next(a for a in cov["aten"] if a["op"] == "aten::nonzero")
     assert nonzero["cases_fallback"] == 2 and nonzero["declared_native"] is False
+
+
+def test_the_ledger_counts_with_the_dispositions_the_run_stored(small_db, tmp_path):
+    """A run recorded before runs stored their dispositions is counted with the backend's file as it
+    is now, and says so; one that stored them is counted with those, whatever the file holds."""
+    cli("report", "--db", str(small_db), "--out", str(tmp_path / "now"))
+    now = json.loads((tmp_path / "now" / "coverage.json").read_text())["ledger"]
+    assert now["dispositions"].startswith("the backend's ledger/dispositions.json as it is now")
+    assert now["not_applicable"] == 1 and now["unreached_disposed"] == 1  # what the shipped file disposes of
+    with sqlite3.connect(small_db) as con:  # planted: the run stored dispositions of nothing
+        con.execute("UPDATE runs SET backend_info = json_set(backend_info, '$.dispositions', json(?))",
+                    (json.dumps({"file": "planted.json", "problems": 0, "overloads": {}}),))
+    cli("report", "--db", str(small_db), "--out", str(tmp_path / "stored"))
+    stored = json.loads((tmp_path / "stored" / "coverage.json").read_text())["ledger"]
+    assert stored["dispositions"] == "stored with the run"
+    assert stored["not_applicable"] == stored["unreached_disposed"] == 0
+    assert stored["unreached_undisposed"] == now["unreached_undisposed"] + 2
 
 
 def test_junit_is_read_by_a_junit_parser(small_db, tmp_path):

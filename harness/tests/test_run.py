@@ -1,8 +1,7 @@
 """`neuron-conform run` end to end, with a backend whose planted kernels crash, hang and lie."""
 
-import json
 
-from conform_cli import cli, evidences, outcomes, query
+from conform_cli import cli, evidences, outcomes, results, routes, run_record, runs
 
 SLICE = ["--ops", "^(sin|cos|tan|add|mul|erfinv)$", "--dtypes", "float32", "--checks", "forward"]
 
@@ -25,11 +24,11 @@ def test_planted_faults_are_isolated_and_everything_else_recorded(db):
     assert evidence["ops/cos/float32/forward"]["timeout_seconds"] == 8
     fail = evidence["ops/tan/float32/forward"]
     assert fail["max_abs_error"] > 0 and fail["first_failing_sample"] == 0 and "sample" in fail
-    assert query(db, "SELECT op, route FROM op_events WHERE case_id = 'ops/erfinv/float32/forward' AND route = 'fallback'") \
-        == [("aten::erfinv.out", "fallback")]
-    assert ("aten::add.Tensor", "native") in query(db, "SELECT op, route FROM op_events WHERE case_id = 'ops/add/float32/forward'")
-    run = query(db, "SELECT status, backend_module, backend_version, torch_version FROM runs")[0]
-    assert run[0] == "complete" and run[1] == "planted_backend" and run[2].endswith("+planted")
+    assert list(results(db)["ops/erfinv/float32/forward"]["fallback_ops"]) == ["aten::erfinv.out"]
+    assert routes(db, "ops/add/float32/forward")["aten::add.Tensor"] == "native"
+    run = run_record(db)
+    assert run["status"] == "complete" and run["backend_module"] == "planted_backend"
+    assert run["backend_version"].endswith("+planted")
     summary = result.stdout
     assert "6 cases: pass 2 · fallback 1 · fail 1 · crash 1 · timeout 1" in summary
     assert "worst failures:" in summary and "ops/tan/float32/forward" in summary
@@ -64,7 +63,7 @@ def test_non_finite_errors_survive_the_protocol(db):
     # JSON cannot carry as a number; the case must still be recorded as the fail it is.
     cli("run", "--ops", "^nn.functional.relu$", "--dtypes", "float32", "--checks", "forward", "--no-skiplists",
         "--backend-module", "planted_backend", "--db", str(db))
-    evidence = json.loads(query(db, "SELECT evidence FROM results")[0][0])
+    [evidence] = evidences(db).values()
     assert outcomes(db) == {"ops/nn.functional.relu/float32/forward": "fail"}
     assert evidence["max_rel_error"] == "inf" and evidence["max_abs_error"] >= 13
 
@@ -79,3 +78,29 @@ def test_repro_prints_and_runs_one_case(db):
     assert '"outcome": "fail"' in ran.stdout
     bad = cli("repro", "ops/tan/float32", "--db", str(db), check=False)
     assert bad.returncode != 0 and "has 3 field(s)" in bad.stderr
+
+
+def test_query_prints_each_run_and_its_results_as_recorded(db, tmp_path):
+    """`query`, the one reader of results for scripts and tests: the run's record and every result
+    in planned order, counts that agree with them, every run with --runs; bad input is one line."""
+    cli("run", *SLICE, "--backend-module", "planted_backend", "--timeout", "8", "--reruns", "0", "--label", "first",
+        "--db", str(db))
+    cli("run", "--ops", "^add$", "--dtypes", "float32", "--checks", "forward,out", "--db", str(db))
+    first, second = runs(db)
+    assert first["label"] == "first" and second["label"] is None and first["id"] < second["id"]
+    assert (first["planned"], first["recorded"], first["status"]) == (6, 6, "complete")
+    assert first["suite"] == "ops" and first["backend_module"] == "planted_backend" and first["duration_seconds"] > 0
+    record = run_record(db, first["id"])
+    assert {r["case"] for r in record["results"]} == {f"ops/{op}/float32/forward"
+                                                       for op in ("sin", "cos", "tan", "add", "mul", "erfinv")}
+    counted: dict[str, int] = {}
+    for r in record["results"]:
+        counted[r["outcome"]] = counted.get(r["outcome"], 0) + 1
+        assert set(r) == {"case", "outcome", "duration", "evidence", "native_ops", "fallback_ops"}
+    assert counted == record["outcomes"] == first["outcomes"]
+    assert [r["case"] for r in run_record(db)["results"]] == ["ops/add/float32/forward", "ops/add/float32/out"]
+    assert run_record(db, "previous")["id"] == first["id"]
+    for args, says in [(("--db", str(db), "--run", "20990101-000000-none"), "20990101-000000-none"),
+                       (("--db", str(tmp_path / "none.db")), "none.db")]:
+        bad = cli("query", *args, check=False)
+        assert bad.returncode == 2 and says in bad.stderr and len(bad.stderr.strip().splitlines()) == 1, bad.stderr

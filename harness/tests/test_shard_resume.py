@@ -5,7 +5,7 @@ import signal
 import subprocess
 import time
 
-from conform_cli import CLI, HERE, cli, outcomes, query
+from conform_cli import CLI, HERE, cli, outcomes, recorded, run_record, runs
 
 SLICE = ["--ops", "^(add|mul|sub|div|abs|neg)$", "--dtypes", "float32,bfloat16", "--checks", "forward,out"]
 
@@ -20,7 +20,7 @@ def test_two_shards_merged_equal_one_unsharded_run(tmp_path):
     result = cli("merge", str(a), str(b), "-o", str(merged))
     assert "2 input run(s)" in result.stdout
     assert outcomes(merged) == outcomes(whole)
-    assert query(merged, "SELECT status FROM runs") == [("complete",)]
+    assert [r["status"] for r in runs(merged)] == ["complete"]
     # shards of different backends do not merge
     other = tmp_path / "other.db"
     cli("run", "--ops", "^add$", "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
@@ -29,6 +29,13 @@ def test_two_shards_merged_equal_one_unsharded_run(tmp_path):
     assert bad.returncode != 0 and "backend module differs" in bad.stderr
     dup = cli("merge", str(a), str(a), "-o", str(tmp_path / "dup.db"), check=False)
     assert dup.returncode != 0 and "is in more than one input" in dup.stderr
+
+
+def _recorded_so_far(db) -> int:
+    try:
+        return recorded(db)
+    except AssertionError:  # the run has not yet made the DB one
+        return 0
 
 
 def test_kill_minus_nine_then_resume_loses_and_duplicates_nothing(db):
@@ -40,18 +47,18 @@ def test_kill_minus_nine_then_resume_loses_and_duplicates_nothing(db):
     deadline = time.time() + 120
     while time.time() < deadline:
         time.sleep(0.2)
-        if db.exists() and query(db, "SELECT COUNT(*) FROM results")[0][0] >= 3:
+        if _recorded_so_far(db) >= 3:
             break
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    run_id, status = query(db, "SELECT id, status FROM runs")[0]
-    planned = query(db, "SELECT COUNT(*) FROM planned")[0][0]
-    before = query(db, "SELECT COUNT(*) FROM results")[0][0]
-    assert status == "running" and 3 <= before < planned
+    [run] = runs(db)
+    run_id, planned, before = run["id"], run["planned"], run["recorded"]
+    assert run["status"] == "running" and 3 <= before < planned
     cli("run", "--resume", run_id, "--timeout", "5", "--reruns", "0", "--db", str(db))
-    assert query(db, "SELECT COUNT(*), COUNT(DISTINCT case_id) FROM results") == [(planned, planned)]
+    run = run_record(db, run_id)
+    assert run["recorded"] == planned and len({r["case"] for r in run["results"]}) == planned
     assert outcomes(db)["ops/cos/float32/forward"] == "timeout"
-    assert query(db, "SELECT status FROM runs") == [("complete",)]
+    assert run["status"] == "complete"
     again = cli("run", "--resume", "latest", "--db", str(db))  # nothing left: a no-op
     assert "0 of" in again.stderr
 
@@ -64,8 +71,7 @@ def test_two_runs_write_one_db_at_once(db):
     for p in procs:
         _, err = p.communicate(timeout=300)
         assert p.returncode == 0, err
-    runs = query(db, "SELECT id, status FROM runs")
-    assert len(runs) == 2 and all(status == "complete" for _, status in runs)
-    for run_id, _ in runs:
-        planned = query(db, "SELECT COUNT(*) FROM planned WHERE run_id = ?", run_id)[0][0]
-        assert query(db, "SELECT COUNT(*) FROM results WHERE run_id = ?", run_id)[0][0] == planned > 0
+    recorded_runs = runs(db)
+    assert len(recorded_runs) == 2 and all(run["status"] == "complete" for run in recorded_runs)
+    for run in recorded_runs:
+        assert run["recorded"] == run["planned"] > 0

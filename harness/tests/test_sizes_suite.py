@@ -3,7 +3,7 @@ sum that drops its last partial chunk above 2048 elements, an mm that leaves out
 contraction tile above K = 256), passes the real backend on the same slice, records its
 tolerance evidence, and keeps a case under its memory bound."""
 
-from conform_cli import cli, evidences, query
+from conform_cli import EVERY_RUN, cli, evidences, outcomes
 
 TILES = ["--suite", "sizes", "--ops", "^(sum|mm|matmul)$", "--checks", "tile128,tile512,tile4096",
          "--no-skiplists", "--reruns", "0", "-j", "2"]
@@ -13,7 +13,7 @@ PLANTED = ["--backend-module", "planted_tiles_backend"]
 
 
 def _outcomes(db, prefix: str) -> dict[str, str]:
-    return dict(query(db, "SELECT case_id, outcome FROM results WHERE case_id LIKE ?", prefix + "%"))
+    return {case: o for case, o in outcomes(db, EVERY_RUN).items() if case.startswith(prefix)}
 
 
 def test_partial_tile_bugs_fail_their_sizes_cases_and_pass_the_samples(db):

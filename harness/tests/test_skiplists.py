@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from conform_cli import cli, outcomes, query
+from conform_cli import cli, evidences, outcomes, recorded
 
 def slice_of(ops="^(sin|tan|add|mul)$"):
     return ["--suite", "ops", "--ops", ops, "--dtypes", "float32", "--checks", "forward", "--backend-module", "planted_backend",
@@ -26,8 +26,7 @@ def test_skip_xfail_xpass_and_strict(tmp_path, db):
     result = cli("run", *slice_of(), "--skiplists", str(lists), "--db", str(db))
     assert outcomes(db) == {"ops/sin/float32/forward": "skip", "ops/tan/float32/forward": "xfail",
                             "ops/add/float32/forward": "xpass", "ops/mul/float32/forward": "pass"}
-    evidence = dict(query(db, "SELECT case_id, evidence FROM results"))
-    skip = json.loads(evidence["ops/sin/float32/forward"])["skiplist"]
+    skip = evidences(db)["ops/sin/float32/forward"]["skiplist"]
     assert skip["category"] == "crash" and skip["entry"].startswith(str(lists)) and skip["reason"] == "planted segfault"
     assert "workers:" in result.stdout and "crash(es)" in result.stdout
     assert "0 crash(es)" in result.stdout  # the skipped crash never ran
@@ -73,7 +72,7 @@ def test_a_bad_list_stops_the_run_before_any_case(tmp_path, db):
     assert result.returncode == 2
     assert f"{lists}:" in result.stderr and "unknown category 'slow'" in result.stderr
     assert "missing 'reason'" in result.stderr and "nothing was run" in result.stderr
-    assert query(db, "SELECT COUNT(*) FROM results") == [(0,)]
+    assert recorded(db) == 0
     assert cli("run", *slice_of("^mul$"), "--no-skiplists", "--skiplists", str(lists), "--db", str(db)).returncode == 0
 
 
@@ -147,7 +146,7 @@ def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
         "--db", str(db), "--timeout", "60")
     assert outcomes(db) == {"ops/add/complex64/forward": "xfail", "ops/add/float32/forward": "pass",
                             "ops/sub/complex64/forward": "xfail", "ops/sub/float32/forward": "pass"}
-    evidence = json.loads(dict(query(db, "SELECT case_id, evidence FROM results"))["ops/add/complex64/forward"])
+    evidence = evidences(db)["ops/add/complex64/forward"]
     assert evidence["skiplist"]["category"] == "dtype" and "dtypes.json" in evidence["skiplist"]["entry"]
 
 

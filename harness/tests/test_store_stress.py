@@ -13,7 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import CLI, cli, query
+from conform_cli import CLI, cli
+
+
+def query(db: Path, statement: str, *params):
+    """The store's own stress test reads the file as SQLite does, below the store (integrity, each row once)."""
+    with sqlite3.connect(db) as con:
+        return con.execute(statement, params).fetchall()
 
 PLANTED_SUITES = Path(__file__).resolve().parent / "planted_suites"
 CASES = 300

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import cli, query
+from conform_cli import cli, evidences, recorded, run_record, runs
 
 WIDGETS = '''
 import torch
@@ -80,7 +80,7 @@ def test_a_throwaway_suite_reports_with_its_own_noun_and_headline(db, suites):
     summary = (latest / "summary.md").read_text()
     assert "### Widgets" in summary and "| widget | verdict |" in summary and "OpInfo" not in summary
     # The declaration is stored with the run: its reports render from it, whatever the folder holds now.
-    stored = json.loads(query(db, "SELECT suite_info FROM runs")[0][0])
+    stored = run_record(db)["suite_info"]
     assert stored["nouns"] == "widgets"
     cli("report", "--db", str(db), "--out", str(db.parent / "again"))
     assert "### Widgets" in (db.parent / "again" / "summary.md").read_text()
@@ -93,7 +93,7 @@ def test_a_suite_that_does_not_declare_itself_is_refused(db, suites):
     assert result.returncode == 2
     assert "suite 'widgets' cannot list its cases: its suite.py defines no SUITE = suite_api.Suite(__name__, ...)" \
         in result.stderr
-    assert query(db, "SELECT COUNT(*) FROM results") == [(0,)]
+    assert recorded(db) == 0
 
 
 def test_a_suite_folder_that_is_not_a_package_is_refused(db, suites):
@@ -142,8 +142,7 @@ def test_a_suite_that_shares_the_cores_gives_each_worker_its_share(db, monkeypat
         root = tmp_path / f"share-{share}-{jobs}"
         monkeypatch.setenv("NEURON_CONFORM_SUITES", str(make_suite(root, f"SHARE = {share}\n" + THREADS)))
         cli("run", "--suite", "widgets", "--db", str(db), "-j", jobs, "--reruns", "0")
-        run = query(db, "SELECT id FROM runs ORDER BY started_at DESC, rowid DESC LIMIT 1")[0][0]
-        return {json.loads(e)["threads"] for (e,) in query(db, "SELECT evidence FROM results WHERE run_id = ?", run)}
+        return {e["threads"] for e in evidences(db, "latest").values()}
 
     assert threads(False, "2") == {default}  # torch's own default pool
     assert threads(True, "2") == {max(1, (os.cpu_count() or 1) // 2)}  # online cores / jobs, as the harness counts
@@ -190,10 +189,10 @@ def test_a_suite_outside_the_tree_declares_options_the_cli_parses_without_knowin
 
     cli("run", "--suite", "widgets", "--suite-option", "teeth=40", "--oiled", "--drawing", "gear.svg",
         "--db", str(db), "--reruns", "0", "-j", "1", cwd=tmp_path)
-    [(stored,)] = query(db, "SELECT suite_options FROM runs")
+    [stored] = [r["suite_options"] for r in runs(db)]
     expected = {"teeth": 40, "oiled": True, "drawing": str(tmp_path / "gear.svg")}
-    assert json.loads(stored) == expected
-    evidence = {json.loads(e)["options"]["teeth"] for (e,) in query(db, "SELECT evidence FROM results")}
+    assert stored == expected
+    evidence = {e["options"]["teeth"] for e in evidences(db).values()}
     assert evidence == {40}
 
     for args, says in [(["--suite-option", "teeth=many"], "option teeth takes an int: invalid literal"),
@@ -201,7 +200,7 @@ def test_a_suite_outside_the_tree_declares_options_the_cli_parses_without_knowin
                        (["--colour", "red"], "the widgets suite has no option colour (it takes: drawing, oiled, teeth")]:
         result = cli("run", "--suite", "widgets", *args, "--db", str(db), check=False)
         assert result.returncode == 2 and says in result.stderr, result.stderr
-    assert query(db, "SELECT count(*) FROM runs") == [(1,)]  # refused before a run was recorded
+    assert len(runs(db)) == 1  # refused before a run was recorded
 
 
 def test_the_run_seed_reaches_every_case_and_its_repro(db, suites, tmp_path):
@@ -209,8 +208,8 @@ def test_the_run_seed_reaches_every_case_and_its_repro(db, suites, tmp_path):
     run, and the seed `repro` starts the case with."""
     suites(GEARS, listed='("turn",)')
     cli("run", "--suite", "widgets", "--seed", "41", "--db", str(db), "--reruns", "0", "-j", "1")
-    assert query(db, "SELECT seed FROM runs") == [(41,)]
-    assert {json.loads(e)["seed"] for (e,) in query(db, "SELECT evidence FROM results")} == {41}
+    assert [r["seed"] for r in runs(db)] == [41]
+    assert {e["seed"] for e in evidences(db).values()} == {41}
     repro = cli("repro", "widgets/gear/-/turn", "--db", str(db))
     assert "--seed 41" in repro.stdout and '"seed": 41' in repro.stdout
 
@@ -248,8 +247,9 @@ def test_every_suite_is_held_to_the_resource_balance(db, suites):
     allocated on each run fails (defects_backend's floor keeps a buffer per call)."""
     suites(LEAKY)
     cli("run", "--suite", "widgets", "--backend-module", "defects_backend", "--db", str(db), "--reruns", "0")
-    evidence = json.loads(query(db, "SELECT evidence FROM results")[0][0])
-    assert query(db, "SELECT outcome FROM results") == [("fail",)]
+    [result] = run_record(db)["results"]
+    evidence = result["evidence"]
+    assert result["outcome"] == "fail"
     assert evidence["property"] == "resource balance" and evidence["failing_op"] == "aten::floor"
 
 

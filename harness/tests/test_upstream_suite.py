@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conform_cli import UPSTREAM_CHECKOUT as CHECKOUT, cli, evidences, outcomes, query
+from conform_cli import UPSTREAM_CHECKOUT as CHECKOUT, cli, evidences, outcomes, recorded, run_record
 
 GENERIC = "upstream/test_neuron_generic.TestGeneric"
 
@@ -56,8 +56,7 @@ def test_each_planted_test_is_recorded_with_its_outcome(db, tmp_path):
     assert imported["exception_type"] == "ModuleNotFoundError"
     assert "neuron_conform_no_such_module" in imported["message"]
     # the run remembers its options, so resume and repro start workers the same way
-    (options,) = query(db, "SELECT suite_options FROM runs")
-    assert json.loads(options[0]) == {"pytorch_test_dir": str(root), "test_files": "",  # resolved: defaults too
+    assert run_record(db)["suite_options"] == {"pytorch_test_dir": str(root), "test_files": "",  # resolved: defaults too
                                       "pytorch_configs": None}
     repro = cli("repro", f"{GENERIC}/float32/test_add", "--db", str(db), "--print-only")
     assert "--suite-options" in repro.stdout and str(root) in repro.stdout
@@ -102,8 +101,7 @@ def test_bad_checkouts_are_refused_before_any_case_runs(db, tmp_path, problem, e
     assert result.returncode == 2, result.stderr
     assert expected in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2  # one line (after "listing suite ...")
-    if db.exists():
-        assert query(db, "SELECT COUNT(*) FROM results") == [(0,)]
+    assert recorded(db) == 0
 
 
 def test_other_suites_take_no_suite_options(db):

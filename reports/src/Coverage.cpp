@@ -6,6 +6,7 @@
 #include "common/Result.h"
 #include "common/SuiteDescription.h"
 #include "common/Text.h"
+#include "expect/Dispositions.h"
 
 #include <fmt/format.h>
 
@@ -30,23 +31,6 @@ json zero_counts() {
 void count(json& counts, Outcome o) {
   const std::string key(name(o));
   counts[key] = counts.value(key, std::int64_t{0}) + 1;
-}
-
-// Seconds between two of Store::now_utc()'s timestamps, or null when either is missing.
-json seconds_between(const std::string& from, const std::optional<std::string>& to) {
-  if (!to) return nullptr;
-  auto parse = [](const std::string& t) -> std::optional<double> {
-    std::tm tm{};
-    std::istringstream in(t);
-    in >> std::get_time(&tm, "%Y-%m-%dT%H:%M:%S");
-    if (in.fail()) return std::nullopt;
-    double ms = 0;
-    if (t.size() > 20 && t[19] == '.') ms = std::stod(t.substr(20, 3));
-    return static_cast<double>(timegm(&tm)) + ms / 1000.0;
-  };
-  const auto a = parse(from), b = parse(*to);
-  if (!a || !b) return nullptr;
-  return *b - *a;
 }
 
 // Evidence as reports show it: everything but tracebacks, long messages cut.
@@ -124,7 +108,7 @@ class Tally {
 
   json outcomes = zero_counts();
   json categories = json::object();
-  json compile_cache;  // null unless the backend reported compile_cache_stats()
+  json compile_cache;              // null unless the backend reported compile_cache_stats()
   json compile_seconds = nullptr;  // torch.compile's time, summed over cases that record it
   json cases = json::array();
   std::set<std::string> dtypes, checks;
@@ -157,25 +141,6 @@ class Tally {
   std::map<std::string, AtenOp> aten_;
 };
 
-json run_json(const RunInfo& run) {
-  return {{"id", run.id},
-          {"suite", run.suite},
-          {"status", run.status},
-          {"label", run.label ? json(*run.label) : json()},
-          {"started_at", run.started_at},
-          {"ended_at", run.ended_at ? json(*run.ended_at) : json()},
-          {"duration_seconds", seconds_between(run.started_at, run.ended_at)},
-          {"seed", run.seed},
-          {"host", run.host},
-          {"torch", run.torch_version},
-          {"backend_module", run.backend_module},
-          {"backend_version", run.backend_version},
-          {"harness_version", run.harness_version},
-          {"device", run.device},
-          {"shard", run.shard ? json(*run.shard) : json()},
-          {"command", run.command}};
-}
-
 // The subject view's headline, completed with the run's counts and the one-sentence text.
 json headline_of(const Tally& tally, json headline, const json& aten_rows, const json& declared,
                  std::int64_t planned) {
@@ -192,7 +157,8 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
       fmt::format("{} of {} cases pass natively, {} match through the CPU fallback",
                   cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback));
   if (const auto unknown = cases_with(Outcome::kNativeUnknown); unknown > 0)
-    text += fmt::format(", {} match where the harness could not observe how their ops ran", unknown);
+    text +=
+        fmt::format(", {} match where the harness could not observe how their ops ran", unknown);
   text += "; " + headline["text"].get<std::string>();
   for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
   if (declared.is_array() && !declared.empty()) {
@@ -215,21 +181,35 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
 }
 
 // The run's aten-overload ledger (common/Ledger.h, docs/ledger.md), when the run stored the
-// overloads with a CPU kernel (runs since the ledger); null otherwise. Dispositions come from
-// the ledger/dispositions.json the backend ships beside its skip lists (the folders the run
-// recorded), as it is now; entries with a problem dispose of nothing.
+// overloads with a CPU kernel (runs since the ledger); null otherwise. Dispositions are those the
+// run stored (backend_info "dispositions"), so the report never changes with the file; a run
+// recorded before runs stored them is counted with the file the backend ships now, and says so.
 json ledger_of(Store& store, const RunInfo& run) {
   const json& info = run.backend_info;
   if (!info.contains("cpu_overloads") || !info["cpu_overloads"].is_array()) return json();
   const auto overloads = info["cpu_overloads"].get<std::vector<std::string>>();
   const auto composite = info.value("device_composite", std::vector<std::string>());
-  // Names this run's torch lacks dispose of nothing here (`ledger --lint` reports them).
-  const auto path = dispositions_in(info.value("skiplists", std::vector<std::string>()));
-  const Dispositions dispositions = path ? load_dispositions(*path) : Dispositions{};
-  const Ledger ledger = build_ledger(overloads, store.reached_ops({run.id}), dispositions,
+  Disposals disposals;
+  std::size_t problems = 0;
+  std::string source = "none: the backend ships no ledger/dispositions.json";
+  if (info.contains("dispositions") && info["dispositions"].is_object()) {
+    const json& stored = info["dispositions"];
+    disposals = disposals_from_json(stored.value("overloads", json::object()));
+    problems = stored.value("problems", std::size_t{0});
+    source = "stored with the run";
+  } else if (const auto path =
+                 dispositions_in(info.value("skiplists", std::vector<std::string>()))) {
+    // Names this run's torch lacks dispose of nothing here (`ledger --lint` reports them).
+    const Dispositions now = load_dispositions(*path);
+    disposals = now.disposals();
+    problems = now.problems.size();
+    source = "the backend's ledger/dispositions.json as it is now (the run stored none)";
+  }
+  const Ledger ledger = build_ledger(overloads, store.reached_ops({run.id}), disposals,
                                      {composite.begin(), composite.end()});
   json out = ledger_json(ledger, 5);
-  out["dispositions_problems"] = dispositions.problems.size();
+  out["dispositions_problems"] = problems;
+  out["dispositions"] = source;
   out["text"] = fmt::format("{} of {} applicable aten overloads reached ({:.1f}%), {} unreached",
                             ledger.reached(), ledger.applicable(), ledger.coverage_percent(),
                             ledger.unreached + ledger.unreached_known);

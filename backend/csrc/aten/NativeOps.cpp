@@ -7,7 +7,7 @@
 // ...) are not listed: PyTorch decomposes them into these before they reach a backend, and
 // registering a backend kernel for them would bypass their autograd formulas. Factories
 // without tensor inputs are the runtime's (empty, then a fill or an out= op from this list).
-// suites/device/test_engine.py checks that every name resolves to an aten overload.
+// backend/tests/python/test_engine.py checks that every name resolves to an aten overload.
 #include "aten/NativeOps.h"
 
 #include "aten/DirectKernels.h"

@@ -26,9 +26,10 @@ struct RunOptions {
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
   double timeout_seconds = 300;
-  std::optional<std::int64_t> max_worker_memory;  // bytes (given as 6G); default: default_worker_memory
-  int reruns = 2;  // a failing case runs again, in a fresh worker, up to this many times
-  int repeat = 1;  // every case runs this many times (to hunt flakiness on purpose)
+  std::optional<std::int64_t>
+      max_worker_memory;  // bytes (given as 6G); default: default_worker_memory
+  int reruns = 2;         // a failing case runs again, in a fresh worker, up to this many times
+  int repeat = 1;         // every case runs this many times (to hunt flakiness on purpose)
   std::string db = "out/results.db";
   std::string backend_module = kDefaultBackendModule;
   std::string device;  // empty: the PrivateUse1 device the backend module names
@@ -72,9 +73,9 @@ struct SkiplistOptions {
   std::string backend_module = kDefaultBackendModule;
   bool check_subjects = true;  // lint: every subject must name a case of the suite
   std::string output = "out/skiplists-proposal.json";
-  std::string format = "pytorch";                              // export: the only format
+  std::string format = "pytorch";                             // export: the only format
   std::string export_output = "out/pytorch_test_configs.py";  // export
-  std::string module;                                          // import: the module to read
+  std::string module;                                         // import: the module to read
   std::string import_output = "out/skiplists-imported.json";  // import
 };
 
@@ -91,13 +92,20 @@ struct DiffOptions {
   std::string format = "text";  // text | markdown | json
 };
 
+struct QueryOptions {
+  std::string db = "out/results.db";
+  std::string run = "latest";
+  bool runs = false;  // every run's record, no results
+};
+
 struct GateOptions {
   std::string baseline;  // a run reference, or a baseline file (*.json)
   // None: with a baseline file, the newest run of each of its suites; with a baseline run, latest.
   std::optional<std::string> run;
   std::string db = "out/results.db";
   std::optional<std::string> policy;
-  std::optional<std::string> write_baseline;  // write a baseline file instead (one section per suite)
+  std::optional<std::string>
+      write_baseline;  // write a baseline file instead (one section per suite)
 };
 
 struct DashboardOptions {
@@ -122,7 +130,7 @@ struct CheckModelOptions {
   bool markdown = false;
   bool probe = false;
   bool compile = false;
-  std::optional<std::string> device_map;  // --hf --probe: "auto", as transformers places it
+  std::optional<std::string> device_map;   // --hf --probe: "auto", as transformers places it
   std::optional<std::string> shapes;       // --script: 2x16,2x32 (parsed by the capture helper)
   std::optional<std::string> seq_lens;     // --hf: 16,32,64
   std::optional<std::string> batch_sizes;  // --hf: 1,2
@@ -136,7 +144,7 @@ struct LedgerOptions {
   std::string db = "out/results.db";
   std::vector<std::string> runs;  // run references; empty: the latest run of each suite
   std::optional<double> fail_under;
-  std::string format = "text";  // text | json
+  std::string format = "text";              // text | json
   std::optional<std::string> dispositions;  // default: skiplists/ledger/dispositions.json
   bool summary_only = false;
   bool lint = false;  // only check the dispositions file against the installed torch
@@ -186,5 +194,6 @@ Command add_dashboard_command(CLI::App& cli);
 Command add_check_model_command(CLI::App& cli);
 Command add_ledger_command(CLI::App& cli);
 Command add_api_compat_command(CLI::App& cli);
+Command add_query_command(CLI::App& cli);
 
 }  // namespace conform

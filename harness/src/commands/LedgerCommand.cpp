@@ -4,6 +4,7 @@
 #include "common/Environment.h"
 #include "common/Ledger.h"
 #include "execute/Worker.h"
+#include "expect/Dispositions.h"
 #include "plan/Listing.h"
 #include "record/Store.h"
 
@@ -71,8 +72,7 @@ int ledger_command(const LedgerOptions& o) {
           backend));
     const std::string& path = *found;
     const Source source = overloads_of(nullptr, {}, backend);
-    const std::set<std::string> known(source.overloads.names.begin(),
-                                      source.overloads.names.end());
+    const std::set<std::string> known(source.overloads.names.begin(), source.overloads.names.end());
     const Dispositions d = load_dispositions(path, &known);
     print_problems(d);
     if (!d.problems.empty()) {
@@ -121,13 +121,14 @@ int ledger_command(const LedgerOptions& o) {
         "they reached is unknown; run again with this harness",
         fmt::join(unobserved, ", "));
     if (o.format == "json")
-      fmt::print("{}\n", nlohmann::json{{"runs", runs}, {"observable", false}, {"why", why}}.dump(1));
+      fmt::print("{}\n",
+                 nlohmann::json{{"runs", runs}, {"observable", false}, {"why", why}}.dump(1));
     else
       fmt::print("{}\n", why);
     return o.fail_under ? 1 : 0;
   }
   const Ledger ledger =
-      build_ledger(source.overloads.names, store.reached_ops(runs), dispositions,
+      build_ledger(source.overloads.names, store.reached_ops(runs), dispositions.disposals(),
                    {source.overloads.composite.begin(), source.overloads.composite.end()});
 
   std::vector<std::string> described;
@@ -178,28 +179,25 @@ Command add_ledger_command(CLI::App& cli) {
       "disposition. Coverage = reached / (all - not_applicable - composite). Exit 0, 1 below "
       "--fail-under, 2 bad input (docs/ledger.md)");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
-  cmd
-      ->add_option("--runs", o->runs,
-                   "Comma-separated runs (id, latest, previous) whose op events count; default: "
-                   "the latest run of each suite in the DB")
+  cmd->add_option("--runs", o->runs,
+                  "Comma-separated runs (id, latest, previous) whose op events count; default: "
+                  "the latest run of each suite in the DB")
       ->delimiter(',');
-  cmd
-      ->add_option("--fail-under", o->fail_under,
-                   "Exit 1 when the coverage is below this percentage (for CI)")
+  cmd->add_option("--fail-under", o->fail_under,
+                  "Exit 1 when the coverage is below this percentage (for CI)")
       ->check(CLI::Range(0.0, 100.0));
-  cmd
-      ->add_option("--format", o->format,
-                   "text (a line per overload, then the summary) or json (counts and rows)")
+  cmd->add_option("--format", o->format,
+                  "text (a line per overload, then the summary) or json (counts and rows)")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--summary", o->summary_only,
-                       "text: only the summary (numbers, unreached kinds and families)");
+                "text: only the summary (numbers, unreached kinds and families)");
   cmd->add_option("--dispositions", o->dispositions,
-                         "Dispositions file (default: ledger/dispositions.json in the folder of skip "
+                  "Dispositions file (default: ledger/dispositions.json in the folder of skip "
                   "lists the backend ships)");
   cmd->add_flag("--lint", o->lint,
-                       "Only check the dispositions file against the installed torch (unknown "
-                       "overloads, missing reasons, duplicates); exit 1 on any problem");
+                "Only check the dispositions file against the installed torch (unknown "
+                "overloads, missing reasons, duplicates); exit 1 on any problem");
   cmd->add_option("--backend-module", o->backend_module,
                   fmt::format("Backend whose dispositions apply, and which the worker imports when "
                               "the overloads are listed from the installed torch (default: the "

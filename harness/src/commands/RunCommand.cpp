@@ -8,6 +8,7 @@
 #include "common/Environment.h"
 #include "common/SuiteDescription.h"
 #include "common/Text.h"
+#include "expect/Dispositions.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
 #include "plan/Planner.h"
@@ -99,8 +100,17 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
                       {"op_sources", listing.hello.value("op_sources", nlohmann::json::array())},
                       {"device_memory", listing.hello.value("device_memory", false)}};
   // The skip lists the backend ships (whether or not this run applies them): the default lists,
-  // and where its reports find the ledger's dispositions.
-  run.backend_info["skiplists"] = shipped.get();
+  // and where the ledger's dispositions are.
+  const std::vector<std::string> shipped_lists = shipped.get();
+  run.backend_info["skiplists"] = shipped_lists;
+  // The dispositions the run's ledger counts with, kept with the run: its report never changes
+  // with the file (entries with a problem dispose of nothing; `ledger --lint` names them).
+  if (const auto path = dispositions_in(shipped_lists)) {
+    const Dispositions d = load_dispositions(*path);
+    run.backend_info["dispositions"] = {{"file", *path},
+                                        {"problems", d.problems.size()},
+                                        {"overloads", disposals_json(d.disposals())}};
+  }
   // The rows of the ledger (common/Ledger.h), so a report of the run can count them.
   for (const char* key : {"cpu_overloads", "device_composite"})
     if (listing.hello.contains(key)) run.backend_info[key] = listing.hello[key];
@@ -173,7 +183,7 @@ struct Execution {
   ScheduleStats stats;
   double wall_seconds = 0;
   int workers = 1;
-  std::int64_t worker_memory = 0;  // each worker's limit; 0: none
+  std::int64_t worker_memory = 0;     // each worker's limit; 0: none
   std::vector<std::string> news;      // xpass and failures unlike their entry's expectation
   std::vector<std::string> unlisted;  // failures and flaky cases no entry expects
 };
@@ -195,8 +205,7 @@ std::int64_t worker_memory(const RunOptions& o, int jobs) {
 }
 
 Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expected,
-                  const std::map<std::string, double>& durations, int jobs,
-                  std::int64_t memory) {
+                  const std::map<std::string, double>& durations, int jobs, std::int64_t memory) {
   const RunInfo& run = plan.run;
   std::vector<std::string>& cases = expected.to_run;
   order_for_scheduling(cases, durations);
@@ -262,7 +271,8 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
     std::string recorded = "every result recorded before it is";
     try {
       store.finish_run(run.id);
-      recorded = fmt::format("the {} result(s) recorded before it are", store.recorded_count(run.id));
+      recorded =
+          fmt::format("the {} result(s) recorded before it are", store.recorded_count(run.id));
     } catch (const std::exception&) {
     }
     throw std::runtime_error(fmt::format(
@@ -312,7 +322,8 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
     for (std::size_t i = 0; i < std::min(kShown, done.unlisted.size()); ++i)
       fmt::print("    {}\n", done.unlisted[i]);
     if (done.unlisted.size() > kShown)
-      fmt::print("    ... and {} more (the report lists them all)\n", done.unlisted.size() - kShown);
+      fmt::print("    ... and {} more (the report lists them all)\n",
+                 done.unlisted.size() - kShown);
   }
   if (!o.strict || (done.news.empty() && done.unlisted.empty())) return 0;
   fmt::print(stderr,
@@ -341,8 +352,8 @@ int run_command(const RunOptions& o) {
   Store store(o.db);
   // Recorded durations (one scan of the results) balance shards and order the queue.
   const std::map<std::string, double> durations = store.last_durations();
-  Plan plan =
-      o.resume ? plan_resumed_run(store, *o.resume) : plan_new_run(store, o, durations, jobs, memory);
+  Plan plan = o.resume ? plan_resumed_run(store, *o.resume)
+                       : plan_new_run(store, o, durations, jobs, memory);
   Expected expected = expect(store, o, plan);
   const Execution done = execute(store, o, plan, expected, durations, jobs, memory);
   return conclude(store, o, plan.run, done);
@@ -379,12 +390,11 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
   auto o = std::make_shared<RunOptions>();
   o->command_line = command_line;
   auto* cmd = cli.add_subcommand("run", "Run a suite against a backend and record the results");
-  cmd
-      ->add_option("--suite", o->suite,
-                   "Suite to run: a folder holding suite.py, in NEURON_CONFORM_SUITES or the "
-                   "project's suites/ (`neuron-conform suites` lists those found, with their "
-                   "checks and options; suites/README.md says how to write one). Default: the "
-                   "project's default suite (suite_api.DEFAULT_SUITE, the operator suite)");
+  cmd->add_option("--suite", o->suite,
+                  "Suite to run: a folder holding suite.py, in NEURON_CONFORM_SUITES or the "
+                  "project's suites/ (`neuron-conform suites` lists those found, with their "
+                  "checks and options; suites/README.md says how to write one). Default: the "
+                  "project's default suite (suite_api.DEFAULT_SUITE, the operator suite)");
   cmd->add_option("--ops", o->ops_regex,
                   "Regular expression searched in the case subject (what the suite's cases are "
                   "about: an OpInfo name[.variant], an architecture class, ...); '^(add|mul)$' "
@@ -397,7 +407,7 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
       ->delimiter(',');
   cmd->add_option("-j,--jobs", o->jobs, "Worker processes (default: number of cores)");
   cmd->add_option("--shard", o->shard,
-                      "Run shard K of N (K/N, 1-based), balanced by recorded durations");
+                  "Run shard K of N (K/N, 1-based), balanced by recorded durations");
   cmd->add_option("--timeout", o->timeout_seconds, "Per-case time limit in seconds")
       ->capture_default_str();
   cmd->add_option("--max-worker-memory", o->max_worker_memory,
@@ -411,55 +421,50 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
             return bytes.starts_with('-') ? std::string("a size is not negative") : std::string();
           },
           "SIZE"));
-  cmd
-      ->add_option(
-          "--reruns", o->reruns,
-          "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
-          "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
-          "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
-          "their entry's category is flaky")
+  cmd->add_option(
+         "--reruns", o->reruns,
+         "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
+         "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
+         "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
+         "their entry's category is flaky")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
-  cmd
-      ->add_option("--repeat", o->repeat,
-                   "Run every case N times in its worker, to hunt flakiness on purpose: outcomes "
-                   "that differ make the case flaky")
+  cmd->add_option("--repeat", o->repeat,
+                  "Run every case N times in its worker, to hunt flakiness on purpose: outcomes "
+                  "that differ make the case flaky")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
-  cmd
-      ->add_option("--backend-module", o->backend_module,
-                   "Python module of the backend under test")
+  cmd->add_option("--backend-module", o->backend_module, "Python module of the backend under test")
       ->capture_default_str();
   cmd->add_option("--device", o->device,
                   "Device string to test (default: the name the backend module gives its "
                   "PrivateUse1 device; docs/backends.md)");
   cmd->add_option("--resume", o->resume,
-                      "Run only what this run (id, latest, previous) has not recorded");
+                  "Run only what this run (id, latest, previous) has not recorded");
   cmd->add_option("--seed", o->seed, "Random seed for sample inputs")->capture_default_str();
-  cmd->add_option("--label", o->label,
-                      "Free text stored with the run (e.g. nightly, PR number)");
+  cmd->add_option("--label", o->label, "Free text stored with the run (e.g. nightly, PR number)");
   cmd->add_option("--skiplists", o->skiplists,
-                      "Skip-list files or directories (default: those the backend ships, entry-point "
+                  "Skip-list files or directories (default: those the backend ships, entry-point "
                   "group neuron_conform.skiplists)");
   cmd->add_flag("--no-skiplists", o->no_skiplists,
-                    "Use no skip lists: run and report every case as observed");
-  cmd
-      ->add_option_function<std::vector<std::string>>(
-          "--suite-option",
-          [o](const std::vector<std::string>& pairs) {
-            for (const auto& pair : pairs) {
-              const auto eq = pair.find('=');
-              if (eq == std::string::npos || eq == 0)
-                throw CLI::ValidationError("--suite-option", "expects NAME=VALUE, got '" + pair + "'");
-              o->suite_options[pair.substr(0, eq)] = pair.substr(eq + 1);
-            }
-          },
-          "NAME=VALUE, an option the suite declares (repeatable; `neuron-conform suites` lists "
-          "them). A suite's option may also be given as a flag of its own: --world-size 4 is "
-          "--suite-option world_size=4. The suite types and checks them before any case and "
-          "refuses options it does not declare; the run stores them, typed, for --resume and "
-          "repro")
+                "Use no skip lists: run and report every case as observed");
+  cmd->add_option_function<std::vector<std::string>>(
+         "--suite-option",
+         [o](const std::vector<std::string>& pairs) {
+           for (const auto& pair : pairs) {
+             const auto eq = pair.find('=');
+             if (eq == std::string::npos || eq == 0)
+               throw CLI::ValidationError("--suite-option",
+                                          "expects NAME=VALUE, got '" + pair + "'");
+             o->suite_options[pair.substr(0, eq)] = pair.substr(eq + 1);
+           }
+         },
+         "NAME=VALUE, an option the suite declares (repeatable; `neuron-conform suites` lists "
+         "them). A suite's option may also be given as a flag of its own: --world-size 4 is "
+         "--suite-option world_size=4. The suite types and checks them before any case and "
+         "refuses options it does not declare; the run stores them, typed, for --resume and "
+         "repro")
       ->allow_extra_args(false);
   // Whatever the run does not know is the suite's (checked against its declaration).
   cmd->allow_extras();

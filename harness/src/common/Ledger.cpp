@@ -20,148 +20,43 @@ const char* name(Disposition d) {
 std::string_view name(LedgerStatus s) {
   switch (s) {
     // Reached: by the route the op events name.
-    case LedgerStatus::kNative: return name(Route::kNative);
-    case LedgerStatus::kFallback: return name(Route::kFallback);
-    case LedgerStatus::kNotApplicable: return "not_applicable";
-    case LedgerStatus::kComposite: return "composite";
-    case LedgerStatus::kUnreachedKnown: return "unreached";
-    case LedgerStatus::kUnreached: return "unreached, no disposition";
+    case LedgerStatus::kNative:
+      return name(Route::kNative);
+    case LedgerStatus::kFallback:
+      return name(Route::kFallback);
+    case LedgerStatus::kNotApplicable:
+      return "not_applicable";
+    case LedgerStatus::kComposite:
+      return "composite";
+    case LedgerStatus::kUnreachedKnown:
+      return "unreached";
+    case LedgerStatus::kUnreached:
+      return "unreached, no disposition";
   }
   return "?";
 }
 
-std::string DispositionEntry::where() const { return fmt::format("{}: entry {}", file, index); }
-
-std::map<std::string, const DispositionEntry*> Dispositions::by_overload() const {
-  std::map<std::string, const DispositionEntry*> out;
-  for (const auto& e : entries)
-    for (const auto& o : e.overloads) out.emplace(o, &e);
+json disposals_json(const Disposals& disposals) {
+  json out = json::object();
+  for (const auto& [overload, d] : disposals)
+    out[overload] = {{"disposition", name(d.disposition)}, {"reason", d.reason}};
   return out;
 }
 
-namespace {
-
-// The line of the `nth` (0-based) occurrence of "name" (quoted) in the text, 0 if absent: a
-// problem with one name points at the line to edit.
-int line_of(const std::string& text, const std::string& name, int nth) {
-  const std::string quoted = "\"" + name + "\"";
-  std::size_t at = text.find(quoted);
-  for (int i = 0; i < nth && at != std::string::npos; ++i) at = text.find(quoted, at + 1);
-  if (at == std::string::npos) return 0;
-  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + at, '\n'));
-}
-
-}  // namespace
-
-Dispositions parse_dispositions(const std::string& text, const std::string& file,
-                                const std::set<std::string>* known) {
-  Dispositions out;
-  auto problem = [&](std::string where, std::string message) {
-    out.problems.push_back({std::move(where), std::move(message)});
-  };
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {  // a syntax error, or a number out of range
-    problem(file, fmt::format("not valid JSON: {}", e.what()));
-    return out;
-  }
-  if (!doc.is_object() || !doc.contains("entries") || !doc["entries"].is_array()) {
-    problem(file, "the file must be a JSON object with \"entries\", a list");
-    return out;
-  }
-  for (const auto& [key, _] : doc.items()) {
-    if (key != "description" && key != "entries" && key != "$schema")
-      problem(file, fmt::format("unknown top-level field '{}'", key));
-  }
-  std::map<std::string, int> seen;  // name -> times listed so far
-  std::map<std::string, std::string> first_where;
-  int index = 0;
-  for (const auto& item : doc["entries"]) {
-    DispositionEntry e;
-    e.file = file;
-    e.index = ++index;
-    const std::string where = e.where();
-    if (!item.is_object()) {
-      problem(where, "an entry must be an object");
+Disposals disposals_from_json(const json& stored) {
+  Disposals out;
+  if (!stored.is_object()) return out;
+  for (const auto& [overload, d] : stored.items()) {
+    if (!d.is_object() || !d.contains("disposition") || !d["disposition"].is_string()) continue;
+    const std::string disposition = d["disposition"];
+    if (disposition != name(Disposition::kNotApplicable) &&
+        disposition != name(Disposition::kUnreached))
       continue;
-    }
-    bool ok = true;
-    for (const auto& [key, _] : item.items()) {
-      if (key != "disposition" && key != "reason" && key != "overloads")
-        problem(where, fmt::format("unknown field '{}' (disposition, reason, overloads)", key)),
-            ok = false;
-    }
-    const std::string disposition = item.value("disposition", json()).is_string()
-                                        ? item["disposition"].get<std::string>()
-                                        : std::string();
-    if (disposition == "not_applicable") {
-      e.disposition = Disposition::kNotApplicable;
-    } else if (disposition == "unreached") {
-      e.disposition = Disposition::kUnreached;
-    } else {
-      problem(where, disposition.empty()
-                         ? "missing \"disposition\" (not_applicable or unreached)"
-                         : fmt::format("unknown disposition '{}' (not_applicable or unreached)",
-                                       disposition));
-      ok = false;
-    }
-    if (item.contains("reason") && item["reason"].is_string()) e.reason = item["reason"];
-    if (e.reason.find_first_not_of(" \t\n") == std::string::npos) {
-      problem(where, "missing \"reason\": every entry says why its overloads are disposed of");
-      ok = false;
-    }
-    if (!item.contains("overloads") || !item["overloads"].is_array() || item["overloads"].empty()) {
-      problem(where, "missing \"overloads\": a non-empty list of exact overload names");
-      continue;
-    }
-    for (const auto& o : item["overloads"]) {
-      if (!o.is_string()) {
-        problem(where, fmt::format("overload {} is not a string", o.dump()));
-        ok = false;
-        continue;
-      }
-      const std::string overload = o;
-      const int nth = seen[overload]++;
-      const std::string at = fmt::format("{} ({}:{})", where, file, line_of(text, overload, nth));
-      if (nth > 0) {
-        problem(at, fmt::format("'{}' is listed twice (first in {})", overload,
-                                first_where[overload]));
-        ok = false;
-        continue;
-      }
-      first_where[overload] = where;
-      if (known && !known->contains(overload)) {
-        problem(at, fmt::format("'{}' is no overload with a CPU kernel of the installed torch",
-                                overload));
-        ok = false;
-      }
-      e.overloads.push_back(overload);
-    }
-    // An entry with a problem disposes of nothing: a wrong file must not move the numbers.
-    if (ok) out.entries.push_back(std::move(e));
+    out[overload] = {disposition == name(Disposition::kNotApplicable) ? Disposition::kNotApplicable
+                                                                      : Disposition::kUnreached,
+                     d.value("reason", std::string())};
   }
   return out;
-}
-
-Dispositions load_dispositions(const std::string& path, const std::set<std::string>* known) {
-  std::ifstream in(path);
-  if (!in) {
-    Dispositions out;
-    out.problems.push_back({path, "cannot read the dispositions file"});
-    return out;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_dispositions(text.str(), path, known);
-}
-
-std::optional<std::string> dispositions_in(const std::vector<std::string>& folders) {
-  for (const auto& folder : folders) {
-    const std::string path = folder + "/ledger/dispositions.json";
-    if (std::filesystem::is_regular_file(path)) return path;
-  }
-  return std::nullopt;
 }
 
 double Ledger::coverage_percent() const {
@@ -169,9 +64,8 @@ double Ledger::coverage_percent() const {
 }
 
 Ledger build_ledger(const std::vector<std::string>& overloads,
-                    const std::map<std::string, Reached>& reached,
-                    const Dispositions& dispositions, const std::set<std::string>& composite) {
-  const auto disposed = dispositions.by_overload();
+                    const std::map<std::string, Reached>& reached, const Disposals& disposed,
+                    const std::set<std::string>& composite) {
   Ledger out;
   std::vector<std::string> names = overloads;
   std::sort(names.begin(), names.end());
@@ -185,7 +79,7 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
       row.status = r->second.native_case ? LedgerStatus::kNative : LedgerStatus::kFallback;
       row.case_id = r->second.native_case ? *r->second.native_case : *r->second.fallback_case;
       ++(row.status == LedgerStatus::kNative ? out.native : out.fallback);
-      if (d != disposed.end() && d->second->disposition == Disposition::kNotApplicable)
+      if (d != disposed.end() && d->second.disposition == Disposition::kNotApplicable)
         out.reached_but_not_applicable.push_back(overload);
     } else if (composite.contains(overload)) {
       row.status = LedgerStatus::kComposite;
@@ -194,8 +88,8 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
           "runs";
       ++out.composite;
     } else if (d != disposed.end()) {
-      row.reason = d->second->reason;
-      const bool na = d->second->disposition == Disposition::kNotApplicable;
+      row.reason = d->second.reason;
+      const bool na = d->second.disposition == Disposition::kNotApplicable;
       row.status = na ? LedgerStatus::kNotApplicable : LedgerStatus::kUnreachedKnown;
       ++(na ? out.not_applicable : out.unreached_known);
     } else {
@@ -208,19 +102,18 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
 }
 
 std::string family(const std::string& overload) {
-  std::string base = overload.substr(overload.find("::") == std::string::npos
-                                         ? 0
-                                         : overload.find("::") + 2);
+  std::string base =
+      overload.substr(overload.find("::") == std::string::npos ? 0 : overload.find("::") + 2);
   base = base.substr(0, base.find('.'));
-  for (const char* suffix : {"_backward_data", "_backward_input", "_backward_weight",
-                             "_double_backward", "_backward"}) {
+  for (const char* suffix :
+       {"_backward_data", "_backward_input", "_backward_weight", "_double_backward", "_backward"}) {
     const std::string s = suffix;
     if (base.size() > s.size() && base.ends_with(s)) {
       base.resize(base.size() - s.size());
       break;
     }
   }
-  while (base.size() > 1 && base.back() == '_') base.pop_back();  // in-place, dunder
+  while (base.size() > 1 && base.back() == '_') base.pop_back();    // in-place, dunder
   while (base.size() > 1 && base.front() == '_') base.erase(0, 1);  // private, dunder
   return base;
 }

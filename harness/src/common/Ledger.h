@@ -19,43 +19,16 @@ namespace conform {
 enum class Disposition { kNotApplicable, kUnreached };
 const char* name(Disposition d);
 
-// One entry of a dispositions file: the overloads it lists (exact names) and why.
-struct DispositionEntry {
-  std::string file;
-  int index = 0;  // 1-based position in "entries"
+// Why an overload no case reaches is not counted against the backend (a reviewed entry of the
+// backend's ledger/dispositions.json, read by expect/Dispositions.h), by overload.
+struct Disposal {
   Disposition disposition = Disposition::kNotApplicable;
   std::string reason;
-  std::vector<std::string> overloads;
-  std::string where() const;  // "file: entry N"
 };
-
-struct LedgerProblem {
-  std::string where;  // "file: entry N" or "file:LINE" or the file
-  std::string message;
-  std::string str() const { return where + ": " + message; }
-};
-
-// A dispositions file (skiplists/ledger/dispositions.json): {"description": ..., "entries":
-// [{"disposition": "not_applicable" | "unreached", "reason": ..., "overloads": [...]}]}.
-struct Dispositions {
-  std::vector<DispositionEntry> entries;
-  std::vector<LedgerProblem> problems;
-  // overload -> the entry disposing of it (the first, when a name is listed twice).
-  std::map<std::string, const DispositionEntry*> by_overload() const;
-};
-
-// ledger/dispositions.json in the first of `folders` (the skip-list folders a backend ships)
-// that has one: the backend's dispositions of the overloads it does not reach.
-std::optional<std::string> dispositions_in(const std::vector<std::string>& folders);
-
-// Parses `text` as the dispositions file `file`, recording every problem (not JSON, unknown
-// fields, a missing or empty reason, an unknown disposition, a name listed twice) instead of
-// stopping at the first. With `known`, a name that is no overload of it is a problem too.
-Dispositions parse_dispositions(const std::string& text, const std::string& file,
-                                const std::set<std::string>* known = nullptr);
-// The same for a file on disk; a file that cannot be read is a problem.
-Dispositions load_dispositions(const std::string& path,
-                               const std::set<std::string>* known = nullptr);
+using Disposals = std::map<std::string, Disposal>;
+// As a run stores them (backend_info "dispositions"), and back; a malformed value is none.
+nlohmann::json disposals_json(const Disposals& disposals);
+Disposals disposals_from_json(const nlohmann::json& stored);
 
 // Where the runs reached one overload: a case of each route, and how many cases in all.
 struct Reached {
@@ -102,7 +75,7 @@ struct Ledger {
 // `composite`: the overloads a composite kernel serves on the device (a disposition of theirs
 // is overridden: the dispatcher says so for the backend the run used).
 Ledger build_ledger(const std::vector<std::string>& overloads,
-                    const std::map<std::string, Reached>& reached, const Dispositions& dispositions,
+                    const std::map<std::string, Reached>& reached, const Disposals& disposals,
                     const std::set<std::string>& composite = {});
 
 // How an unreached overload is grouped in the summary: its variant kind ("backward",

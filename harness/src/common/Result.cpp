@@ -74,4 +74,10 @@ CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
   return r;
 }
 
+nlohmann::json CaseResult::to_json() const {
+  return {{"case", case_id},          {"outcome", std::string(name(outcome))},
+          {"duration", duration},     {"evidence", evidence},
+          {"native_ops", native_ops}, {"fallback_ops", fallback_ops}};
+}
+
 }  // namespace conform

@@ -31,6 +31,8 @@ struct CaseResult {
 
   // Parses a worker's result line; throws std::runtime_error naming what is malformed.
   static CaseResult from_worker_json(const nlohmann::json& line);
+  // The result in the worker's shape (what from_worker_json reads), as `query` prints it.
+  nlohmann::json to_json() const;
 };
 
 }  // namespace conform

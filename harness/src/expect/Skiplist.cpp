@@ -16,92 +16,7 @@ namespace conform {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string Location::str() const {
-  return line > 0 ? fmt::format("{}:{}:{}", file, line, column) : file;
-}
-
 namespace {
-
-// Where each line of a file starts, so that an offset becomes line:column in O(log lines)
-// (a file of thousands of entries is located entry by entry).
-class LineIndex {
- public:
-  LineIndex(std::string file, const std::string& text) : file_(std::move(file)) {
-    starts_.push_back(0);
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') starts_.push_back(i + 1);
-  }
-  Location at(std::size_t offset) const {
-    const auto line = std::upper_bound(starts_.begin(), starts_.end(), offset) - starts_.begin();
-    return {file_, static_cast<int>(line), static_cast<int>(offset - starts_[line - 1] + 1)};
-  }
-
- private:
-  std::string file_;
-  std::vector<std::size_t> starts_;
-};
-
-// Counts the characters the parser has consumed, so SAX events can be given a position.
-struct CountingIterator {
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-  const char* p;
-  std::size_t* consumed;
-  reference operator*() const { return *p; }
-  CountingIterator& operator++() {
-    ++p;
-    ++*consumed;
-    return *this;
-  }
-  CountingIterator operator++(int) {
-    auto copy = *this;
-    ++*this;
-    return copy;
-  }
-  bool operator==(const CountingIterator& o) const { return p == o.p; }
-  bool operator!=(const CountingIterator& o) const { return p != o.p; }
-};
-
-// Builds the document (through nlohmann's DOM builder) and records where each object starts.
-class LocatingSax : public nlohmann::detail::json_sax_dom_parser<json> {
- public:
-  LocatingSax(json& root, const std::size_t* consumed)
-      : json_sax_dom_parser(root, false), consumed_(consumed) {}
-  bool start_object(std::size_t n) {
-    if (depth_ == 2) entry_offsets.push_back(*consumed_ - 1);  // the entries array's objects
-    ++depth_;
-    return json_sax_dom_parser::start_object(n);
-  }
-  bool end_object() {
-    --depth_;
-    return json_sax_dom_parser::end_object();
-  }
-  bool start_array(std::size_t n) {
-    ++depth_;
-    return json_sax_dom_parser::start_array(n);
-  }
-  bool end_array() {
-    --depth_;
-    return json_sax_dom_parser::end_array();
-  }
-  bool parse_error(std::size_t position, const std::string& token,
-                   const nlohmann::detail::exception& e) {
-    error_position = position;
-    error_message = e.what();
-    (void)token;
-    return false;
-  }
-  std::vector<std::size_t> entry_offsets;
-  std::optional<std::size_t> error_position;
-  std::string error_message;
-
- private:
-  const std::size_t* consumed_;
-  int depth_ = 0;
-};
 
 // "fail, error, crash, timeout, fallback": what `expect` may name.
 std::string expectable_names() {
@@ -186,49 +101,6 @@ bool field_matches(const std::vector<std::string>& values, const std::string& v)
     if (candidate == "*" || candidate == v) return true;
   }
   return false;
-}
-
-// A skip-list file parsed, with where each entry starts; nullopt (and a problem) when the file
-// cannot be read or is not a JSON object with a list of entries.
-struct Document {
-  json root;
-  std::vector<Location> entry_locations;
-};
-
-std::optional<Document> read_document(const fs::path& path, std::vector<Problem>& problems) {
-  const std::string file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    problems.push_back({{file}, "cannot read the file"});
-    return std::nullopt;
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  Document doc;
-  std::size_t consumed = 0;
-  LocatingSax sax(doc.root, &consumed);
-  const LineIndex lines(file, text);
-  CountingIterator first{text.data(), &consumed}, last{text.data() + text.size(), &consumed};
-  if (!json::sax_parse(first, last, &sax) || sax.error_position) {
-    problems.push_back(
-        {lines.at(sax.error_position.value_or(consumed)), "not valid JSON: " + sax.error_message});
-    return std::nullopt;
-  }
-  if (!doc.root.is_object()) {
-    problems.push_back({lines.at(0), "the file must be a JSON object with \"entries\""});
-    return std::nullopt;
-  }
-  for (const auto& [key, _] : doc.root.items()) {
-    if (!skiplist_file_fields().contains(key))
-      problems.push_back({lines.at(0), fmt::format("unknown top-level field '{}'", key)});
-  }
-  if (!doc.root.contains("entries") || !doc.root["entries"].is_array()) {
-    problems.push_back({lines.at(0), "missing \"entries\": a list of entries"});
-    return std::nullopt;
-  }
-  for (std::size_t i = 0; i < doc.root["entries"].size(); ++i)
-    doc.entry_locations.push_back(
-        lines.at(i < sax.entry_offsets.size() ? sax.entry_offsets[i] : 0));
-  return doc;
 }
 
 // One entry checked against the documented format; every problem is reported, not the first.
@@ -350,13 +222,13 @@ const Entry* covered_by(const Entry& entry, const std::vector<Entry>& earlier_en
 
 void load_file(const fs::path& path, const std::string& torch_version, Skiplists& out,
                std::vector<Entry>& all_entries) {
-  const std::optional<Document> doc = read_document(path, out.problems);
-  if (!doc) return;
-  const json& entries = doc->root["entries"];
+  const auto table = read_located_table(path, skiplist_file_fields(), out.problems);
+  if (!table) return;
+  const json& entries = table->root["entries"];
   for (std::size_t i = 0; i < entries.size(); ++i) {
     bool active = true;
     std::optional<Entry> entry =
-        EntryReader(entries[i], doc->entry_locations[i], out.problems).read(torch_version, active);
+        EntryReader(entries[i], table->entries[i], out.problems).read(torch_version, active);
     if (!entry) continue;
     if (const Entry* earlier = covered_by(*entry, all_entries)) {
       const bool same = earlier->suite == entry->suite && earlier->subject == entry->subject &&
@@ -424,9 +296,9 @@ SubjectCheck check_subjects(const std::vector<Entry>& entries,
       });
       if (found || !all_listed) continue;
       out.problems.push_back(
-          {e.where, fmt::format("subject '{}' names no case of suite{} '{}' in torch {}", subject,
-                                suites.size() == 1 ? "" : "s", fmt::join(suites, "', '"),
-                                torch_version)});
+          {e.where,
+           fmt::format("subject '{}' names no case of suite{} '{}' in torch {}", subject,
+                       suites.size() == 1 ? "" : "s", fmt::join(suites, "', '"), torch_version)});
     }
   }
   return out;
@@ -520,8 +392,8 @@ json entry_json(const Entry& e) {
   const auto field = [](const std::vector<std::string>& values) {
     return values.size() == 1 ? json(values[0]) : json(values);
   };
-  json out{{"suite", field(e.suite)},   {"subject", field(e.subject)}, {"dtype", field(e.dtype)},
-           {"check", field(e.check)},   {"mode", name(e.mode)},        {"category", name(e.category)},
+  json out{{"suite", field(e.suite)}, {"subject", field(e.subject)}, {"dtype", field(e.dtype)},
+           {"check", field(e.check)}, {"mode", name(e.mode)},        {"category", name(e.category)},
            {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
   if (e.torch) out["torch"] = *e.torch;

@@ -2,6 +2,7 @@
 
 #include "common/CaseId.h"
 #include "common/Result.h"
+#include "expect/LocatedJson.h"
 
 #include <cstddef>
 #include <map>
@@ -12,14 +13,6 @@
 #include <vector>
 
 namespace conform {
-
-// Where something is in a skip-list file.
-struct Location {
-  std::string file;
-  int line = 0;
-  int column = 0;
-  std::string str() const;
-};
 
 // One expectation: which cases it matches (exact strings; "*" alone matches anything; a list
 // matches any of its strings), what to do with them, and why.
@@ -35,12 +28,6 @@ struct Entry {
   std::optional<std::string> expect_message;  // text the error message must contain
 
   bool matches(const CaseId& id) const;
-};
-
-struct Problem {
-  Location where;
-  std::string message;
-  std::string str() const { return where.str() + ": " + message; }
 };
 
 struct Skiplists {

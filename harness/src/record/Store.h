@@ -4,6 +4,7 @@
 #include "common/Ledger.h"
 #include "common/Result.h"
 #include "common/Vocabulary.h"
+#include "record/RunInfo.h"
 #include "record/Sqlite.h"
 
 #include <cstdint>
@@ -30,32 +31,6 @@ struct ModelCheckRecord {
   int exit_code = 0;
   std::string verdict;
   nlohmann::json result;
-};
-
-// One run of a suite against a backend.
-struct RunInfo {
-  std::string id;
-  std::string suite;
-  std::string status{name(RunStatus::kRunning)};  // common/Vocabulary.h: kRunStatuses
-  std::string started_at;
-  std::optional<std::string> ended_at;
-  std::optional<std::string> label;
-  std::int64_t seed = 0;
-  std::string host;
-  std::string torch_version;
-  std::string backend_module;
-  std::string backend_version;
-  std::string harness_version;
-  std::string device;
-  std::optional<std::string> shard;
-  std::string command;
-  // What the worker's backend said of itself: {"native_ops": [...], "tracking": bool,
-  // "device_memory": bool, ...} (docs/results-db.md).
-  nlohmann::json backend_info = nlohmann::json::object();
-  // What the suite declared of itself (common/SuiteDescription.h); {} when it declared nothing.
-  nlohmann::json suite_info = nlohmann::json::object();
-  // The options the run gave its suite (name -> text), passed to every worker it starts.
-  nlohmann::json suite_options = nlohmann::json::object();
 };
 
 // The results store: SQLite in WAL mode with a busy timeout, so several runs can share one
@@ -90,8 +65,8 @@ class Store {
   std::vector<std::string> newest_run_of_each_suite();
 
   void record_model_check(const ModelCheckRecord& record);
-  // The recorded checks of every model whose key contains `key_contains` (any case; "": all), by model,
-  // oldest first.
+  // The recorded checks of every model whose key contains `key_contains` (any case; "": all), by
+  // model, oldest first.
   std::vector<ModelCheckRecord> model_checks(const std::string& key_contains = "");
 
   // A run's digest (reports/src/Reports.h), if one was saved since the run last changed:

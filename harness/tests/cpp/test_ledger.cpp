@@ -1,5 +1,7 @@
-// The ledger's arithmetic and the validation of its dispositions file (common/Ledger.h).
+// The ledger's arithmetic (common/Ledger.h) and the validation of its dispositions file
+// (expect/Dispositions.h).
 #include "common/Ledger.h"
+#include "expect/Dispositions.h"
 
 #include <gtest/gtest.h>
 
@@ -9,13 +11,13 @@ namespace conform {
 namespace {
 
 bool has_problem(const Dispositions& d, const std::string& where, const std::string& text) {
-  return std::any_of(d.problems.begin(), d.problems.end(), [&](const LedgerProblem& p) {
-    return p.where.find(where) != std::string::npos && p.message.find(text) != std::string::npos;
+  return std::any_of(d.problems.begin(), d.problems.end(), [&](const Problem& p) {
+    return p.where.str() == where && p.message.find(text) != std::string::npos;
   });
 }
 
-const std::set<std::string> kKnown = {"aten::add.Tensor", "aten::add_.Tensor", "aten::add.out",
-                                      "aten::silu_backward", "aten::q_scale", "aten::mkldnn_x",
+const std::set<std::string> kKnown = {"aten::add.Tensor",    "aten::add_.Tensor", "aten::add.out",
+                                      "aten::silu_backward", "aten::q_scale",     "aten::mkldnn_x",
                                       "aten::hypot_"};
 
 TEST(Ledger, CountsReachedOverApplicable) {
@@ -31,7 +33,7 @@ TEST(Ledger, CountsReachedOverApplicable) {
   reached["aten::add_.Tensor"].fallback_case = "ops/add/float32/inplace";
   reached["neuron::custom"].native_case = "ops/x/float32/forward";  // not a row: not counted
   const Ledger l =
-      build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d);
+      build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d.disposals());
   EXPECT_EQ(l.total, 7);
   EXPECT_EQ(l.native, 1);
   EXPECT_EQ(l.fallback, 1);
@@ -56,7 +58,7 @@ TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
                                             "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::q_scale"].fallback_case = "ops/q/float32/forward";
-  const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d);
+  const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d.disposals());
   EXPECT_EQ(l.not_applicable, 0);
   EXPECT_EQ(l.reached(), 1);
   EXPECT_DOUBLE_EQ(l.coverage_percent(), 50.0);  // never above 100
@@ -69,8 +71,8 @@ TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
                                             "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::hypot.out"].native_case = "ops/hypot/float32/forward";
-  const Ledger l =
-      build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, reached, d, {"aten::hypot_"});
+  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, reached,
+                                d.disposals(), {"aten::hypot_"});
   EXPECT_EQ(l.composite, 1);
   EXPECT_EQ(l.unreached_known, 0);
   EXPECT_EQ(l.applicable(), 2);
@@ -80,7 +82,7 @@ TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
 }
 
 TEST(Ledger, NothingApplicableIsFullCoverage) {
-  EXPECT_DOUBLE_EQ(build_ledger({}, {}, Dispositions{}).coverage_percent(), 100.0);
+  EXPECT_DOUBLE_EQ(build_ledger({}, {}, Disposals{}).coverage_percent(), 100.0);
 }
 
 TEST(Ledger, ValidationNamesFileEntryAndLine) {
@@ -93,22 +95,26 @@ TEST(Ledger, ValidationNamesFileEntryAndLine) {
     {"disposition": "unreached", "reason": "r", "overloads": ["aten::add.out"], "extra": 1}],
    "other": 2})";
   const Dispositions d = parse_dispositions(text, "ledger.json", &kKnown);
-  EXPECT_TRUE(has_problem(d, "ledger.json: entry 1", "missing \"reason\"")) << d.problems.size();
-  EXPECT_TRUE(has_problem(d, "ledger.json: entry 2", "unknown disposition 'maybe'"));
-  EXPECT_TRUE(
-      has_problem(d, "ledger.json: entry 3 (ledger.json:4)", "'aten::no_such' is no overload"));
-  EXPECT_TRUE(has_problem(d, "ledger.json: entry 4 (ledger.json:5)",
-                          "'aten::hypot_' is listed twice (first in ledger.json: entry 3)"));
-  EXPECT_TRUE(has_problem(d, "ledger.json: entry 5", "non-empty list"));
-  EXPECT_TRUE(has_problem(d, "ledger.json: entry 6", "unknown field 'extra'"));
-  EXPECT_TRUE(has_problem(d, "ledger.json", "unknown top-level field 'other'"));
+  // Each problem at the entry's line and column, or at the overload name's it is about.
+  EXPECT_TRUE(has_problem(d, "ledger.json:2:5", "missing \"reason\"")) << d.problems.front().str();
+  EXPECT_TRUE(has_problem(d, "ledger.json:3:5", "unknown disposition 'maybe'"));
+  EXPECT_TRUE(has_problem(d, "ledger.json:4:63", "'aten::no_such' is no overload"));
+  EXPECT_TRUE(has_problem(d, "ledger.json:5:63",
+                          "'aten::hypot_' is listed twice (first at ledger.json:4:80)"));
+  EXPECT_TRUE(has_problem(d, "ledger.json:6:5", "non-empty list"));
+  EXPECT_TRUE(has_problem(d, "ledger.json:7:5", "unknown field 'extra'"));
+  EXPECT_TRUE(has_problem(d, "ledger.json:1:1", "unknown top-level field 'other'"));
   // An entry with a problem disposes of nothing.
   EXPECT_TRUE(d.entries.empty());
 }
 
 TEST(Ledger, ValidationReportsJsonErrorsAndMissingFiles) {
-  EXPECT_TRUE(has_problem(parse_dispositions("{", "f.json"), "f.json", "not valid JSON"));
-  EXPECT_TRUE(has_problem(parse_dispositions("[]", "f.json"), "f.json", "\"entries\""));
+  const Dispositions cut = parse_dispositions("{", "f.json");
+  ASSERT_EQ(cut.problems.size(), 1u);
+  EXPECT_EQ(cut.problems[0].where.file, "f.json");
+  EXPECT_EQ(cut.problems[0].where.line, 1);  // where the parser stopped
+  EXPECT_NE(cut.problems[0].message.find("not valid JSON"), std::string::npos);
+  EXPECT_TRUE(has_problem(parse_dispositions("[]", "f.json"), "f.json:1:1", "\"entries\""));
   EXPECT_TRUE(has_problem(load_dispositions("/nonexistent/ledger.json"), "/nonexistent/ledger.json",
                           "cannot read"));
 }
@@ -126,11 +132,23 @@ TEST(Ledger, GroupsUnreachedByKindAndFamily) {
   EXPECT_EQ(family("aten::silu_backward.grad_input"), "silu");
   EXPECT_EQ(family("aten::_log_softmax_backward_data"), "log_softmax");
   EXPECT_EQ(family("aten::__ilshift__.Scalar"), "ilshift");
-  const Ledger l =
-      build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, Dispositions{});
+  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, Disposals{});
   const std::string s = ledger_summary(l);
   EXPECT_NE(s.find("0 of 3 applicable overloads reached (0.0%)"), std::string::npos) << s;
   EXPECT_NE(s.find("hypot 2"), std::string::npos) << s;
+}
+
+// What a run stores of its dispositions, read back, disposes of the same overloads alike; a
+// malformed stored value disposes of nothing rather than of something wrong.
+TEST(Ledger, StoredDisposalsReadBackTheSame) {
+  const Disposals d = {{"aten::q_scale", {Disposition::kNotApplicable, "quantized"}},
+                       {"aten::hypot_", {Disposition::kUnreached, "no sample"}}};
+  const Disposals back = disposals_from_json(disposals_json(d));
+  ASSERT_EQ(back.size(), 2u);
+  EXPECT_EQ(back.at("aten::q_scale").disposition, Disposition::kNotApplicable);
+  EXPECT_EQ(back.at("aten::hypot_").reason, "no sample");
+  EXPECT_TRUE(disposals_from_json(nlohmann::json::array()).empty());
+  EXPECT_TRUE(disposals_from_json({{"aten::x", {{"disposition", "maybe"}}}}).empty());
 }
 
 }  // namespace

@@ -103,7 +103,11 @@ TEST(Store, ReadsARunInProgressConsistently) {
     Store store(path);
     for (int i = 0; i < kCases; ++i) {
       store.record_result("r1", CaseResult{"ops/op" + std::to_string(i) + "/float32/forward",
-                                           Outcome::kPass, 0.01, {}, {{"aten::add.Tensor", 1}}, {}});
+                                           Outcome::kPass,
+                                           0.01,
+                                           {},
+                                           {{"aten::add.Tensor", 1}},
+                                           {}});
     }
     done = true;
   });
@@ -230,8 +234,17 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
   EXPECT_EQ(run->suite_options, nlohmann::json::object());
   // v6: no recorded model checks, and one can be recorded against the migrated run.
   EXPECT_TRUE(store.model_checks().empty());
-  store.record_model_check({"hf:LlamaForCausalLM", "abc", "2026-01-02T00:00:00.000Z", "2.13.0", "m",
-                            "1", "0.1.0", "r1", 1, "runs with ops on the fallback", {{"ops", 1}}});
+  store.record_model_check({"hf:LlamaForCausalLM",
+                            "abc",
+                            "2026-01-02T00:00:00.000Z",
+                            "2.13.0",
+                            "m",
+                            "1",
+                            "0.1.0",
+                            "r1",
+                            1,
+                            "runs with ops on the fallback",
+                            {{"ops", 1}}});
   EXPECT_EQ(store.model_checks("llama").size(), 1u);
 }
 
@@ -239,7 +252,16 @@ TEST(Store, KeepsModelChecksByModelOldestFirst) {
   Store store(temp_db("models.db"));
   store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
   const auto check = [&](const std::string& key, const std::string& at, int exit_code) {
-    store.record_model_check({key, "h", at, "2.13.0", "m", "1", "0.1.0", "r1", exit_code, "v",
+    store.record_model_check({key,
+                              "h",
+                              at,
+                              "2.13.0",
+                              "m",
+                              "1",
+                              "0.1.0",
+                              "r1",
+                              exit_code,
+                              "v",
                               {{"exit_code", exit_code}}});
   };
   check("script:/m.py:build", "2026-01-03T00:00:00.000Z", 0);
@@ -253,8 +275,9 @@ TEST(Store, KeepsModelChecksByModelOldestFirst) {
   EXPECT_EQ(all[1].result["exit_code"], 2);
   EXPECT_EQ(store.model_checks("SCRIPT").size(), 1u);  // any case
   // A check must name a run that exists: the evidence stays in the DB.
-  EXPECT_THROW(store.record_model_check({"k", "h", "t", "2", "m", "1", "0", "no-such-run", 0, "v", {}}),
-               StoreError);
+  EXPECT_THROW(
+      store.record_model_check({"k", "h", "t", "2", "m", "1", "0", "no-such-run", 0, "v", {}}),
+      StoreError);
 }
 
 TEST(Store, KeepsTheOptionsARunGaveItsSuite) {
@@ -279,4 +302,29 @@ TEST(Store, ADigestOfFewerResultsIsStale) {
   EXPECT_FALSE(store.digest("r1"));  // the run gained a result since: recompute
   EXPECT_EQ(store.run_ids(), std::vector<std::string>{"r1"});
   EXPECT_TRUE(store.run_ids(std::string("hf")).empty());
+}
+
+// `query` prints what the store read in the worker's shape: reading it back gives the same result.
+TEST(Store, AResultReadBackInTheWorkersShapeIsTheSameResult) {
+  const CaseResult r{
+      "ops/add/float32/forward", Outcome::kFallback,        0.25,
+      {{"max_abs_error", 0.5}},  {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}}};
+  const CaseResult back = CaseResult::from_worker_json(r.to_json());
+  EXPECT_EQ(back.case_id, r.case_id);
+  EXPECT_EQ(back.outcome, r.outcome);
+  EXPECT_DOUBLE_EQ(back.duration, r.duration);
+  EXPECT_EQ(back.evidence, r.evidence);
+  EXPECT_EQ(back.native_ops, r.native_ops);
+  EXPECT_EQ(back.fallback_ops, r.fallback_ops);
+  EXPECT_EQ(r.to_json()["outcome"], "fallback");
+}
+
+TEST(Store, ARunAsJsonHasItsWallTimeOnlyOnceEnded) {
+  RunInfo run = make_run("r1", "2026-01-01T00:00:00.000Z");
+  EXPECT_TRUE(conform::run_json(run)["duration_seconds"].is_null());
+  run.ended_at = "2026-01-01T00:01:01.500Z";
+  const auto j = conform::run_json(run);
+  EXPECT_DOUBLE_EQ(j["duration_seconds"].get<double>(), 61.5);
+  EXPECT_EQ(j["torch"], "2.13.0");
+  EXPECT_EQ(j["id"], "r1");
 }

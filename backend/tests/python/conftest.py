@@ -1,4 +1,4 @@
-"""Fixtures of the device suite (helpers live in device_helpers.py). Sets a private compile
+"""Fixtures of the bundled backend's own tests (helpers live in device_helpers.py). Sets a private compile
 cache directory for the whole test session."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Helpers of the device suite: fresh interpreters for what must be seen from a clean start
+"""Helpers of the bundled backend's own tests: fresh interpreters for what must be seen from a clean start
 (autoload, environment variables, out-of-memory with a small capacity)."""
 
 from __future__ import annotations
