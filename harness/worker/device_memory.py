@@ -42,8 +42,8 @@ def allocated_reader(device: str) -> Callable[[], int] | None:
 
 def settled(read: Callable[[], int], generation: int = 2) -> int:
     """Allocated bytes once Python has let go of what only a reference cycle still held: the
-    cycles of the youngest `generation`s (1: the case's own, about a millisecond; 2: every one,
-    about 0.2 s with torch's test machinery loaded)."""
+    cycles of the youngest `generation`s (1: the case's own, about a millisecond; 2: every one the
+    worker did not freeze before its first case, a few milliseconds; worker.serve)."""
     gc.collect(generation)
     return read()
 
