@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 
 namespace conform {
@@ -26,11 +24,13 @@ std::optional<std::string> dispositions_in(const std::vector<std::string>& folde
   return std::nullopt;
 }
 
-Dispositions parse_dispositions(const std::string& text, const std::string& file,
-                                const std::set<std::string>* known) {
-  Dispositions out;
-  const auto table =
-      parse_located_table(text, file, {"description", "entries", "$schema"}, out.problems);
+namespace {
+
+const std::set<std::string> kFileFields = {"description", "entries", "$schema"};
+
+// The entries of a read table, each checked; `out` holds the reader's problems already.
+Dispositions from_table(const std::optional<LocatedTable>& table, Dispositions out,
+                        const std::set<std::string>* known) {
   if (!table) return out;
   std::map<std::string, int> seen;  // name -> times listed so far
   std::map<std::string, Location> first_at;
@@ -97,15 +97,19 @@ Dispositions parse_dispositions(const std::string& text, const std::string& file
   return out;
 }
 
+}  // namespace
+
+Dispositions parse_dispositions(const std::string& text, const std::string& file,
+                                const std::set<std::string>* known) {
+  Dispositions out;
+  const auto table = parse_located_table(text, file, kFileFields, out.problems);
+  return from_table(table, std::move(out), known);
+}
+
 Dispositions load_dispositions(const std::string& path, const std::set<std::string>* known) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    Dispositions out;
-    out.problems.push_back({{path}, "cannot read the dispositions file"});
-    return out;
-  }
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
-  return parse_dispositions(text, path, known);
+  Dispositions out;
+  const auto table = read_located_table(path, kFileFields, out.problems);
+  return from_table(table, std::move(out), known);
 }
 
 }  // namespace conform
