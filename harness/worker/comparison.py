@@ -18,6 +18,7 @@ from typing import Any, Callable
 import torch
 import torch.utils._pytree as pytree
 
+from dispatch_capture import harness_transfer
 from evidence import dtype_name
 
 
@@ -43,8 +44,10 @@ def to_device(inputs: Any, device: str) -> Any:
     offset over a copy of its whole storage (one copy per storage, so tensors that share memory on
     the CPU share it on the device: out= overlapping an input stays overlapping), and with its lazy
     conjugation or negation, so the device sees the layout the CPU saw. One tensor passed in two
-    places (add(x, x), cat([a, b], out=a)) arrives as one tensor."""
-    return _relocated(inputs, lambda t: t.to(device))
+    places (add(x, x), cat([a, b], out=a)) arrives as one tensor. The copies are the harness's,
+    not the case's: the dispatcher capture does not count them."""
+    with harness_transfer():
+        return _relocated(inputs, lambda t: t.to(device))
 
 
 def own_copy(inputs: Any) -> Any:
@@ -145,7 +148,13 @@ _NO_FAST_PATH = {d for d in vars(torch).values() if isinstance(d, torch.dtype)
 def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool = True) -> tuple[float, float]:
     """Raises Mismatch when `actual` (device) differs from `expected` (CPU), pytrees of tensors and
     other values; returns the largest errors. With values=False only structure, shapes and dtypes
-    are compared (outputs whose values are arbitrary: uninitialized or random)."""
+    are compared (outputs whose values are arbitrary: uninitialized or random). The copies back
+    to the CPU are the harness's, not the case's: the dispatcher capture does not count them."""
+    with harness_transfer():
+        return _compared(actual, expected, rtol, atol, values)
+
+
+def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool) -> tuple[float, float]:
     a_leaves, a_spec = pytree.tree_flatten(actual)
     e_leaves, e_spec = pytree.tree_flatten(expected)
     if a_spec != e_spec:

@@ -14,6 +14,8 @@ the dispatcher would run for the device's dispatch key (PrivateUse1):
 What the capture cannot see: the inside of a kernel (ops a registered kernel calls itself are
 the backend's business) and the inside of a compiled graph (the mode steps aside while torch.compile
 traces, and the executable a backend builds is opaque): a suite says so with `unobservable()`.
+What it does not count: the harness's own copies of a case's inputs to the device and of its
+results back (harness_transfer()).
 """
 
 from __future__ import annotations
@@ -68,6 +70,26 @@ def _is_view(name: str) -> bool:
         return False
 
 
+@contextlib.contextmanager
+def _stepped_aside(which) -> Iterator[None]:
+    """The innermost dispatch mode popped for the block when which(mode) holds."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
+
+    if not which(_get_current_dispatch_mode()):
+        yield
+        return
+    with _pop_mode_temporarily():
+        yield
+
+
+def harness_transfer() -> contextlib.AbstractContextManager[None]:
+    """Steps the active capture aside while the harness moves a case's inputs to the device or its
+    results back to compare them: those copies are the harness's, not ops the case ran, and on a
+    backend whose transfers fall back they would make every case a fallback. (They also cost a
+    call into Python for each of the hundreds of tensors a case moves.)"""
+    return _stepped_aside(lambda mode: isinstance(mode, Capture))
+
+
 def _on_device(values: Any, device_type: str) -> bool:
     """Whether a call's arguments put it on the device: a tensor there (also inside a list, as
     cat's), or a factory's device= naming it. Called for every op while capturing: kept cheap."""
@@ -110,17 +132,10 @@ class Capture(TorchDispatchMode):
         for counts in self.counts.values():
             counts.clear()
 
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
+    def paused(self) -> contextlib.AbstractContextManager[None]:
         """Steps aside while the case computes on the CPU alone (its reference): nothing there is
         the device's, and each op would cost a call into Python."""
-        from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
-
-        if _get_current_dispatch_mode() is not self:
-            yield
-            return
-        with _pop_mode_temporarily():
-            yield
+        return _stepped_aside(lambda mode: mode is self)
 
     def _route_of(self, func) -> tuple[str, dict[str, int] | None, bool]:
         """(name, the counts it adds to or None, whether to follow it into its parts)."""
