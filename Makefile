@@ -199,7 +199,7 @@ bench-nightly: build
 
 format:
 	@command -v clang-format >/dev/null || { echo "make format needs clang-format (apt-get install clang-format)"; exit 1; }
-	clang-format -i $$(find backend/csrc backend/tests harness/src harness/tests harness/bench reports/src -name '*.cpp' -o -name '*.h')
+	clang-format -i $$(find backend/csrc backend/tests harness/src harness/tests harness/bench -name '*.cpp' -o -name '*.h')
 
 clean:
 	rm -rf $(BUILD)

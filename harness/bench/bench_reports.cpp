@@ -4,10 +4,10 @@
 // aten op event per case, and each night's digest saved as the nightly `report` saves it.
 // Prints the times, and ratios against reading the same data back (the floor); a measurement,
 // not a test.
-#include "Dashboard.h"
-#include "Reports.h"
 #include "common/CaseId.h"
 #include "record/Store.h"
+#include "report/Dashboard.h"
+#include "report/Reports.h"
 
 #include <fmt/format.h>
 
@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
   fmt::print(
       "dashboard over {} runs: {:.2f} s (target < 5 s); reading the digests alone {:.2f} s, "
       "ratio {:.1f}x; {} KiB of HTML\n",
-      model["suites"][0]["runs"].size(), dashboard_seconds, digests_seconds, dashboard_seconds / digests_seconds,
-      fs::file_size(dir / "dashboard" / "index.html") >> 10);
+      model["suites"][0]["runs"].size(), dashboard_seconds, digests_seconds,
+      dashboard_seconds / digests_seconds, fs::file_size(dir / "dashboard" / "index.html") >> 10);
   fs::remove_all(dir);
   return 0;
 }

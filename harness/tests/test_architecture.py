@@ -13,7 +13,6 @@ import pytest
 from conform_cli import REPO
 
 SRC = REPO / "harness" / "src"
-REPORTS = REPO / "reports" / "src"
 VOCABULARY = json.loads((REPO / "harness" / "vocabulary.json").read_text())
 
 # Each layer and the layers it may include (itself always). main.cpp sits on top.
@@ -26,32 +25,29 @@ ALLOWED = {
     "schedule": {"common", "execute"},
     "compare": {"common", "record"},
     "check": {"common", "record"},
-    "reports": {"common", "record", "expect", "compare"},
-    "commands": {"common", "record", "expect", "execute", "plan", "schedule", "compare", "check", "reports"},
+    "report": {"common", "record", "expect", "compare", "check"},
+    "commands": {"common", "record", "expect", "execute", "plan", "schedule", "compare", "check", "report"},
     "main": {"commands", "common"},
 }
 INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
 
 
 def sources() -> list[tuple[str, Path]]:
-    """(layer, file) for every C++ source of the harness and the reports."""
-    out = [("reports", f) for f in sorted(REPORTS.glob("*.[ch]*"))]
-    for f in sorted(SRC.rglob("*.[ch]*")):
-        out.append(("main" if f.parent == SRC else f.relative_to(SRC).parts[0], f))
-    return out
+    """(layer, file) for every C++ source of the harness: its folder under src/ is its layer."""
+    return [("main" if f.parent == SRC else f.relative_to(SRC).parts[0], f) for f in sorted(SRC.rglob("*.[ch]*"))]
 
 
-def layer_of(include: str, own: str) -> str:
-    if "/" in include:
-        return include.split("/")[0]
-    return "reports" if (REPORTS / include).exists() else own
+def layer_of(include: str) -> str:
+    """The layer of an included header: its folder under src/. Every include names it, so that
+    every arrow shows here; a bare name is no layer, and fails."""
+    return include.split("/")[0] if "/" in include else ""
 
 
 @pytest.mark.parametrize("layer,path", sources(), ids=lambda v: str(v).rsplit("/", 1)[-1])
 def test_each_file_includes_only_what_its_layer_may(layer, path):
     assert layer in ALLOWED, f"{path}: folder '{layer}' is not a known layer (add it to ALLOWED and the docs)"
     wrong = [inc for inc in INCLUDE.findall(path.read_text())
-             if (target := layer_of(inc, layer)) != layer and target not in ALLOWED[layer]]
+             if (target := layer_of(inc)) != layer and target not in ALLOWED[layer]]
     assert not wrong, f"{path.relative_to(REPO)} ({layer}) includes {wrong}"
 
 
@@ -86,7 +82,7 @@ def test_tests_and_ci_read_results_through_query():
 # Words of the vocabulary that are also words of another vocabulary, where they stand for that:
 # (file, word) for the whole file, or (file, word, text on the literal's line) for those lines only.
 HOMONYMS = {
-    ("reports/src/Junit.cpp", "error"): "JUnit's <error> element",
+    ("harness/src/report/Junit.cpp", "error"): "JUnit's <error> element",
     ("suites/ops/ops_autograd.py", "forward_ad"): "the ops suite's check",
     ("harness/worker/compilation.py", "graph_break"): "Dynamo's own counter of graph breaks",
     ("backend/tests/python/test_engine.py", "error"): "the backend's NEURONSIM_FALLBACK and NEURONSIM_64BIT mode",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 import torch
@@ -129,28 +128,16 @@ def test_an_hf_coverage_json_follows_the_schema_too(db):
     assert coverage["subjects"][0]["name"] == "OPTForCausalLM"
 
 
-def test_not_runnable_entries_are_checked_and_cover_the_cases_they_name(tmp_path, monkeypatch):
-    tables.not_runnable.cache_clear()
-    assert tables.why_not_runnable("GitForCausalLM", "float32", "backward").startswith("Git's loss")
-    assert tables.why_not_runnable("GitForCausalLM", "float32", "forward") is None
-    assert tables.why_not_runnable("XLNetLMHeadModel", "float32", "generate") is None
-    assert tables.why_not_runnable("Gemma4AssistantForCausalLM", "bfloat16", "static_shapes")
-    bad = tmp_path / "not_runnable.json"
-    monkeypatch.setattr(tables, "NOT_RUNNABLE_FILE", bad)
-    for key in ("GitForCausalLM/backward", "GitForCausalLM/float16/backward", "NoSuchForCausalLM/*/*"):
-        bad.write_text(json.dumps({"not_runnable": {key: "why"}}))
-        tables.not_runnable.cache_clear()
-        with pytest.raises(ValueError, match=re.escape(f"not_runnable entry '{key}'")):
-            tables.not_runnable()
-    tables.not_runnable.cache_clear()
-
-
-def test_a_case_transformers_cannot_run_is_a_skip_saying_why(db):
+def test_a_case_transformers_cannot_run_is_skipped_by_the_suite_s_own_list(db):
+    """The suite's not_runnable.json applies before any backend's list, and without them: no
+    backend has to carry what no device can run."""
     cli("run", "--suite", "hf", "--ops", "^GitForCausalLM$", "--dtypes", "float32", "--checks", "backward",
-        "--db", str(db), "--strict")
+        "--db", str(db), "--strict", "--no-skiplists")
     assert outcomes(db) == {"hf/GitForCausalLM/float32/backward": "skip"}
-    evidence = evidences(db)["hf/GitForCausalLM/float32/backward"]
-    assert evidence["suite_skip"] is True and "Git's loss expects image tokens" in evidence["message"]
+    entry = evidences(db)["hf/GitForCausalLM/float32/backward"]["skiplist"]
+    assert entry["category"] == "not_runnable" and entry["mode"] == "skip"
+    assert entry["entry"].startswith(str(REPO / "suites" / "hf" / "not_runnable.json") + ":")
+    assert "Git's loss expects image tokens" in entry["reason"]
 
 
 def test_an_architecture_needing_a_missing_package_is_a_skip_not_an_error(monkeypatch):

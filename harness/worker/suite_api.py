@@ -214,7 +214,17 @@ class Suite:
             described["native_checks"] = [c.name for c in self.checks.values() if c.native]
         if self.options:
             described["options"] = self.options
+        if (own := self.own_skiplist()) is not None:
+            described["own_skiplist"] = str(own)
         return described
+
+    def own_skiplist(self) -> Path | None:
+        """The suite's own skip list, if it ships one: the cases no device can run (the CPU
+        reference included), category not_runnable, beside its suite.py. The harness applies it
+        before the backend's lists and reads it as it reads them (skiplists/schema.json)."""
+        folder = find_suites().get(self.name)
+        own = folder / "not_runnable.json" if folder is not None else None
+        return own if own is not None and own.is_file() else None
 
     def api_checks(self) -> list[str]:
         """The checks whose cases decide whether the public API a subject tests works."""

@@ -35,7 +35,7 @@ from vocabulary import EvidenceFlag, Outcome, Where
 from suitelib.tiny_models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts,
                                   overrides)
 
-from .tables import most_used, not_runnable, why_not_runnable
+from .tables import most_used
 
 SUITE = suite_api.Suite(
     __name__, noun="architecture", nouns="causal-LM architectures",
@@ -49,7 +49,7 @@ TOLERANCES = comparison.MODEL_TOLERANCES
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
-    overrides(), label_layouts(), not_runnable(), most_used()  # a bad entry stops the listing, naming it
+    overrides(), label_layouts(), most_used()  # a bad entry stops the listing, naming it
     return ((arch, dtype, check) for arch in causal_lm_architectures() for dtype in DTYPES for check in SUITE.checks)
 
 
@@ -257,9 +257,6 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     if check == "static_shapes" and (missing := backend_contract.current().why_absent(
             "compile_cache_stats", "compile-cache counters")):
         return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True, "message": missing}
-    if (reason := why_not_runnable(arch, dtype_name, check)) is not None:
-        return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True,
-                              "message": f"transformers cannot run this case (suites/hf/not_runnable.json): {reason}"}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
     module = device_module(ctx.device)

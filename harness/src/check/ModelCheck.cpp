@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace conform {
 
@@ -151,7 +152,7 @@ bool is_kernel(const json& kernel, Kernel k) {
 
 // Every captured op at every dtype it runs at, judged; and the ops by what that says.
 struct Judgement {
-  json ops = json::array();  // worst verdict first
+  std::vector<OpJudgement> ops;  // worst verdict first
   std::set<std::string> failing, fallback, skipped, untested_fallback, views;
   // Untested with a device or composite kernel: a claim of the backend, or other ops the capture
   // does not see (convolution reaches convolution_overrideable). Only views need no evidence.
@@ -172,8 +173,8 @@ json verdict_through(const RunEvidence& ev, const std::string& op, const json& r
             {"how", "replayed once on the device, it raised"}};
   }
   json worst, reaches = json::object();
-  for (const auto& [route, kernel] : {std::pair{"native_ops", Kernel::kDevice},
-                                      std::pair{"fallback_ops", Kernel::kFallback}}) {
+  for (const auto& [route, kernel] :
+       {std::pair{"native_ops", Kernel::kDevice}, std::pair{"fallback_ops", Kernel::kFallback}}) {
     for (const auto& reached_op : reached.value(route, json::array())) {
       json v = verdict_of(ev, reached_op, dtype, name(kernel));
       reaches[reached_op.get<std::string>()] = v["verdict"];
@@ -222,17 +223,14 @@ Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::strin
         else
           j.unproven.insert(op);
       }
-      j.ops.push_back({{"op", op},
-                       {"dtype", dtype},
-                       {"calls", use["calls"]},
-                       {"phases", use["phases"]},
-                       {"kernel", kernel},
-                       {"evidence", v},
-                       {"verdict", verdict}});
+      j.ops.push_back({op, dtype, use["calls"].get<std::int64_t>(),
+                       use["phases"].get<std::vector<std::string>>(), kernel, verdict,
+                       std::move(v)});
     }
   }
-  std::stable_sort(j.ops.begin(), j.ops.end(),
-                   [](const json& a, const json& b) { return verdict_in(a) < verdict_in(b); });
+  std::stable_sort(j.ops.begin(), j.ops.end(), [](const OpJudgement& a, const OpJudgement& b) {
+    return a.verdict < b.verdict;
+  });
   return j;
 }
 
@@ -263,18 +261,17 @@ std::pair<int, std::string> model_verdict(const Judgement& j) {
 // failing (it should not run). An observed op is matched exactly, else by its family.
 class Prediction {
  public:
-  Prediction(const json& ops, const std::string& model_dtype) {
+  Prediction(const std::vector<OpJudgement>& ops, const std::string& model_dtype) {
     for (const auto& o : ops) {
       // Skipped ops would run on the CPU; untested ones as their kernel says.
-      const OpVerdict v = verdict_in(o);
       std::string route(name(Route::kFallback));
-      if (v == OpVerdict::kFailing) {
+      if (o.verdict == OpVerdict::kFailing) {
         route = name(OpVerdict::kFailing);
-      } else if (v == OpVerdict::kNative ||
-                 (v == OpVerdict::kUntested && !is_kernel(o["kernel"], Kernel::kFallback))) {
+      } else if (o.verdict == OpVerdict::kNative ||
+                 (o.verdict == OpVerdict::kUntested && !is_kernel(o.kernel, Kernel::kFallback))) {
         route = name(Route::kNative);
       }
-      if (o["dtype"] == model_dtype || !routes_.contains(o["op"])) routes_[o["op"]] = route;
+      if (o.dtype == model_dtype || !routes_.contains(o.op)) routes_[o.op] = route;
     }
   }
   std::optional<std::string> of(const std::string& op) const {
@@ -290,7 +287,7 @@ class Prediction {
 
 // Where the probe (the tiny model run for real) and the prediction disagree; a probe that
 // failed outweighs the prediction: the model is blocked.
-void add_probe(json& result, const json& probe, const Judgement& j,
+void add_probe(ModelCheckResult& result, const json& probe, const Judgement& j,
                const std::string& model_dtype) {
   const Prediction prediction(j.ops, model_dtype);
   json disagreements = json::array();
@@ -314,27 +311,27 @@ void add_probe(json& result, const json& probe, const Judgement& j,
     disagreements.push_back({{"op", culprit},
                              {"predicted", prediction.of(culprit).value_or("not captured")},
                              {"observed", "failed"}});
-    result["exit_code"] = 2;
-    result["verdict"] = fmt::format("blocked: the probe failed in {} ({}); predicted: {}", culprit,
-                                    message.substr(0, 120), result["verdict"].get<std::string>());
+    result.exit_code = 2;
+    result.verdict = fmt::format("blocked: the probe failed in {} ({}); predicted: {}", culprit,
+                                 message.substr(0, 120), result.verdict);
   }
   if (probe.value("outcome", "") == name(Outcome::kFail)) {  // it ran, and computed wrong
     const json where = probe.value("first_differing_module", json());
-    const std::string at =
-        where.is_object() ? fmt::format(", first at module {} ({})", where["module"].get<std::string>(),
-                                        where["type"].get<std::string>())
-                          : "";
-    result["exit_code"] = std::max(result["exit_code"].get<int>(), 1);
-    result["verdict"] = fmt::format("wrong output: the device's output differs from the CPU's{}; {}",
-                                    at, result["verdict"].get<std::string>());
+    const std::string at = where.is_object() ? fmt::format(", first at module {} ({})",
+                                                           where["module"].get<std::string>(),
+                                                           where["type"].get<std::string>())
+                                             : "";
+    result.exit_code = std::max(result.exit_code, 1);
+    result.verdict = fmt::format("wrong output: the device's output differs from the CPU's{}; {}",
+                                 at, result.verdict);
   }
-  result["probe"] = probe;
-  result["probe"]["disagreements"] = disagreements;
+  result.probe = probe;
+  (*result.probe)["disagreements"] = disagreements;
 }
 
 // Whether the model compiles into one graph: a compile failure blocks it (exit 2), graph breaks
 // or a compiled result that differs leave it runnable but not as one graph (at least exit 1).
-void add_compile(json& result, const json& compiled) {
+void add_compile(ModelCheckResult& result, const json& compiled) {
   std::string says;
   int exit_code = 0;
   const auto graphs = compiled.value("graphs", 0);
@@ -343,8 +340,9 @@ void add_compile(json& result, const json& compiled) {
     exit_code = 2;
     const std::string stage = compiled.value("stage", std::string("compile"));
     says = stage == "capture"
-               ? fmt::format("does not compile into one graph: {}",
-                             breaks.empty() ? std::string("a graph break") : breaks[0].get<std::string>())
+               ? fmt::format(
+                     "does not compile into one graph: {}",
+                     breaks.empty() ? std::string("a graph break") : breaks[0].get<std::string>())
                : fmt::format("does not compile ({}{}): {}", stage,
                              compiled.contains("failing_op")
                                  ? ", " + compiled["failing_op"].get<std::string>()
@@ -356,27 +354,26 @@ void add_compile(json& result, const json& compiled) {
   } else {
     says = "compiles into one graph";
   }
-  result["compile"] = compiled;
-  result["compile"]["verdict"] = says;
-  result["verdict"] = fmt::format("{}; torch.compile: {}", result["verdict"].get<std::string>(), says);
-  result["exit_code"] = std::max(result["exit_code"].get<int>(), exit_code);
+  result.compile = compiled;
+  (*result.compile)["verdict"] = says;
+  result.verdict = fmt::format("{}; torch.compile: {}", result.verdict, says);
+  result.exit_code = std::max(result.exit_code, exit_code);
 }
 
 // Where the model's tensors are (docs/check-model.md, "Placement"): the static part (tensor
 // attributes .to(device) does not move) and, with --probe, what the setup left off the device
 // and the forward's ops on CPU tensors. Nothing on the device and no op run there: blocked by
 // placement (exit 2); any finding: at least exit 1.
-void add_placement(json& result, const json& placement) {
-  result["placement"] = placement;
+void add_placement(ModelCheckResult& result, const json& placement) {
+  result.placement = placement;
   const json& findings = placement["findings"];
   const bool probed = placement.contains("device_ops");
   if (probed && !placement["on_device"].get<bool>() && placement["device_ops"].get<int>() == 0) {
-    result["exit_code"] = 2;
-    result["verdict"] = fmt::format(
+    result.exit_code = 2;
+    result.verdict = fmt::format(
         "blocked by placement: after {} nothing of the model is on the device and its forward ran "
         "no op there ({} finding(s)); {}",
-        placement["setup"].value("by", std::string("the setup")), findings.size(),
-        result["verdict"].get<std::string>());
+        placement["setup"].value("by", std::string("the setup")), findings.size(), result.verdict);
     return;
   }
   if (findings.empty()) return;
@@ -384,9 +381,8 @@ void add_placement(json& result, const json& placement) {
   for (const auto& f : findings) ++kinds[f["kind"].get<std::string>()];
   std::vector<std::string> parts;
   for (const auto& [kind, n] : kinds) parts.push_back(fmt::format("{} {}", n, kind));
-  result["verdict"] = fmt::format("{}; placement: {}", result["verdict"].get<std::string>(),
-                                  fmt::join(parts, ", "));
-  result["exit_code"] = std::max(result["exit_code"].get<int>(), 1);
+  result.verdict = fmt::format("{}; placement: {}", result.verdict, fmt::join(parts, ", "));
+  result.exit_code = std::max(result.exit_code, 1);
 }
 
 // What each input shape cost (docs/check-model.md, "Shapes"): the executables (eager) and graphs
@@ -402,321 +398,82 @@ std::string shapes_summary(const json& shapes) {
   return fmt::format("{}", fmt::join(parts, "; "));
 }
 
-std::string dims(const json& shape) {
-  std::vector<std::string> out;
-  for (const auto& d : shape) out.push_back(std::to_string(d.get<int>()));
-  return fmt::format("{}", fmt::join(out, "x"));
-}
-
-void add_shapes(json& result, const json& shapes) {
-  result["shapes"] = shapes;
+void add_shapes(ModelCheckResult& result, const json& shapes) {
+  result.shapes = shapes;
   std::vector<std::string> buckets;
-  for (const auto& b : shapes["buckets"]) buckets.push_back(dims(b));
-  result["shapes"]["suggestion"] =
+  for (const auto& b : shapes["buckets"]) buckets.push_back(shape_text(b));
+  (*result.shapes)["suggestion"] =
       shapes["buckets"].size() < shapes["shapes"].size()
-          ? fmt::format("pad inputs to the buckets {} (each shape to the smallest bucket that holds "
-                        "it, at most 2x padding): {}",
-                        fmt::join(buckets, ", "), shapes_summary(shapes))
-          : std::string("no two shapes are within 2x padding of each other: every shape is its own bucket");
+          ? fmt::format(
+                "pad inputs to the buckets {} (each shape to the smallest bucket that holds "
+                "it, at most 2x padding): {}",
+                fmt::join(buckets, ", "), shapes_summary(shapes))
+          : std::string(
+                "no two shapes are within 2x padding of each other: every shape is its own bucket");
   for (const auto& row : shapes["shapes"])
     if (row.value("outcome", "") == name(Outcome::kError)) {
-      result["exit_code"] = std::max(result["exit_code"].get<int>(), 2);
-      result["verdict"] = fmt::format("{}; blocked at shape {}: {}", result["verdict"].get<std::string>(),
-                                      dims(row["shape"]), row.value("message", std::string()));
+      result.exit_code = std::max(result.exit_code, 2);
+      result.verdict = fmt::format("{}; blocked at shape {}: {}", result.verdict,
+                                   shape_text(row["shape"]), row.value("message", std::string()));
       break;
     }
-  result["verdict"] =
-      fmt::format("{}; shapes: {}", result["verdict"].get<std::string>(), shapes_summary(shapes));
-}
-
-std::string shapes_text(const json& shapes) {
-  std::string out = "\nshapes (the buckets first: each later shape adds what it needs beyond them):\n";
-  for (const auto& row : shapes["shapes"]) {
-    out += fmt::format("  {:<12} bucket {:<12}", dims(row["shape"]), dims(row["bucket"]));
-    if (row.contains("executables"))
-      out += row["executables"].is_null() ? "  executables: not reported"
-                                          : fmt::format("  {} new executable(s)", row["executables"].get<int>());
-    if (row.contains("graphs")) out += fmt::format("  {} graph(s) compiled", row["graphs"].get<int>());
-    if (row.value("outcome", "") == name(Outcome::kError)) out += "  error: " + row.value("message", std::string());
-    out += "\n";
-  }
-  return out + "  " + shapes["suggestion"].get<std::string>() + "\n";
-}
-
-// The placement findings in lines: the first `limit`, then how many more (the JSON has all).
-std::string placement_text(const json& placement, std::size_t limit) {
-  std::string out;
-  const json& findings = placement["findings"];
-  if (placement.contains("setup"))
-    out += fmt::format("\nplacement after {}:", placement["setup"].value("by", std::string("the setup")));
-  else
-    out += "\nplacement (static: the model's tensor attributes):";
-  if (placement.contains("setup") && placement["setup"].contains("device_map"))
-    out += fmt::format(" device map {}", placement["setup"]["device_map"].dump());
-  out += findings.empty() ? " nothing off the device\n" : "\n";
-  for (std::size_t i = 0; i < findings.size() && i < limit; ++i) {
-    const json& f = findings[i];
-    out += fmt::format("  {}: {}{}{}{}\n", f["kind"].get<std::string>(), f["where"].get<std::string>(),
-                       f.contains("op") ? fmt::format(" ran {} x{}", f["op"].get<std::string>(),
-                                                      f["calls"].get<int>())
-                                        : std::string(),
-                       f.contains("device") ? " on " + f["device"].get<std::string>() : std::string(),
-                       f.contains("fix") ? " — " + f["fix"].get<std::string>() : std::string());
-  }
-  if (findings.size() > limit) out += fmt::format("  ... {} more (--json lists all)\n", findings.size() - limit);
-  return out;
+  result.verdict = fmt::format("{}; shapes: {}", result.verdict, shapes_summary(shapes));
 }
 
 }  // namespace
 
-json judge_model(const json& capture, Store& store, const std::string& run_id,
-                 const std::string& db_path) {
+ModelCheckResult judge_model(const json& capture, Store& store, const std::string& run_id,
+                             const std::string& db_path) {
   const std::string model_dtype = capture["model"].value("dtype", "float32");
-  const Judgement j = judge_ops(capture, index_run(store, run_id), model_dtype);
-  const auto [exit_code, verdict] = model_verdict(j);
-  json result = {{"schema", "neuron-conform/check-model"},
-                 {"schema_version", 1},
-                 {"model", capture["model"]},
-                 {"run", {{"id", run_id}, {"db", db_path}}},
-                 {"verdict", verdict},
-                 {"exit_code", exit_code},
-                 {"counts",
-                  {{"ops", capture["ops"].size()},
-                   {name(OpVerdict::kFailing), j.failing.size()},
-                   {name(OpVerdict::kFallback), j.fallback.size()},
-                   {name(OpVerdict::kSkipped), j.skipped.size()},
-                   {"untested_fallback", j.untested_fallback.size()},
-                   {"untested_unproven", j.unproven.size()},
-                   {"untested_views", j.views.size()}}},
-                 {"ops", j.ops},
-                 {"capture_seconds", capture.value("capture_seconds", 0.0)}};
+  Judgement j = judge_ops(capture, index_run(store, run_id), model_dtype);
+  ModelCheckResult result;
+  std::tie(result.exit_code, result.verdict) = model_verdict(j);
+  result.model = capture["model"];
+  result.run_id = run_id;
+  result.db_path = db_path;
+  result.counts = {.ops = capture["ops"].size(),
+                   .failing = j.failing.size(),
+                   .fallback = j.fallback.size(),
+                   .skipped = j.skipped.size(),
+                   .untested_fallback = j.untested_fallback.size(),
+                   .untested_unproven = j.unproven.size(),
+                   .untested_views = j.views.size()};
+  result.capture_seconds = capture.value("capture_seconds", 0.0);
   if (capture.contains("probe")) add_probe(result, capture["probe"], j, model_dtype);
   if (capture.contains("compile")) add_compile(result, capture["compile"]);
   if (capture.contains("placement")) add_placement(result, capture["placement"]);
   if (capture.contains("shapes")) add_shapes(result, capture["shapes"]);
+  result.ops = std::move(j.ops);
   return result;
 }
 
-namespace {
-
-// One op's evidence in a line: the cases that decided it, the error, the skip-list entry, or why
-// it is untested; for a composite op replayed on the device, what it reached first.
-std::string evidence_text(const json& e, OpVerdict v) {
-  std::string why;
-  if (e.contains("reaches")) {
-    std::string ops;
-    for (const auto& [op, verdict] : e["reaches"].items())
-      ops += fmt::format("{}{} {}", ops.empty() ? "" : ", ", op, verdict.get<std::string>());
-    why = fmt::format("on the device: {}; ", ops);
-  }
-  if (e.contains("not_replayed"))
-    why = fmt::format("not replayed on the device ({}); ", e["not_replayed"].get<std::string>());
-  switch (v) {
-    case OpVerdict::kNative:
-    case OpVerdict::kFallback:
-      if (!e.contains("cases")) return why + e.value("how", std::string());
-      return why + fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
-                               e.value("example", std::string()));
-    case OpVerdict::kFailing:
-      return why + fmt::format("{}: {}", e.value("example", std::string()),
-                               e.value("message", std::string()).substr(0, 100));
-    case OpVerdict::kSkipped:
-      return why + fmt::format("{} ({}): {}", e.value("category", std::string()),
-                               e.value("example", std::string()),
-                               e.value("reason", std::string()).substr(0, 90));
-    case OpVerdict::kUntested:
-      return why +
-             fmt::format("no case of the run; kernel: {}{}",
-                         e["kernel"].is_null() ? "unknown" : e["kernel"].get<std::string>(),
-                         e.contains("tested_at") ? "; tested at " + e["tested_at"].dump() : "");
-  }
-  return why;
+void to_json(json& j, const OpJudgement& o) {
+  j = {{"op", o.op},         {"dtype", o.dtype},     {"calls", o.calls},      {"phases", o.phases},
+       {"kernel", o.kernel}, {"verdict", o.verdict}, {"evidence", o.evidence}};
 }
 
-}  // namespace
-
-std::string model_check_text(const json& r) {
-  const json& m = r["model"];
-  std::string out = fmt::format(
-      "model: {} ({}{}, {}{})\nevidence: run {} in {}\n\n",
-      m.value("architecture", m.value("script", m.value("exported", "?"))),
-      m["dtype"].get<std::string>(), m.value("full_size", false) ? ", full size" : "",
-      m.contains("parameters") ? fmt::format("{:L} parameters", m["parameters"].get<std::int64_t>())
-                               : "",
-      m.value("train", false) ? ", forward and backward"
-                              : (m.contains("parameters") ? ", forward" : "forward"),
-      r["run"]["id"].get<std::string>(), r["run"]["db"].get<std::string>());
-  out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", "aten op", "dtype", "calls", "verdict",
-                     "evidence");
-  for (const auto& o : r["ops"]) {
-    const OpVerdict v = verdict_in(o);
-    const std::string why = evidence_text(o["evidence"], v);
-    out += fmt::format("{:<42} {:<9} {:>6}  {:<9} {}\n", o["op"].get<std::string>(),
-                       o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(), name(v), why);
-  }
-  if (r.contains("probe")) {
-    const json& p = r["probe"];
-    out += fmt::format("\nprobe (the tiny model on the device and on the CPU): {}",
-                       p.value("outcome", "?"));
-    if (p.contains("max_abs_error")) {  // non-finite errors travel as "inf" or "nan"
-      const json& e = p["max_abs_error"];
-      out += ", max abs error " +
-             (e.is_number() ? fmt::format("{:.3g}", e.get<double>()) : e.get<std::string>());
-    }
-    if (p.contains("message")) out += ": " + p["message"].get<std::string>().substr(0, 200);
-    out += fmt::format("; {} op(s) ran natively, {} through the fallback\n", p["native_ops"].size(),
-                       p["fallback_ops"].size());
-    for (const auto& d : p["disagreements"])
-      out +=
-          fmt::format("  disagreement: {} predicted {}, observed {}\n", d["op"].get<std::string>(),
-                      d["predicted"].get<std::string>(), d["observed"].get<std::string>());
-    if (p.contains("first_differing_module")) {
-      const json& m = p["first_differing_module"];
-      out += fmt::format("  the output first differs at module {} ({})\n", m["module"].get<std::string>(),
-                         m["type"].get<std::string>());
-    }
-    if (p["disagreements"].empty() && p.value("outcome", "") != name(Outcome::kFail))
-      out += "  the probe agrees with the prediction\n";
-  }
-  if (r.contains("compile")) {
-    const json& c = r["compile"];
-    out += fmt::format("\ntorch.compile (the tiny model, static shapes): {}; {} graph(s), {:.2f} s",
-                       c["verdict"].get<std::string>(), c.value("graphs", 0),
-                       c.value("compile_seconds", 0.0));
-    if (c.contains("max_abs_error") && c["max_abs_error"].is_number())
-      out += fmt::format(", max abs error against the CPU {:.3g}", c["max_abs_error"].get<double>());
-    out += "\n";
-    for (const auto& reason : c.value("graph_breaks", json::array()))
-      out += fmt::format("  graph break: {}\n", reason.get<std::string>());
-  }
-  if (r.contains("placement")) out += placement_text(r["placement"], 12);
-  if (r.contains("shapes")) out += shapes_text(r["shapes"]);
-  out += fmt::format("\nverdict: {}\n", r["verdict"].get<std::string>());
-  return out;
-}
-
-std::string model_check_markdown(const json& r) {
-  const json& m = r["model"];
-  std::string md = fmt::format("### check-model: {}\n\n**{}** (exit {})\n\n",
-                               m.value("architecture", m.value("script", m.value("exported", "?"))),
-                               r["verdict"].get<std::string>(), r["exit_code"].get<int>());
-  md += fmt::format("dtype {}, {}; evidence from run `{}`\n\n", m["dtype"].get<std::string>(),
-                    m.value("train", false) ? "forward and backward" : "forward",
-                    r["run"]["id"].get<std::string>());
-  md += "| aten op | dtype | calls | verdict | evidence |\n| --- | --- | ---: | --- | --- |\n";
-  for (const auto& o : r["ops"]) {
-    const std::string why = evidence_text(o["evidence"], verdict_in(o));
-    md += fmt::format("| `{}` | {} | {} | {} | {} |\n", o["op"].get<std::string>(),
-                      o["dtype"].get<std::string>(), o["calls"].get<std::int64_t>(),
-                      o["verdict"].get<std::string>(), md_cell(why));
-  }
-  if (r.contains("probe")) {
-    md += fmt::format("\nProbe: {}; {} disagreement(s) with the prediction.\n",
-                      r["probe"].value("outcome", "?"), r["probe"]["disagreements"].size());
-    for (const auto& d : r["probe"]["disagreements"])
-      md += fmt::format("- `{}`: predicted {}, observed {}\n", d["op"].get<std::string>(),
-                        d["predicted"].get<std::string>(), d["observed"].get<std::string>());
-  }
-  if (r.contains("placement") && !r["placement"]["findings"].empty()) {
-    md += fmt::format("\nPlacement: {} finding(s).\n", r["placement"]["findings"].size());
-    for (const auto& f : r["placement"]["findings"])
-      md += fmt::format("- {} `{}`{}\n", f["kind"].get<std::string>(), f["where"].get<std::string>(),
-                        f.contains("op") ? fmt::format(" (`{}`)", f["op"].get<std::string>()) : std::string());
-  }
-  if (r.contains("compile")) {
-    md += fmt::format("\ntorch.compile: {} ({} graph(s)).\n", r["compile"]["verdict"].get<std::string>(),
-                      r["compile"].value("graphs", 0));
-    for (const auto& reason : r["compile"].value("graph_breaks", json::array()))
-      md += fmt::format("- graph break: {}\n", md_cell(reason.get<std::string>()));
-  }
-  return md;
-}
-
-ModelCheckRecord model_check_record(const json& r, const std::string& recorded_at,
-                                    const std::string& harness_version) {
-  const json& m = r["model"];
-  const json identity = m.value("identity", json::object());
-  return {identity.value("key", std::string("unknown")),
-          identity.value("hash", std::string()),
-          recorded_at,
-          m.value("torch", std::string("unknown")),
-          m.value("backend_module", std::string("unknown")),
-          m.value("backend_version", std::string("unknown")),
-          harness_version,
-          r["run"]["id"].get<std::string>(),
-          r["exit_code"].get<int>(),
-          r["verdict"].get<std::string>(),
-          r};
-}
-
-namespace {
-
-std::map<std::string, std::string> op_verdicts(const json& result) {
-  std::map<std::string, std::string> out;
-  for (const auto& o : result.value("ops", json::array()))
-    out[o["op"].get<std::string>() + " " + o["dtype"].get<std::string>()] = o["verdict"].get<std::string>();
-  return out;
-}
-
-}  // namespace
-
-std::vector<std::string> model_check_changes(const ModelCheckRecord& before,
-                                             const ModelCheckRecord& after) {
-  std::vector<std::string> out;
-  const auto changed = [&](const std::string& what, const std::string& a, const std::string& b) {
-    if (a != b) out.push_back(fmt::format("{} {} -> {}", what, a, b));
-  };
-  changed("model (hash)", before.model_hash, after.model_hash);
-  changed("dtype", before.result["model"].value("dtype", ""), after.result["model"].value("dtype", ""));
-  changed("train", before.result["model"].value("train", false) ? "yes" : "no",
-          after.result["model"].value("train", false) ? "yes" : "no");
-  changed("torch version", before.torch_version, after.torch_version);
-  changed("backend", before.backend_module + " " + before.backend_version,
-          after.backend_module + " " + after.backend_version);
-  changed("harness version", before.harness_version, after.harness_version);
-  changed("evidence run", before.evidence_run, after.evidence_run);
-  changed("exit", std::to_string(before.exit_code), std::to_string(after.exit_code));
-  const auto a = op_verdicts(before.result), b = op_verdicts(after.result);
-  for (const auto& [op, verdict] : b) {
-    const auto found = a.find(op);
-    changed(op + ":", found == a.end() ? std::string("(not used)") : found->second, verdict);
-  }
-  for (const auto& [op, verdict] : a)
-    if (!b.contains(op)) changed(op + ":", verdict, "(not used)");
-  return out;
-}
-
-json model_history_json(const std::vector<ModelCheckRecord>& records) {
-  json models = json::array();
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const ModelCheckRecord& r = records[i];
-    const bool first = i == 0 || records[i - 1].model_key != r.model_key;
-    if (first) models.push_back({{"model", r.model_key}, {"checks", json::array()}});
-    models.back()["checks"].push_back(
-        {{"recorded_at", r.recorded_at}, {"model_hash", r.model_hash}, {"torch", r.torch_version},
-         {"backend", r.backend_module + " " + r.backend_version}, {"harness_version", r.harness_version},
-         {"evidence_run", r.evidence_run}, {"exit_code", r.exit_code}, {"verdict", r.verdict},
-         {"changes", first ? json::array() : json(model_check_changes(records[i - 1], r))}});
-  }
-  return {{"schema", "neuron-conform/model-history"}, {"schema_version", 1}, {"models", models}};
-}
-
-std::string model_history_text(const std::vector<ModelCheckRecord>& records) {
-  std::string out;
-  const json history = model_history_json(records);  // kept: a range-for over a temporary's member dangles
-  for (const auto& model : history["models"]) {
-    out += fmt::format("{}\n", model["model"].get<std::string>());
-    for (const auto& c : model["checks"]) {
-      out += fmt::format("  {}  exit {}  torch {} · {} · harness {} · run {}\n    {}\n",
-                         c["recorded_at"].get<std::string>(), c["exit_code"].get<int>(),
-                         c["torch"].get<std::string>(), c["backend"].get<std::string>(),
-                         c["harness_version"].get<std::string>(), c["evidence_run"].get<std::string>(),
-                         one_line(c["verdict"].get<std::string>(), 300));
-      for (const auto& change : c["changes"]) out += fmt::format("    changed: {}\n", change.get<std::string>());
-      if (c["changes"].empty() && &c != &model["checks"].front()) out += "    changed: nothing\n";
-    }
-  }
-  return out.empty() ? "no recorded checks (check-model --record keeps one)\n" : out;
+void to_json(json& j, const ModelCheckResult& r) {
+  const ModelCheckCounts& c = r.counts;
+  j = {{"schema", "neuron-conform/check-model"},
+       {"schema_version", 1},
+       {"model", r.model},
+       {"run", {{"id", r.run_id}, {"db", r.db_path}}},
+       {"verdict", r.verdict},
+       {"exit_code", r.exit_code},
+       {"counts",
+        {{"ops", c.ops},
+         {name(OpVerdict::kFailing), c.failing},
+         {name(OpVerdict::kFallback), c.fallback},
+         {name(OpVerdict::kSkipped), c.skipped},
+         {"untested_fallback", c.untested_fallback},
+         {"untested_unproven", c.untested_unproven},
+         {"untested_views", c.untested_views}}},
+       {"ops", r.ops},
+       {"capture_seconds", r.capture_seconds}};
+  if (r.probe) j["probe"] = *r.probe;
+  if (r.compile) j["compile"] = *r.compile;
+  if (r.placement) j["placement"] = *r.placement;
+  if (r.shapes) j["shapes"] = *r.shapes;
 }
 
 }  // namespace conform

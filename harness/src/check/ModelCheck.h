@@ -1,9 +1,13 @@
 #pragma once
 
+#include "common/Vocabulary.h"
 #include "record/Store.h"
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,26 +28,52 @@ namespace conform {
 // The model: blocked (exit 2) when an op fails; exit 1 when ops fall back, are skipped, or are
 // untested (without a kernel: they would fall back; with one: unproven); else runs natively
 // (exit 0). Untested views, which every backend shares, decide nothing. docs/check-model.md
-// documents the JSON.
-nlohmann::json judge_model(const nlohmann::json& capture, Store& store, const std::string& run_id,
-                           const std::string& db_path);
+// documents the JSON; report/ModelCheckReport.h renders it as text and Markdown.
 
-std::string model_check_text(const nlohmann::json& result);
+// One captured op at one dtype it ran at, judged.
+struct OpJudgement {
+  std::string op;
+  std::string dtype;
+  std::int64_t calls = 0;
+  std::vector<std::string> phases;  // forward, backward
+  nlohmann::json kernel;            // a Kernel's name, as the capture saw it; null: unknown
+  OpVerdict verdict = OpVerdict::kUntested;
+  // What decided the verdict: the cases, the error, the skip-list entry, or why it is untested
+  // (docs/check-model.md: its fields depend on the verdict).
+  nlohmann::json evidence;
+};
 
-// The record --record keeps of a judged model (its identity and versions come from the capture).
-ModelCheckRecord model_check_record(const nlohmann::json& result, const std::string& recorded_at,
-                                    const std::string& harness_version);
+// How many captured ops fall in each class (an op judged at several dtypes counts once in each
+// class one of its verdicts puts it in).
+struct ModelCheckCounts {
+  std::size_t ops = 0;  // captured
+  std::size_t failing = 0;
+  std::size_t fallback = 0;
+  std::size_t skipped = 0;
+  std::size_t untested_fallback = 0;  // untested, and no kernel: they would fall back
+  std::size_t untested_unproven = 0;  // untested, with a device or composite kernel
+  std::size_t untested_views = 0;     // untested views: they decide nothing
+};
 
-// What changed from one recorded check of a model to the next: the model itself (its hash, dtype,
-// passes), the versions (torch, backend, harness), the evidence run, the exit code, and every op
-// whose verdict changed (`aten::mul.Tensor float32: native -> skipped`), in words.
-std::vector<std::string> model_check_changes(const ModelCheckRecord& before,
-                                             const ModelCheckRecord& after);
+struct ModelCheckResult {
+  nlohmann::json model;  // as captured: what the model is, its dtype, identity and versions
+  std::string run_id;    // the evidence run, in the results DB at db_path
+  std::string db_path;
+  std::string verdict;  // in words: what decides the exit code
+  int exit_code = 0;    // 0 runs natively, 1 ops on the CPU or unproven, 2 blocked
+  ModelCheckCounts counts;
+  std::vector<OpJudgement> ops;  // worst verdict first
+  double capture_seconds = 0;
+  // What the capture observed beyond the ops, when it did, with what the judgement added:
+  // the probe's disagreements with the prediction, the compile verdict, the shapes' suggestion.
+  std::optional<nlohmann::json> probe, compile, placement, shapes;
+};
 
-// --history: each model's recorded checks, oldest first, each with what changed since the one
-// before; and the same as JSON (models, each with its checks and their changes).
-std::string model_history_text(const std::vector<ModelCheckRecord>& records);
-nlohmann::json model_history_json(const std::vector<ModelCheckRecord>& records);
-std::string model_check_markdown(const nlohmann::json& result);
+ModelCheckResult judge_model(const nlohmann::json& capture, Store& store, const std::string& run_id,
+                             const std::string& db_path);
+
+// The result as check-model --json prints it and --record keeps it (docs/check-model.md).
+void to_json(nlohmann::json& j, const OpJudgement& op);
+void to_json(nlohmann::json& j, const ModelCheckResult& result);
 
 }  // namespace conform

@@ -5,7 +5,9 @@
 #include "commands/Commands.h"
 #include "common/Environment.h"
 #include "execute/Worker.h"
+#include "record/ModelHistory.h"
 #include "record/Store.h"
+#include "report/ModelCheckReport.h"
 
 #include <fmt/format.h>
 
@@ -38,7 +40,7 @@ int check_model_command(const CheckModelOptions& o) {
     if (!std::filesystem::exists(o.db))
       throw std::invalid_argument(fmt::format("no results database at {}", o.db));
     Store store(o.db, /*create=*/false);
-    const auto records = store.model_checks(*o.history);
+    const auto records = model_checks(store, *o.history);
     if (o.json)
       fmt::print("{}\n", model_history_json(records).dump(2));
     else
@@ -71,19 +73,21 @@ int check_model_command(const CheckModelOptions& o) {
     throw std::invalid_argument(
         fmt::format("run {} is of suite '{}'; check-model needs a run of the {} suite (--suite)",
                     run_id, run_suite, suite));
-  const nlohmann::json result = judge_model(captured, store, run_id, o.db);
+  const ModelCheckResult result = judge_model(captured, store, run_id, o.db);
+  const nlohmann::json result_json = result;  // what --json prints and --record keeps
   if (o.record) {
-    const ModelCheckRecord record = model_check_record(result, Store::now_utc(), harness_version());
-    store.record_model_check(record);
+    const ModelCheckRecord record =
+        model_check_record(result_json, Store::now_utc(), harness_version());
+    record_model_check(store, record);
     fmt::print(stderr, "recorded in {} as a check of {} (check-model --history {})\n", o.db,
                record.model_key, record.model_key);
   }
   if (o.json) {
-    fmt::print("{}\n", result.dump(2));
+    fmt::print("{}\n", result_json.dump(2));
   } else {
     fmt::print("{}", o.markdown ? model_check_markdown(result) : model_check_text(result));
   }
-  return result["exit_code"].get<int>();
+  return result.exit_code;
 }
 
 Command add_check_model_command(CLI::App& cli) {
@@ -95,32 +99,27 @@ Command add_check_model_command(CLI::App& cli) {
       "of the operator suite (--suite). Exit 0 runs natively, 1 runs with ops on "
       "the CPU fallback (or unproven), 2 "
       "blocked by failing ops, 3 bad input");
-  cmd->add_option(
-      "--hf", o->hf,
-      "A transformers architecture or model_type (LlamaForCausalLM, llama), built tiny "
-      "from its config, nothing downloaded");
+  cmd->add_option("--hf", o->hf,
+                  "A transformers architecture or model_type (LlamaForCausalLM, llama), built tiny "
+                  "from its config, nothing downloaded");
   cmd->add_option("--script", o->script,
-                        "FILE.py:FUNCTION, a function returning (model, example inputs)");
-  cmd->add_option("--exported", o->exported,
-                        "A program saved with torch.export.save (.pt2)");
+                  "FILE.py:FUNCTION, a function returning (model, example inputs)");
+  cmd->add_option("--exported", o->exported, "A program saved with torch.export.save (.pt2)");
   cmd->add_flag("--full-size", o->full_size,
-                      "--hf at the config's real size (on meta tensors: no memory, no download)");
+                "--hf at the config's real size (on meta tensors: no memory, no download)");
   cmd->add_option("--dtype", o->dtype, "dtype of the model")->capture_default_str();
   cmd->add_flag("--train", o->train, "Include the backward pass");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
   cmd->add_option("--run", o->run,
-                        "Run of the evidence suite (id, latest, previous); default its newest");
-  cmd
-      ->add_option("--suite", o->suite,
-                   "Suite whose runs judge the model's ops (subjects named after aten ops); "
-                   "default: the default suite of `run`");
+                  "Run of the evidence suite (id, latest, previous); default its newest");
+  cmd->add_option("--suite", o->suite,
+                  "Suite whose runs judge the model's ops (subjects named after aten ops); "
+                  "default: the default suite of `run`");
   cmd->add_flag("--json", o->json, "Print the result as JSON (docs/check-model.md)");
-  cmd->add_flag("--markdown", o->markdown,
-                      "Print the result as Markdown, for a pull request");
-  cmd->add_flag(
-      "--probe", o->probe,
-      "Also run the tiny model on the device and the CPU, and show where the prediction "
-      "and the observation disagree");
+  cmd->add_flag("--markdown", o->markdown, "Print the result as Markdown, for a pull request");
+  cmd->add_flag("--probe", o->probe,
+                "Also run the tiny model on the device and the CPU, and show where the prediction "
+                "and the observation disagree");
   cmd->add_flag(
       "--compile", o->compile,
       "Also compile the tiny model with torch.compile (the backend's Dynamo backend, static "
@@ -130,12 +129,15 @@ Command add_check_model_command(CLI::App& cli) {
                   "With --hf --probe: place the model as transformers' device_map='auto' does "
                   "(accelerate's infer_auto_device_map), to see where it puts it on this machine")
       ->check(CLI::IsMember({"auto"}));
-  cmd->add_option("--shapes", o->shapes,
-                  "--script: input shapes to run, e.g. 2x16,2x32,2x64 (the first input tensor takes "
-                  "each), with --probe (eager: the backend's new executables per shape) and/or "
-                  "--compile (graphs per shape); suggests buckets to pad to");
-  cmd->add_option("--seq-lens", o->seq_lens, "--hf: sequence lengths to run, e.g. 16,32,64,128 (as --shapes)");
-  cmd->add_option("--batch-sizes", o->batch_sizes, "--hf: batch sizes to run with each sequence length (default 2)");
+  cmd->add_option(
+      "--shapes", o->shapes,
+      "--script: input shapes to run, e.g. 2x16,2x32,2x64 (the first input tensor takes "
+      "each), with --probe (eager: the backend's new executables per shape) and/or "
+      "--compile (graphs per shape); suggests buckets to pad to");
+  cmd->add_option("--seq-lens", o->seq_lens,
+                  "--hf: sequence lengths to run, e.g. 16,32,64,128 (as --shapes)");
+  cmd->add_option("--batch-sizes", o->batch_sizes,
+                  "--hf: batch sizes to run with each sequence length (default 2)");
   cmd->add_flag("--record", o->record,
                 "Keep the verdict in the results DB with the model's identity (its config, script "
                 "or file hash) and the versions of torch, the backend and the harness");
@@ -144,8 +146,7 @@ Command add_check_model_command(CLI::App& cli) {
                   "it; hf:LlamaForCausalLM, script:...), oldest first, with what changed")
       ->expected(0, 1)
       ->default_str("");
-  cmd->add_option("--backend-module", o->backend_module, "Backend module")
-      ->capture_default_str();
+  cmd->add_option("--backend-module", o->backend_module, "Backend module")->capture_default_str();
   cmd->add_option("--device", o->device,
                   "Device string (default: the name the backend module gives its PrivateUse1 "
                   "device)");

@@ -1,7 +1,7 @@
 // `neuron-conform dashboard`: the nightly dashboard over a store's whole history.
-#include "Dashboard.h"
 #include "commands/Commands.h"
 #include "record/Store.h"
+#include "report/Dashboard.h"
 
 #include <fmt/format.h>
 
@@ -13,11 +13,12 @@ int dashboard_command(const DashboardOptions& o) {
   write_dashboard(model, o.out);
   for (const auto& section : model["suites"]) {
     const auto& h = section["headline"];
-    fmt::print("suite {}: {} run(s); newest {}: {} case(s) run, pass rate {}, {} new failure(s)\n",
-               section["suite"].get<std::string>(), section["runs"].size(),
-               h["run"].get<std::string>(), h["cases_run"].get<std::int64_t>(),
-               h["pass_rate"].is_number() ? fmt::format("{:.1f}%", h["pass_rate"].get<double>()) : "-",
-               h["new_failures"].get<std::size_t>());
+    fmt::print(
+        "suite {}: {} run(s); newest {}: {} case(s) run, pass rate {}, {} new failure(s)\n",
+        section["suite"].get<std::string>(), section["runs"].size(), h["run"].get<std::string>(),
+        h["cases_run"].get<std::int64_t>(),
+        h["pass_rate"].is_number() ? fmt::format("{:.1f}%", h["pass_rate"].get<double>()) : "-",
+        h["new_failures"].get<std::size_t>());
   }
   fmt::print("dashboard of {} suite(s): {}/index.html\n", model["suites"].size(), o.out);
   return 0;

@@ -1,8 +1,8 @@
 // `neuron-conform report`: the reports of one run (also written at the end of every run).
-#include "Reports.h"
 #include "commands/Commands.h"
 #include "common/Environment.h"
 #include "record/Store.h"
+#include "report/Reports.h"
 
 #include <fmt/format.h>
 
@@ -28,9 +28,8 @@ Command add_report_command(CLI::App& cli) {
       "written at the end of every run)");
   cmd->add_option("--run", o->run, "Run (id, latest, previous)")->capture_default_str();
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
-  cmd->add_option(
-      "--out", o->out,
-      "Directory (default: runs/<run-id>/ beside the DB, and 'latest' pointed at it)");
+  cmd->add_option("--out", o->out,
+                  "Directory (default: runs/<run-id>/ beside the DB, and 'latest' pointed at it)");
   return {cmd, [o] { return report_command(*o); }, 2};
 }
 

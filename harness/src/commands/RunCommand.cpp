@@ -1,9 +1,6 @@
 // `neuron-conform run`, in its stages: plan (list the suite, select, shard, or resume a run),
 // expect (skip lists decide what is skipped or expected to fail), execute (workers run the
 // rest, every result recorded as it arrives), conclude (summary, reports, --strict).
-#include "Coverage.h"
-#include "Reports.h"
-#include "Summary.h"
 #include "commands/Commands.h"
 #include "common/Environment.h"
 #include "common/SuiteDescription.h"
@@ -14,6 +11,9 @@
 #include "plan/Planner.h"
 #include "plan/Shard.h"
 #include "record/Store.h"
+#include "report/Coverage.h"
+#include "report/Reports.h"
+#include "report/Summary.h"
 #include "schedule/Progress.h"
 #include "schedule/Scheduler.h"
 
@@ -141,19 +141,24 @@ struct Expected {
 };
 
 // Every case resolved against the skip lists before anything runs; skipped cases are recorded
-// and never run. Malformed skip lists stop the run before any case.
+// and never run. Malformed skip lists stop the run before any case. The suite's own list (what
+// no device can run) comes first and always applies; the backend's unless --no-skiplists.
 Expected expect(Store& store, const RunOptions& o, const Plan& plan) {
-  Skiplists lists;
+  std::vector<std::string> paths;
+  const std::string suite_list =
+      SuiteDescription::of_run(plan.run.suite, plan.run.suite_info, {}).own_skiplist;
+  if (!suite_list.empty()) paths.push_back(suite_list);
   if (!o.no_skiplists) {
-    const std::vector<std::string> paths =
+    const std::vector<std::string> backend =
         skiplist_paths(o.skiplists, plan.run.backend_info, plan.run.backend_module);
-    if (paths.empty())
+    if (backend.empty())
       fmt::print(stderr,
                  "skip lists: backend '{}' ships none (entry-point group neuron_conform.skiplists) "
                  "and none were given (--skiplists)\n",
                  plan.run.backend_module);
-    lists = load_skiplists(paths, plan.run.torch_version);
+    paths.insert(paths.end(), backend.begin(), backend.end());
   }
+  const Skiplists lists = load_skiplists(paths, plan.run.torch_version);
   if (!lists.problems.empty()) {
     std::string all;
     for (const auto& p : lists.problems) all += "\n  " + p.str();
@@ -172,7 +177,7 @@ Expected expect(Store& store, const RunOptions& o, const Plan& plan) {
     out.to_run.push_back(id);
   }
   store.record_results(plan.run.id, skipped);
-  if (!o.no_skiplists) {
+  if (!paths.empty()) {
     fmt::print(stderr, "skip lists: {} active entries; {} case(s) skipped, {} expected to fail\n",
                lists.entries.size(), skipped.size(), out.by_case.size());
   }
@@ -448,7 +453,8 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
                   "Skip-list files or directories (default: those the backend ships, entry-point "
                   "group neuron_conform.skiplists)");
   cmd->add_flag("--no-skiplists", o->no_skiplists,
-                "Use no skip lists: run and report every case as observed");
+                "Use none of the backend's skip lists: run and report every case as observed (a "
+                "suite's own list of cases no device can run still applies)");
   cmd->add_option_function<std::vector<std::string>>(
          "--suite-option",
          [o](const std::vector<std::string>& pairs) {

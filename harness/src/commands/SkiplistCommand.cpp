@@ -25,13 +25,10 @@
 namespace conform {
 namespace {
 
-// The names of the suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
-std::set<std::string> suite_names(const SkiplistOptions& o) {
+// The suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
+std::vector<FoundSuite> found_suites(const SkiplistOptions& o) {
   const ScratchLog log("lint-suites");
-  std::set<std::string> names;
-  for (const auto& found : find_suites(worker_command("", o.backend_module, "", 0), log.path()))
-    names.insert(found.name);
-  return names;
+  return find_suites(worker_command("", o.backend_module, "", 0), log.path());
 }
 
 // The subjects of a suite's cases, and the torch the listing worker imported.
@@ -66,7 +63,19 @@ int lint(const SkiplistOptions& o) {
     torch_version = first.torch_version;
     listed[first.suite] = std::move(first.subjects);
   }
-  Skiplists lists = load_skiplists(skiplist_paths(o.paths, nlohmann::json::object(), o.backend_module), torch_version);
+  std::vector<std::string> paths =
+      skiplist_paths(o.paths, nlohmann::json::object(), o.backend_module);
+  std::optional<std::vector<FoundSuite>> suites;  // found once, when needed
+  // The shipped lists: every suite's own first (as a run reads them), then the backend's.
+  if (o.paths.empty()) {
+    suites = found_suites(o);
+    std::vector<std::string> own;
+    for (const auto& s : *suites)
+      if (s.description && !s.description->own_skiplist.empty())
+        own.push_back(s.description->own_skiplist);
+    paths.insert(paths.begin(), own.begin(), own.end());
+  }
+  Skiplists lists = load_skiplists(paths, torch_version);
   std::vector<std::string> notes;
   if (o.check_subjects) {
     std::set<std::string> missing;
@@ -77,9 +86,13 @@ int lint(const SkiplistOptions& o) {
     std::map<std::string, std::future<ListedSubjects>> listings;
     for (const auto& suite : suites_named(lists.entries, star_suite))
       if (!listed.contains(suite))
-        listings[suite] = std::async(std::launch::async, [&o, suite] { return list_subjects(o, suite); });
-    const std::set<std::string> existing =
-        listings.empty() ? std::set<std::string>() : suite_names(o);
+        listings[suite] =
+            std::async(std::launch::async, [&o, suite] { return list_subjects(o, suite); });
+    std::set<std::string> existing;
+    if (!listings.empty()) {
+      if (!suites) suites = found_suites(o);
+      for (const auto& s : *suites) existing.insert(s.name);
+    }
     for (auto& [suite, listing] : listings) {
       try {
         ListedSubjects got = listing.get();
@@ -101,13 +114,13 @@ int lint(const SkiplistOptions& o) {
                                     "NEURON_CONFORM_SUITES or {}/suites",
                                     s, s, data_root())});
     const SubjectCheck checked = check_subjects(lists.entries, listed, star_suite, torch_version);
-    lists.problems.insert(lists.problems.end(), checked.problems.begin(),
-                          checked.problems.end());
+    lists.problems.insert(lists.problems.end(), checked.problems.begin(), checked.problems.end());
     for (const auto& [suite, n] : checked.unchecked) {
       if (missing.contains(suite)) continue;
-      notes.push_back(fmt::format("suite '{}': the subjects of {} entr{} not checked: listing "
-                                  "the suite needs a run's options or failed: {}",
-                                  suite, n, n == 1 ? "y is" : "ies are", unlisted[suite]));
+      notes.push_back(
+          fmt::format("suite '{}': the subjects of {} entr{} not checked: listing "
+                      "the suite needs a run's options or failed: {}",
+                      suite, n, n == 1 ? "y is" : "ies are", unlisted[suite]));
     }
     notes.push_back(fmt::format("subjects checked in {} of {} active entries (suites listed: {})",
                                 checked.checked, lists.entries.size(),
@@ -222,9 +235,10 @@ std::vector<std::pair<const Entry*, std::string>> harness_owned(const Expectatio
       if (first.empty()) first = evidence.value("message", std::string()).substr(0, 160);
     }
     if (ran > 0 && harness == ran)
-      out.emplace_back(&e, fmt::format("all {} case(s) it expected to fail failed in the harness or "
-                                       "the CPU reference ({})",
-                                       ran, first));
+      out.emplace_back(&e,
+                       fmt::format("all {} case(s) it expected to fail failed in the harness or "
+                                   "the CPU reference ({})",
+                                   ran, first));
   }
   return out;
 }
@@ -304,7 +318,8 @@ void print_and_refuse(const Skiplists& lists, const std::string& what) {
     throw std::invalid_argument(fmt::format("{} problem(s) in {}", lists.problems.size(), what));
 }
 
-// The lists as a Python module that calls PrivateUse1TestBase.set_test_configs (docs/pytorch-configs.md).
+// The lists as a Python module that calls PrivateUse1TestBase.set_test_configs
+// (docs/pytorch-configs.md).
 int export_lists(const SkiplistOptions& o) {
   if (o.format != "pytorch")
     throw std::invalid_argument(fmt::format("unknown --format '{}' (pytorch)", o.format));
@@ -319,10 +334,11 @@ int export_lists(const SkiplistOptions& o) {
       {"source", fmt::format("{} (torch {})", fmt::join(paths, ", "), torch_version)}};
   ensure_parent_dir(o.export_output);
   const auto said = run_helper("pytorch_configs.py", {"--export", o.export_output}, input.dump());
-  fmt::print("wrote {}: {} entries as {} op_overrides and {} test_exclusions; {} of suites PyTorch "
-             "does not run kept in NEURON_CONFORM_ENTRIES only\n",
-             o.export_output, entries.size(), said.value("op_overrides", 0),
-             said.value("test_exclusions", 0), said.value("unexpressed", 0));
+  fmt::print(
+      "wrote {}: {} entries as {} op_overrides and {} test_exclusions; {} of suites PyTorch "
+      "does not run kept in NEURON_CONFORM_ENTRIES only\n",
+      o.export_output, entries.size(), said.value("op_overrides", 0),
+      said.value("test_exclusions", 0), said.value("unexpressed", 0));
   return 0;
 }
 
@@ -336,7 +352,8 @@ int import_lists(const SkiplistOptions& o) {
   write_file(o.import_output, document.dump(2) + "\n");
   const Skiplists lists = load_skiplists({o.import_output}, got.value("torch", std::string("0")));
   print_and_refuse(lists, o.import_output);
-  fmt::print("wrote {}: {} entries from {}\n", o.import_output, document["entries"].size(), o.module);
+  fmt::print("wrote {}: {} entries from {}\n", o.import_output, document["entries"].size(),
+             o.module);
   return 0;
 }
 
@@ -358,8 +375,9 @@ Command add_skiplist_command(CLI::App& cli) {
   auto* cmd = cli.add_subcommand("skiplist", "Check and maintain skip lists");
   cmd->require_subcommand(1);
   auto add_paths = [o](CLI::App* sub) {
-    sub->add_option("paths", o->paths, "Skip-list files or directories (default: those the backend ships, entry-point "
-                  "group neuron_conform.skiplists)");
+    sub->add_option("paths", o->paths,
+                    "Skip-list files or directories (default: those the backend ships, entry-point "
+                    "group neuron_conform.skiplists)");
   };
   auto add_run = [o](CLI::App* sub) {
     sub->add_option("--db", o->db, "Results database")->capture_default_str();
@@ -369,12 +387,13 @@ Command add_skiplist_command(CLI::App& cli) {
       "lint",
       "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, "
       "subjects that name no case of the suites their entries name (each listed once), duplicate "
-      "and shadowed entries; exit 1 on any");
+      "and shadowed entries; exit 1 on any. Without paths: the lists the backend ships and every "
+      "suite's own (<suite>/not_runnable.json)");
   add_paths(lint_cmd);
-  lint_cmd
-      ->add_option("--suite", o->suite,
-                   "Suite for the entries whose suite is '*' (its torch selects active entries); "
-                   "default: the default suite of `run`");
+  lint_cmd->add_option(
+      "--suite", o->suite,
+      "Suite for the entries whose suite is '*' (its torch selects active entries); "
+      "default: the default suite of `run`");
   lint_cmd->add_option("--backend-module", o->backend_module, "Backend the listing worker imports")
       ->capture_default_str();
   lint_cmd->add_flag("!--no-subject-check", o->check_subjects,
@@ -404,17 +423,22 @@ Command add_skiplist_command(CLI::App& cli) {
       "upstream-suite entries as exclusions); import it before the test files "
       "(docs/pytorch-configs.md)");
   add_paths(export_cmd);
-  export_cmd->add_option("--format", o->format, "pytorch")->capture_default_str()->check(
-      CLI::IsMember({"pytorch"}));
+  export_cmd->add_option("--format", o->format, "pytorch")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pytorch"}));
   export_cmd->add_option("-o,--output", o->export_output, "Module to write")->capture_default_str();
-  export_cmd->add_option("--backend-module", o->backend_module, "Backend whose lists are the default")
+  export_cmd
+      ->add_option("--backend-module", o->backend_module, "Backend whose lists are the default")
       ->capture_default_str();
   auto* import_cmd = cmd->add_subcommand(
       "import",
       "Read a module that calls PrivateUse1TestBase.set_test_configs (one `export` wrote, or one "
       "written by hand) back into a skip-list file, checked like any");
-  import_cmd->add_option("module", o->module, "The Python module")->required()->check(CLI::ExistingFile);
-  import_cmd->add_option("-o,--output", o->import_output, "List file to write")->capture_default_str();
+  import_cmd->add_option("module", o->module, "The Python module")
+      ->required()
+      ->check(CLI::ExistingFile);
+  import_cmd->add_option("-o,--output", o->import_output, "List file to write")
+      ->capture_default_str();
   for (auto* sub : {lint_cmd, stats_cmd, stale_cmd, update_cmd, export_cmd, import_cmd})
     sub->callback([o, sub] { o->action = sub->get_name(); });
   return {cmd, [o] { return skiplist_command(*o); }, 2};

@@ -22,7 +22,8 @@ std::string text_field(const std::string& suite, const json& j, const char* fiel
 }
 
 // The declared options: NAME -> {"type", "default", "help", "required"}, each checked.
-std::vector<SuiteDescription::Option> parse_options(const json& j, const std::function<std::invalid_argument(const std::string&)>& fail) {
+std::vector<SuiteDescription::Option> parse_options(
+    const json& j, const std::function<std::invalid_argument(const std::string&)>& fail) {
   static const std::set<std::string> kTypes = {"int", "float", "str", "bool", "path"};
   static const std::set<std::string> kFields = {"type", "default", "help", "required"};
   if (!j.is_object()) throw fail("'options' must map each option's name to its declaration");
@@ -38,7 +39,8 @@ std::vector<SuiteDescription::Option> parse_options(const json& j, const std::fu
     if (!spec.contains("type") || !spec["type"].is_string() ||
         !kTypes.contains(spec["type"].get<std::string>()))
       throw bad("'type' must be one of int, float, str, bool, path");
-    if (!spec.contains("help") || !spec["help"].is_string() || spec["help"].get<std::string>().empty())
+    if (!spec.contains("help") || !spec["help"].is_string() ||
+        spec["help"].get<std::string>().empty())
       throw bad("'help' must say what the option does");
     SuiteDescription::Option option{name, spec["type"].get<std::string>(),
                                     spec.value("default", json()), spec["help"].get<std::string>()};
@@ -58,14 +60,16 @@ std::vector<SuiteDescription::Option> parse_options(const json& j, const std::fu
 }
 
 // false (not in the nightly), or {"shards": N, "options": {NAME: value}} naming declared options.
-SuiteDescription::Nightly parse_nightly(const json& j, const std::vector<SuiteDescription::Option>& options,
-                                        const std::function<std::invalid_argument(const std::string&)>& fail) {
+SuiteDescription::Nightly parse_nightly(
+    const json& j, const std::vector<SuiteDescription::Option>& options,
+    const std::function<std::invalid_argument(const std::string&)>& fail) {
   SuiteDescription::Nightly n;
   if (j.is_boolean()) {
     n.runs = j.get<bool>();
     return n;
   }
-  if (!j.is_object()) throw fail("'nightly' must be false or an object with 'shards' and 'options'");
+  if (!j.is_object())
+    throw fail("'nightly' must be false or an object with 'shards' and 'options'");
   for (const auto& [key, _] : j.items())
     if (key != "shards" && key != "options")
       throw fail(fmt::format("'nightly': unknown field '{}' (known: shards, options)", key));
@@ -76,7 +80,8 @@ SuiteDescription::Nightly parse_nightly(const json& j, const std::vector<SuiteDe
     n.shards = j["shards"].get<int>();
   }
   if (j.contains("options")) {
-    if (!j["options"].is_object()) throw fail("'nightly': 'options' must map option names to values");
+    if (!j["options"].is_object())
+      throw fail("'nightly': 'options' must map option names to values");
     for (const auto& [name, value] : j["options"].items()) {
       if (std::none_of(options.begin(), options.end(),
                        [&](const SuiteDescription::Option& o) { return o.name == name; }))
@@ -96,14 +101,14 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
     return std::invalid_argument(fmt::format("suite '{}' declaration: {}", suite, what));
   };
   if (!j.is_object()) throw fail("must be an object");
-  static const std::set<std::string> kKnown = {"noun",          "nouns",         "checks",
-                                               "native_checks", "headlines",     "native_phrase",
-                                               "share_cores",   "options",       "nightly"};
+  static const std::set<std::string> kKnown = {
+      "noun",          "nouns",       "checks",  "native_checks", "headlines",
+      "native_phrase", "share_cores", "options", "nightly",       "own_skiplist"};
   for (const auto& [key, _] : j.items())
     if (!kKnown.contains(key))
       throw fail(fmt::format(
           "unknown field '{}' (known: noun, nouns, checks, native_checks, native_phrase, "
-          "headlines, share_cores, options, nightly)",
+          "headlines, share_cores, options, nightly, own_skiplist)",
           key));
   SuiteDescription d;
   d.suite = suite;
@@ -115,6 +120,7 @@ SuiteDescription SuiteDescription::from_json(const std::string& suite, const jso
     d.share_cores = j["share_cores"].get<bool>();
   }
   if (j.contains("options")) d.options = parse_options(j["options"], fail);
+  d.own_skiplist = text_field(suite, j, "own_skiplist", "");
   if (j.contains("nightly")) d.nightly = parse_nightly(j["nightly"], d.options, fail);
   if (!j.contains("checks") || !j["checks"].is_object() || j["checks"].empty())
     throw fail("'checks' must map each check's name to what it checks");

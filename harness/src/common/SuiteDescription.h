@@ -8,9 +8,9 @@
 
 namespace conform {
 
-// What a suite says of itself when it lists its cases (its suite.py's SUITE, suite_api.Suite.describe()), stored
-// with every run so that a run's reports render from what that run declared. Reports know no
-// suite by name: everything suite-specific they show comes from here.
+// What a suite says of itself when it lists its cases (its suite.py's SUITE,
+// suite_api.Suite.describe()), stored with every run so that a run's reports render from what that
+// run declared. Reports know no suite by name: everything suite-specific they show comes from here.
 struct SuiteDescription {
   struct Check {
     std::string name;
@@ -27,7 +27,7 @@ struct SuiteDescription {
   // values against these before any case (harness/worker/suite_api.py).
   struct Option {
     std::string name;
-    std::string type;  // int, float, str, bool, path
+    std::string type;              // int, float, str, bool, path
     nlohmann::json default_value;  // null: none
     std::string help;
     bool required = false;
@@ -55,6 +55,10 @@ struct SuiteDescription {
     nlohmann::json options = nlohmann::json::object();  // NAME -> value
   };
   Nightly nightly;
+  // The suite's own skip list: the cases no device can run (<folder>/not_runnable.json, category
+  // not_runnable), applied before and apart from the backend's. Empty: none. A path on the host
+  // that listed the suite, so reports do not show it (to_json leaves it out).
+  std::string own_skiplist;
 
   // Validates a suite's declaration; throws std::invalid_argument naming the suite and field.
   static SuiteDescription from_json(const std::string& suite, const nlohmann::json& j);

@@ -65,6 +65,12 @@ std::string describe_bytes(std::int64_t bytes) {
                                                   : fmt::format("{:.0f} {}", value, kUnits[unit]);
 }
 
+std::string shape_text(const nlohmann::json& shape) {
+  std::string out;
+  for (const auto& size : shape) out += (out.empty() ? "" : "x") + std::to_string(size.get<int>());
+  return out;
+}
+
 std::string json_text(const nlohmann::json& value) {
   return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }

@@ -26,6 +26,9 @@ std::string format_duration(double seconds);
 // "512 MiB", "9.6 GiB".
 std::string describe_bytes(std::int64_t bytes);
 
+// A tensor shape given as a JSON list of sizes: [2, 16] -> "2x16".
+std::string shape_text(const nlohmann::json& shape);
+
 // JSON text that never throws: strings that are not UTF-8 (a worker's stderr cut mid-character,
 // a line of bytes it wrote on its protocol stream) keep their valid part, the rest becomes U+FFFD.
 std::string json_text(const nlohmann::json& value);

@@ -92,11 +92,12 @@ enum class Category {
   kFlaky,
   kCrash,
   kGraphBreak,
+  kNotRunnable,
 };
 
 using CategoryInfo = Named<Category>;
 
-inline constexpr std::array<CategoryInfo, 9> kCategories = {{
+inline constexpr std::array<CategoryInfo, 10> kCategories = {{
     {Category::kUnsupportedOp, "unsupported_op", "the backend has no working kernel for the op"},
     {Category::kDynamicShape, "dynamic_shape", "needs shapes known only at run time"},
     {Category::kSparse, "sparse", "sparse layouts"},
@@ -106,6 +107,9 @@ inline constexpr std::array<CategoryInfo, 9> kCategories = {{
     {Category::kFlaky, "flaky", "fails only sometimes"},
     {Category::kCrash, "crash", "kills the worker: never run"},
     {Category::kGraphBreak, "graph_break", "torch.compile cannot capture the code in one graph"},
+    {Category::kNotRunnable, "not_runnable",
+     "the suite cannot run the case on any device, the CPU reference included (the suite's own "
+     "list, not a backend's)"},
 }};
 
 // What a skip-list entry does with the cases it matches.
@@ -119,7 +123,15 @@ inline constexpr std::array<ModeInfo, 2> kModes = {{
 }};
 
 // A subject's status from the outcomes of all its cases.
-enum class SubjectStatus { kNative, kFallback, kPartial, kFailing, kSkipped, kNotRun, kNativeUnknown };
+enum class SubjectStatus {
+  kNative,
+  kFallback,
+  kPartial,
+  kFailing,
+  kSkipped,
+  kNotRun,
+  kNativeUnknown
+};
 
 struct SubjectStatusInfo {
   SubjectStatus value;
@@ -219,7 +231,8 @@ using EvidenceFlagInfo = Named<EvidenceFlag>;
 
 inline constexpr std::array<EvidenceFlagInfo, 1> kEvidenceFlags = {{
     {EvidenceFlag::kSuiteSkip, "suite_skip",
-     "the suite itself skipped the case (what the check needs is missing; the test skipped itself): "
+     "the suite itself skipped the case (what the check needs is missing; the test skipped "
+     "itself): "
      "not the backend's outcome, not a skip list's"},
 }};
 

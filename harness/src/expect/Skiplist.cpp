@@ -112,8 +112,9 @@ class EntryReader {
   }
 
   // The entry, or nullopt when it has a problem. `active`: its torch range includes the torch
-  // in use.
-  std::optional<Entry> read(const std::string& torch_version, bool& active) {
+  // in use. `suite_list`: the suite whose own list the file is, if it is one (suite_owning).
+  std::optional<Entry> read(const std::string& torch_version, bool& active,
+                            const std::optional<std::string>& suite_list) {
     if (!e_.is_object()) {
       problem("an entry must be an object");
       return std::nullopt;
@@ -130,6 +131,7 @@ class EntryReader {
       if (!read_field(e_, name, *field, error)) problem(error);
     }
     read_mode_and_category();
+    read_owner(suite_list);
     entry_.reason =
         e_.contains("reason") && e_["reason"].is_string() ? e_["reason"].get<std::string>() : "";
     if (entry_.reason.find_first_not_of(" \t\n") == std::string::npos)
@@ -166,6 +168,30 @@ class EntryReader {
     if (m && c && *c == Category::kCrash && *m != Mode::kSkip)
       problem(fmt::format("a '{}' entry must have mode \"{}\": crashing cases are never run",
                           name(Category::kCrash), name(Mode::kSkip)));
+  }
+
+  // A suite's own list says what no device can run, a backend's what the backend fails: neither
+  // holds the other's entries, so a backend cannot hide a failure as the suite's.
+  void read_owner(const std::optional<std::string>& suite_list) {
+    const bool not_runnable = entry_.category == Category::kNotRunnable;
+    if (!suite_list) {
+      if (not_runnable)
+        problem(
+            fmt::format("category '{}' belongs to a suite's own list (<suite>/not_runnable.json, "
+                        "beside its suite.py): a backend's list says what the backend fails",
+                        name(Category::kNotRunnable)));
+      return;
+    }
+    if (!not_runnable || entry_.mode != Mode::kSkip)
+      problem(
+          fmt::format("the {} suite's own list holds only category '{}', mode \"{}\" entries: "
+                      "cases no device can run",
+                      *suite_list, name(Category::kNotRunnable), name(Mode::kSkip)));
+    if (!e_.contains("suite"))
+      entry_.suite = {*suite_list};
+    else if (entry_.suite != std::vector<std::string>{*suite_list})
+      problem(fmt::format("'suite' must be '{}' (or left out): the list is that suite's own",
+                          *suite_list));
   }
 
   bool read_torch(const std::string& torch_version) {
@@ -220,15 +246,23 @@ const Entry* covered_by(const Entry& entry, const std::vector<Entry>& earlier_en
   return nullptr;
 }
 
+// The suite whose own list `path` is: a not_runnable.json beside a suite's suite.py.
+std::optional<std::string> suite_owning(const fs::path& path) {
+  if (path.filename() != "not_runnable.json" || !fs::exists(path.parent_path() / "suite.py"))
+    return std::nullopt;
+  return fs::absolute(path).parent_path().filename().string();
+}
+
 void load_file(const fs::path& path, const std::string& torch_version, Skiplists& out,
                std::vector<Entry>& all_entries) {
   const auto table = read_located_table(path, skiplist_file_fields(), out.problems);
   if (!table) return;
+  const std::optional<std::string> suite_list = suite_owning(path);
   const json& entries = table->root["entries"];
   for (std::size_t i = 0; i < entries.size(); ++i) {
     bool active = true;
-    std::optional<Entry> entry =
-        EntryReader(entries[i], table->entries[i], out.problems).read(torch_version, active);
+    std::optional<Entry> entry = EntryReader(entries[i], table->entries[i], out.problems)
+                                     .read(torch_version, active, suite_list);
     if (!entry) continue;
     if (const Entry* earlier = covered_by(*entry, all_entries)) {
       const bool same = earlier->suite == entry->suite && earlier->subject == entry->subject &&

@@ -37,7 +37,9 @@ struct Skiplists {
 
 // Loads every *.json file of the given files and directories (sorted, so the order is stable),
 // checking each entry against the documented format (skiplists/schema.json). `torch_version`
-// selects the entries whose torch range includes it.
+// selects the entries whose torch range includes it. A suite's own list (the not_runnable.json
+// beside its suite.py: what no device can run) holds only that suite's `not_runnable` skip
+// entries, and no other list holds any.
 Skiplists load_skiplists(const std::vector<std::string>& paths, const std::string& torch_version);
 
 // An entry as a list file holds it (skiplists/schema.json): the fields it gives, lists of one

@@ -336,41 +336,6 @@ std::vector<std::string> Store::newest_run_of_each_suite() {
   return out;
 }
 
-void Store::record_model_check(const ModelCheckRecord& r) {
-  Transaction tx(db_);
-  db_.prepare(
-         "INSERT INTO model_checks (model_key, model_hash, recorded_at, torch_version, "
-         "backend_module, backend_version, harness_version, evidence_run, exit_code, verdict, "
-         "result) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)")
-      .bind(1, r.model_key)
-      .bind(2, r.model_hash)
-      .bind(3, r.recorded_at)
-      .bind(4, r.torch_version)
-      .bind(5, r.backend_module)
-      .bind(6, r.backend_version)
-      .bind(7, r.harness_version)
-      .bind(8, r.evidence_run)
-      .bind(9, static_cast<std::int64_t>(r.exit_code))
-      .bind(10, r.verdict)
-      .bind(11, json_text(r.result))
-      .run();
-  tx.commit();
-}
-
-std::vector<ModelCheckRecord> Store::model_checks(const std::string& key_contains) {
-  auto st = db_.prepare(
-      "SELECT model_key, model_hash, recorded_at, torch_version, backend_module, backend_version, "
-      "harness_version, evidence_run, exit_code, verdict, result FROM model_checks WHERE "
-      "instr(lower(model_key), lower(?1)) > 0 ORDER BY model_key, recorded_at, id");
-  st.bind(1, key_contains);
-  std::vector<ModelCheckRecord> out;
-  while (st.step())
-    out.push_back({st.text(0), st.text(1), st.text(2), st.text(3), st.text(4), st.text(5),
-                   st.text(6), st.text(7), static_cast<int>(st.integer(8)), st.text(9),
-                   nlohmann::json::parse(st.text(10), nullptr, false)});
-  return out;
-}
-
 std::optional<nlohmann::json> Store::digest(const std::string& run_id) {
   auto st = db_.prepare("SELECT digest FROM run_digests WHERE run_id = ?1");
   st.bind(1, run_id);
@@ -465,8 +430,8 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(5, json_text(r.evidence))
         .bind(6, now)
         .run();
-    for (const auto& [route, ops] : {std::pair{Route::kNative, &r.native_ops},
-                                      std::pair{Route::kFallback, &r.fallback_ops}}) {
+    for (const auto& [route, ops] :
+         {std::pair{Route::kNative, &r.native_ops}, std::pair{Route::kFallback, &r.fallback_ops}}) {
       for (const auto& [op, calls] : *ops) {
         event.bind(1, run_id)
             .bind(2, r.case_id)

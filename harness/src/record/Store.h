@@ -16,23 +16,6 @@
 
 namespace conform {
 
-// A check-model verdict kept with --record: the model's identity (key: "hf:<architecture>",
-// "script:<path>:<function>", "exported:<path>"; hash: of its config, script or file), the
-// versions it was checked with, the run its ops were judged by, and the whole result.
-struct ModelCheckRecord {
-  std::string model_key;
-  std::string model_hash;
-  std::string recorded_at;
-  std::string torch_version;
-  std::string backend_module;
-  std::string backend_version;
-  std::string harness_version;
-  std::string evidence_run;
-  int exit_code = 0;
-  std::string verdict;
-  nlohmann::json result;
-};
-
 // The results store: SQLite in WAL mode with a busy timeout, so several runs can share one
 // file; every result is committed on its own, so a killed run loses at most the cases in
 // flight. The schema is versioned (PRAGMA user_version) and migrated forward on open;
@@ -45,7 +28,8 @@ class Store {
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.
   explicit Store(const std::string& path, bool create = true);
 
-  // The connection, for the store's own tests; the rest of the harness asks the store.
+  // The connection, for the store's own tests and the record layer's other files
+  // (ModelHistory); the rest of the harness asks the store.
   Database& db() { return db_; }
   int schema_version();
 
@@ -64,12 +48,7 @@ class Store {
   // The newest run of each suite, ordered by suite name.
   std::vector<std::string> newest_run_of_each_suite();
 
-  void record_model_check(const ModelCheckRecord& record);
-  // The recorded checks of every model whose key contains `key_contains` (any case; "": all), by
-  // model, oldest first.
-  std::vector<ModelCheckRecord> model_checks(const std::string& key_contains = "");
-
-  // A run's digest (reports/src/Reports.h), if one was saved since the run last changed:
+  // A run's digest (report/Reports.h), if one was saved since the run last changed:
   // recording a result or finishing the run forgets it.
   std::optional<nlohmann::json> digest(const std::string& run_id);
   void save_digest(const std::string& run_id, std::int64_t recorded, const nlohmann::json& digest);

@@ -13,8 +13,8 @@ namespace {
 std::string write(const std::string& name, const std::string& text) {
   const fs::path dir =
       fs::temp_directory_path() / ("conform-skiplist-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
   const fs::path path = dir / name;
+  fs::create_directories(path.parent_path());
   std::ofstream(path) << text;
   return path.string();
 }
@@ -97,6 +97,49 @@ TEST(Skiplist, DuplicateAndShadowedEntriesAreErrors) {
     {"subject": "*", "dtype": "float64", "mode": "skip", "category": "dtype", "reason": "r"},
     {"subject": "add", "dtype": "float64", "mode": "xfail", "category": "precision", "reason": "r"}]})";
   EXPECT_NE(first_problem(shadow).find("is shadowed by the entry at"), std::string::npos);
+}
+
+// A suite's own list (not_runnable.json beside its suite.py) says what no device can run; a
+// backend's says what the backend fails: neither may hold the other's entries, wherever the
+// files are and in whatever order they are read.
+TEST(Skiplist, NotRunnableBelongsToTheSuitesOwnListAlone) {
+  const fs::path suite = fs::path(write("hf/suite.py", "")).parent_path();
+  const std::string not_runnable = R"({"entries": [
+  {"subject": "GitForCausalLM", "check": "backward", "mode": "skip", "category": "not_runnable",
+   "reason": "no device can run it"}
+]})";
+  std::ofstream(suite / "not_runnable.json") << not_runnable;
+  const auto own = load_skiplists({(suite / "not_runnable.json").string()}, "2.13.0");
+  ASSERT_TRUE(own.problems.empty()) << own.problems.front().str();
+  ASSERT_EQ(own.entries.size(), 1u);
+  EXPECT_EQ(own.entries[0].suite, std::vector<std::string>{"hf"});  // the folder's suite, not any
+  const Expectations x(own.entries);
+  EXPECT_EQ(x.decide(CaseId::parse("hf/GitForCausalLM/float32/backward"))->category,
+            Category::kNotRunnable);
+  EXPECT_EQ(x.decide(CaseId::parse("ops/GitForCausalLM/float32/backward")), nullptr);
+
+  // The same entry in a backend's list (any other file name, or a not_runnable.json without a
+  // suite.py beside it).
+  for (const char* name : {"list.json", "not_runnable.json"}) {
+    const auto backend = load_skiplists({write(name, not_runnable)}, "2.13.0");
+    ASSERT_EQ(backend.problems.size(), 1u) << name;
+    EXPECT_NE(backend.problems[0].str().find(
+                  ":2:3: category 'not_runnable' belongs to a suite's own list"),
+              std::string::npos)
+        << backend.problems[0].str();
+  }
+  // The suite's own list with a backend's entry, a run of it or another suite's case.
+  for (const char* entry :
+       {R"("subject": "Git", "mode": "skip", "category": "dtype")",
+        R"("subject": "Git", "mode": "xfail", "category": "not_runnable")",
+        R"("suite": "ops", "subject": "Git", "mode": "skip", "category": "not_runnable")"}) {
+    std::ofstream(suite / "not_runnable.json")
+        << R"({"entries": [{)" << entry << R"(, "reason": "r"}]})";
+    const auto bad = load_skiplists({(suite / "not_runnable.json").string()}, "2.13.0");
+    ASSERT_EQ(bad.problems.size(), 1u) << entry;
+    EXPECT_NE(bad.problems[0].str().find("not_runnable.json:1:"), std::string::npos)
+        << bad.problems[0].str();
+  }
 }
 
 TEST(Skiplist, TorchRangesSelectEntries) {

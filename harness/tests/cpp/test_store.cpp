@@ -1,3 +1,4 @@
+#include "record/ModelHistory.h"
 #include "record/Store.h"
 
 #include <gtest/gtest.h>
@@ -233,50 +234,50 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
   // v5: no suite options before there were any.
   EXPECT_EQ(run->suite_options, nlohmann::json::object());
   // v6: no recorded model checks, and one can be recorded against the migrated run.
-  EXPECT_TRUE(store.model_checks().empty());
-  store.record_model_check({"hf:LlamaForCausalLM",
-                            "abc",
-                            "2026-01-02T00:00:00.000Z",
-                            "2.13.0",
-                            "m",
-                            "1",
-                            "0.1.0",
-                            "r1",
-                            1,
-                            "runs with ops on the fallback",
-                            {{"ops", 1}}});
-  EXPECT_EQ(store.model_checks("llama").size(), 1u);
+  EXPECT_TRUE(model_checks(store).empty());
+  record_model_check(store, {"hf:LlamaForCausalLM",
+                             "abc",
+                             "2026-01-02T00:00:00.000Z",
+                             "2.13.0",
+                             "m",
+                             "1",
+                             "0.1.0",
+                             "r1",
+                             1,
+                             "runs with ops on the fallback",
+                             {{"ops", 1}}});
+  EXPECT_EQ(model_checks(store, "llama").size(), 1u);
 }
 
 TEST(Store, KeepsModelChecksByModelOldestFirst) {
   Store store(temp_db("models.db"));
   store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
   const auto check = [&](const std::string& key, const std::string& at, int exit_code) {
-    store.record_model_check({key,
-                              "h",
-                              at,
-                              "2.13.0",
-                              "m",
-                              "1",
-                              "0.1.0",
-                              "r1",
-                              exit_code,
-                              "v",
-                              {{"exit_code", exit_code}}});
+    record_model_check(store, {key,
+                               "h",
+                               at,
+                               "2.13.0",
+                               "m",
+                               "1",
+                               "0.1.0",
+                               "r1",
+                               exit_code,
+                               "v",
+                               {{"exit_code", exit_code}}});
   };
   check("script:/m.py:build", "2026-01-03T00:00:00.000Z", 0);
   check("hf:LlamaForCausalLM", "2026-01-02T00:00:00.000Z", 2);
   check("hf:LlamaForCausalLM", "2026-01-01T00:00:00.000Z", 1);
-  const auto all = store.model_checks();
+  const auto all = model_checks(store);
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].model_key, "hf:LlamaForCausalLM");
   EXPECT_EQ(all[0].exit_code, 1);  // oldest first within a model
   EXPECT_EQ(all[1].exit_code, 2);
   EXPECT_EQ(all[1].result["exit_code"], 2);
-  EXPECT_EQ(store.model_checks("SCRIPT").size(), 1u);  // any case
+  EXPECT_EQ(model_checks(store, "SCRIPT").size(), 1u);  // any case
   // A check must name a run that exists: the evidence stays in the DB.
   EXPECT_THROW(
-      store.record_model_check({"k", "h", "t", "2", "m", "1", "0", "no-such-run", 0, "v", {}}),
+      record_model_check(store, {"k", "h", "t", "2", "m", "1", "0", "no-such-run", 0, "v", {}}),
       StoreError);
 }
 

@@ -1,5 +1,5 @@
 // The subject view and op-impact ranking, on planted results of a suite declared like hf.
-#include "Subjects.h"
+#include "report/Subjects.h"
 
 #include <gtest/gtest.h>
 
@@ -125,7 +125,8 @@ TEST(SuiteDescription, NightlyRunsByDefaultAndNamesOnlyDeclaredOptions) {
   EXPECT_TRUE(plain.nightly.runs);
   EXPECT_EQ(plain.nightly.shards, 1);
   EXPECT_FALSE(plain.to_json().contains("nightly"));  // the default is not stored
-  const auto left_out = conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"nightly", false}});
+  const auto left_out =
+      conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"nightly", false}});
   EXPECT_FALSE(left_out.nightly.runs);
   EXPECT_FALSE(conform::SuiteDescription::from_json("widgets", left_out.to_json()).nightly.runs);
   const json sharded = {{"shards", 3}, {"options", {{"teeth", 40}}}};
@@ -133,7 +134,8 @@ TEST(SuiteDescription, NightlyRunsByDefaultAndNamesOnlyDeclaredOptions) {
       "widgets", {{"checks", checks}, {"options", options}, {"nightly", sharded}});
   EXPECT_EQ(night.nightly.shards, 3);
   EXPECT_EQ(night.nightly.options["teeth"], 40);
-  EXPECT_EQ(conform::SuiteDescription::from_json("widgets", night.to_json()).to_json(), night.to_json());
+  EXPECT_EQ(conform::SuiteDescription::from_json("widgets", night.to_json()).to_json(),
+            night.to_json());
   for (const auto& [bad, says] : std::vector<std::pair<json, std::string>>{
            {{{"shards", 0}}, "'shards' must be an integer from 1 to 64"},
            {{{"options", {{"colour", "red"}}}}, "option 'colour' is not one the suite declares"},
@@ -141,7 +143,8 @@ TEST(SuiteDescription, NightlyRunsByDefaultAndNamesOnlyDeclaredOptions) {
            {{{"every", "night"}}, "unknown field 'every'"},
            {"yes", "'nightly' must be false or an object"}}) {
     try {
-      conform::SuiteDescription::from_json("widgets", {{"checks", checks}, {"options", options}, {"nightly", bad}});
+      conform::SuiteDescription::from_json(
+          "widgets", {{"checks", checks}, {"options", options}, {"nightly", bad}});
       FAIL() << "accepted nightly " << bad.dump();
     } catch (const std::invalid_argument& e) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();

@@ -1,12 +1,12 @@
-#include "Coverage.h"
+#include "report/Coverage.h"
 
-#include "Subjects.h"
 #include "common/CaseId.h"
 #include "common/Ledger.h"
 #include "common/Result.h"
 #include "common/SuiteDescription.h"
 #include "common/Text.h"
 #include "expect/Dispositions.h"
+#include "report/Subjects.h"
 
 #include <fmt/format.h>
 

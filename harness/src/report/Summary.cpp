@@ -1,4 +1,4 @@
-#include "Summary.h"
+#include "report/Summary.h"
 
 #include "common/Text.h"
 #include "common/Vocabulary.h"

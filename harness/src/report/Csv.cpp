@@ -1,5 +1,5 @@
-#include "Formats.h"
 #include "common/Vocabulary.h"
+#include "report/Formats.h"
 
 #include <fmt/format.h>
 

@@ -1,9 +1,9 @@
-#include "Reports.h"
+#include "report/Reports.h"
 
-#include "Coverage.h"
-#include "Formats.h"
 #include "common/Environment.h"
 #include "common/Files.h"
+#include "report/Coverage.h"
+#include "report/Formats.h"
 
 #include <fmt/format.h>
 

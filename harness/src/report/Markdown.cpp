@@ -1,6 +1,6 @@
-#include "Formats.h"
 #include "common/Result.h"
 #include "common/Text.h"
+#include "report/Formats.h"
 
 #include <fmt/format.h>
 

@@ -1,11 +1,12 @@
-#include "Dashboard.h"
+#include "report/Dashboard.h"
 
-#include "Formats.h"
-#include "Reports.h"
 #include "common/Environment.h"
 #include "common/Files.h"
 #include "common/Vocabulary.h"
 #include "compare/Diff.h"
+#include "record/ModelHistory.h"
+#include "report/Formats.h"
+#include "report/Reports.h"
 
 #include <fmt/format.h>
 
@@ -76,18 +77,16 @@ json headline_of(const json& newest, std::size_t new_failures) {
         *outcome == Outcome::kNativeUnknown)
       matched += count.get<std::int64_t>();
   }
-  const std::int64_t native = newest["outcomes"].value(std::string(name(Outcome::kPass)), std::int64_t{0});
+  const std::int64_t native =
+      newest["outcomes"].value(std::string(name(Outcome::kPass)), std::int64_t{0});
   const auto share = [](std::int64_t part, std::int64_t whole) {
-    return whole > 0 ? json(100.0 * static_cast<double>(part) / static_cast<double>(whole)) : json();
+    return whole > 0 ? json(100.0 * static_cast<double>(part) / static_cast<double>(whole))
+                     : json();
   };
-  return {{"run", newest["run"]["id"]},
-          {"started_at", newest["run"]["started_at"]},
-          {"label", newest["run"]["label"]},
-          {"status", newest["run"]["status"]},
-          {"report", newest["report"]},
-          {"cases_run", ran},
-          {"pass_rate", share(matched, ran)},
-          {"native_share", share(native, matched)},
+  return {{"run", newest["run"]["id"]},       {"started_at", newest["run"]["started_at"]},
+          {"label", newest["run"]["label"]},  {"status", newest["run"]["status"]},
+          {"report", newest["report"]},       {"cases_run", ran},
+          {"pass_rate", share(matched, ran)}, {"native_share", share(native, matched)},
           {"new_failures", new_failures}};
 }
 
@@ -161,17 +160,21 @@ json build_dashboard(Store& store, const std::string& db_path,
   // The newest recorded check-model verdict of each model (check-model --record); the records
   // come by model, oldest first.
   json models = json::array();
-  const auto checks = store.model_checks();
+  const auto checks = model_checks(store);
   std::size_t recorded = 0;  // the current model's checks so far
   for (std::size_t i = 0; i < checks.size(); ++i) {
     const ModelCheckRecord& c = checks[i];
     ++recorded;
     if (i + 1 < checks.size() && checks[i + 1].model_key == c.model_key) continue;
-    models.push_back({{"model", c.model_key}, {"recorded_at", c.recorded_at}, {"checks", std::exchange(recorded, 0)},
-                      {"exit_code", c.exit_code}, {"verdict", c.verdict},
-                      {"versions", fmt::format("torch {} · {} {} · harness {}", c.torch_version,
-                                               c.backend_module, c.backend_version, c.harness_version)},
-                      {"evidence_run", c.evidence_run}});
+    models.push_back(
+        {{"model", c.model_key},
+         {"recorded_at", c.recorded_at},
+         {"checks", std::exchange(recorded, 0)},
+         {"exit_code", c.exit_code},
+         {"verdict", c.verdict},
+         {"versions", fmt::format("torch {} · {} {} · harness {}", c.torch_version,
+                                  c.backend_module, c.backend_version, c.harness_version)},
+         {"evidence_run", c.evidence_run}});
   }
   return {{"schema", "neuron-conform/dashboard"},
           {"schema_version", 3},

@@ -11,9 +11,9 @@ namespace conform {
 // shape TorchNeuron publishes as torch_api_compatibility.md, derived from test evidence.
 //
 // One source per run: the run's coverage model (Coverage.h) and its suite's public_api()
-// (harness/worker/suitelib/public_api.py): {"mode": "eager" | "compile", "subjects": {subject: [entry]}}.
-// Every public API entry a source names becomes a row; for each mode its status is judged over
-// the cases of every subject that tests it, in the runs of that mode:
+// (harness/worker/suitelib/public_api.py): {"mode": "eager" | "compile", "subjects": {subject:
+// [entry]}}. Every public API entry a source names becomes a row; for each mode its status is
+// judged over the cases of every subject that tests it, in the runs of that mode:
 //   Y             some dtype works (every case run at it matched the CPU) and none of those cases
 //                 used the CPU fallback;
 //   CPU_FALLBACK  some dtype works, through the fallback: the aten ops that fell back, with the

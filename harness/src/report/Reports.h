@@ -1,7 +1,7 @@
 #pragma once
 
-#include "Formats.h"
 #include "record/Store.h"
+#include "report/Formats.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "Formats.h"
+#include "report/Formats.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "Subjects.h"
+#include "report/Subjects.h"
 
 #include "common/Result.h"
 
@@ -17,7 +17,6 @@ namespace {
 Outcome outcome_of(const json& c) {
   return c["outcome"].get<Outcome>();
 }
-
 
 struct Subject {
   OutcomeCounts counts;
@@ -124,7 +123,8 @@ void InputSpace::add(const json& e) {
   };
   std::set<std::string> kinds;
   names(e.value("layouts", json()), kinds);
-  for (const auto& kind : kinds) (kind.starts_with("grad_") ? gradient_layouts : layouts).insert(kind);
+  for (const auto& kind : kinds)
+    (kind.starts_with("grad_") ? gradient_layouts : layouts).insert(kind);
   names(e.value("device_variants", json()), devices);
   names(e.value("relations", json()), relations);
   names(e.value("arguments_varied", json()), arguments);
@@ -140,10 +140,14 @@ void InputSpace::add(const json& e) {
 }
 
 json InputSpace::to_json() const {
-  return {{"layouts", layouts},     {"gradient_layouts", gradient_layouts},
-          {"devices", devices},     {"relations", relations},
-          {"arguments_varied", arguments}, {"list_lengths", lengths},
-          {"edge_variants", edge_variants}, {"fuzz_examples", fuzz_examples},
+  return {{"layouts", layouts},
+          {"gradient_layouts", gradient_layouts},
+          {"devices", devices},
+          {"relations", relations},
+          {"arguments_varied", arguments},
+          {"list_lengths", lengths},
+          {"edge_variants", edge_variants},
+          {"fuzz_examples", fuzz_examples},
           {"random_contracts", contracts}};
 }
 

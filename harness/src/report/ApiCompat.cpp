@@ -1,9 +1,9 @@
-#include "ApiCompat.h"
+#include "report/ApiCompat.h"
 
-#include "Formats.h"
-#include "Subjects.h"
 #include "common/Text.h"
 #include "common/Vocabulary.h"
+#include "report/Formats.h"
+#include "report/Subjects.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,11 +22,12 @@ namespace {
 
 constexpr std::array<const char*, 2> kApiModes = {"eager", "compile"};
 // What an entry is in one mode (docs/api-compat.md), in the order the tables show them.
-constexpr std::array<const char*, 5> kApiStatuses = {"Y", "CPU_FALLBACK", "NATIVE_UNKNOWN", "N", "untested"};
+constexpr std::array<const char*, 5> kApiStatuses = {"Y", "CPU_FALLBACK", "NATIVE_UNKNOWN", "N",
+                                                     "untested"};
 
 // TorchNeuron's table lists these namespaces in this order; any other comes after, by name.
 constexpr std::array<const char*, 8> kSectionOrder = {
-    "torch",    "torch.Tensor", "torch.nn.functional", "torch.nn",
+    "torch",        "torch.Tensor", "torch.nn.functional", "torch.nn",
     "torch.linalg", "torch.fft",    "torch.special",       "torch.optim"};
 
 std::size_t section_rank(const std::string& section) {
@@ -41,7 +42,8 @@ std::string joined(const std::set<std::string>& items) {
 // What a case's evidence says in one line: its message, else its skip-list entry's reason.
 std::string case_reason(const json& c) {
   const json& e = c["evidence"];
-  if (e.contains("message") && e["message"].is_string()) return one_line(e["message"].get<std::string>());
+  if (e.contains("message") && e["message"].is_string())
+    return one_line(e["message"].get<std::string>());
   if (e.contains("skiplist") && e["skiplist"].contains("reason"))
     return one_line(e["skiplist"]["reason"].get<std::string>());
   return "";
@@ -49,8 +51,11 @@ std::string case_reason(const json& c) {
 
 // One entry's status in one mode, over the cases of every subject that tests it there.
 json judge(const std::vector<const json*>& cases, bool mode_ran) {
-  if (!mode_ran) return {{"status", "untested"}, {"detail", "no run tests this mode"}, {"dtypes", json::array()}};
-  if (cases.empty()) return {{"status", "untested"}, {"detail", "no case"}, {"dtypes", json::array()}};
+  if (!mode_ran)
+    return {
+        {"status", "untested"}, {"detail", "no run tests this mode"}, {"dtypes", json::array()}};
+  if (cases.empty())
+    return {{"status", "untested"}, {"detail", "no case"}, {"dtypes", json::array()}};
   struct Ran {
     const json* c;
     Outcome outcome;
@@ -96,10 +101,12 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
             {"detail", fmt::format("{} at {}: {}", outcome, joined(bad), reason)},
             {"dtypes", json::array()}};
   std::vector<std::string> ops;
-  for (const auto& [op, dtypes] : fell_back) ops.push_back(fmt::format("{} ({})", op, joined(dtypes)));
+  for (const auto& [op, dtypes] : fell_back)
+    ops.push_back(fmt::format("{} ({})", op, joined(dtypes)));
   std::string detail = fmt::format("{}", fmt::join(ops, "; "));
   if (!bad.empty())
-    detail += fmt::format("{}not at {} ({}: {})", detail.empty() ? "" : "; ", joined(bad), outcome, reason);
+    detail += fmt::format("{}not at {} ({}: {})", detail.empty() ? "" : "; ", joined(bad), outcome,
+                          reason);
   if (fell_back.empty() && !unobserved.empty()) {  // matched, but never called native unseen
     detail = fmt::format("matches the CPU; how its ops ran could not be observed at {}{}",
                          joined(unobserved), detail.empty() ? "" : "; " + detail);
@@ -131,7 +138,8 @@ json run_of(const json& coverage, const std::string& mode) {
 json api_compat(const std::vector<ApiSource>& sources) {
   struct Row {
     std::string section, kind;
-    std::map<std::string, std::vector<std::pair<std::size_t, std::string>>> tested;  // mode -> (source, subject)
+    std::map<std::string, std::vector<std::pair<std::size_t, std::string>>>
+        tested;  // mode -> (source, subject)
   };
   std::map<std::string, Row> rows;  // by name
   std::set<std::string> modes_ran;
@@ -141,10 +149,12 @@ json api_compat(const std::vector<ApiSource>& sources) {
     const std::string mode = sources[i].api.at("mode").get<std::string>();
     modes_ran.insert(mode);
     runs.push_back(run_of(sources[i].coverage, mode));
-    // Only the checks the suite says test the API itself decide its status (all when it names none):
-    // a feature beyond it (forward-mode AD, autocast) is reported per check by the run's report.
+    // Only the checks the suite says test the API itself decide its status (all when it names
+    // none): a feature beyond it (forward-mode AD, autocast) is reported per check by the run's
+    // report.
     std::optional<std::set<std::string>> judged_by;
-    if (sources[i].api.contains("checks")) judged_by = sources[i].api["checks"].get<std::set<std::string>>();
+    if (sources[i].api.contains("checks"))
+      judged_by = sources[i].api["checks"].get<std::set<std::string>>();
     for (const auto& c : sources[i].coverage["cases"])
       if (!judged_by || judged_by->contains(c["check"].get<std::string>()))
         cases[i][c["subject"].get<std::string>()].push_back(&c);
@@ -186,7 +196,8 @@ json api_compat(const std::vector<ApiSource>& sources) {
         n = n.get<int>() + 1;
       }
     }
-    out_sections.push_back({{"name", key.second}, {"counts", counts}, {"entries", std::move(entries)}});
+    out_sections.push_back(
+        {{"name", key.second}, {"counts", counts}, {"entries", std::move(entries)}});
   }
   return {{"schema", "neuron-conform/api-compat"},
           {"schema_version", 1},
@@ -204,11 +215,15 @@ json api_compat_changes(const json& before, const json& after) {
       const auto found = old.find(e["name"].get<std::string>());
       for (const char* mode : kApiModes) {
         const std::string now = e[mode]["status"].get<std::string>();
-        const std::string then =
-            found == old.end() ? std::string("absent") : (*found->second)[mode]["status"].get<std::string>();
+        const std::string then = found == old.end()
+                                     ? std::string("absent")
+                                     : (*found->second)[mode]["status"].get<std::string>();
         if (now != then)
-          changes.push_back({{"name", e["name"]}, {"section", s["name"]}, {"mode", mode},
-                             {"before", then}, {"after", now}});
+          changes.push_back({{"name", e["name"]},
+                             {"section", s["name"]},
+                             {"mode", mode},
+                             {"before", then},
+                             {"after", now}});
       }
     }
   return changes;
@@ -229,7 +244,8 @@ std::string anchor(const std::string& heading) {
 }
 
 std::string cell(const json& status) {
-  const std::string s = status["status"].get<std::string>(), detail = status["detail"].get<std::string>();
+  const std::string s = status["status"].get<std::string>(),
+                    detail = status["detail"].get<std::string>();
   return md_cell(detail.empty() ? s : s + ": " + detail, 300);
 }
 
@@ -240,17 +256,24 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
   std::set<std::string> versions;
   for (const auto& r : table["runs"])
     versions.insert(fmt::format("torch {} · {} {} · harness {}", r["torch"].get<std::string>(),
-                                r["backend"].get<std::string>(), r["backend_version"].get<std::string>(),
+                                r["backend"].get<std::string>(),
+                                r["backend_version"].get<std::string>(),
                                 r["harness_version"].get<std::string>()));
-  out += fmt::format("Derived by `neuron-conform api-compat` from test evidence ({}).\n\n", joined(versions));
+  out += fmt::format("Derived by `neuron-conform api-compat` from test evidence ({}).\n\n",
+                     joined(versions));
   out += "| run | suite | mode | started |\n| --- | --- | --- | --- |\n";
   for (const auto& r : table["runs"])
-    out += fmt::format("| `{}` | {} | {} | {} |\n", r["id"].get<std::string>(), r["suite"].get<std::string>(),
-                       r["mode"].get<std::string>(), r["started_at"].get<std::string>());
-  out += "\n`Y`: runs on the device at the dtypes listed, every case matching the CPU. `CPU_FALLBACK`: works, "
-         "with the aten ops that fell back to the CPU (and at which dtypes). `NATIVE_UNKNOWN`: works, but how "
-         "its ops ran could not be observed (docs/backends.md). `N`: no dtype works (the worst "
-         "outcome, where, and why). `untested`: no case, or every case skipped (the skip list's reason).\n\n";
+    out += fmt::format("| `{}` | {} | {} | {} |\n", r["id"].get<std::string>(),
+                       r["suite"].get<std::string>(), r["mode"].get<std::string>(),
+                       r["started_at"].get<std::string>());
+  out +=
+      "\n`Y`: runs on the device at the dtypes listed, every case matching the CPU. "
+      "`CPU_FALLBACK`: works, "
+      "with the aten ops that fell back to the CPU (and at which dtypes). `NATIVE_UNKNOWN`: works, "
+      "but how "
+      "its ops ran could not be observed (docs/backends.md). `N`: no dtype works (the worst "
+      "outcome, where, and why). `untested`: no case, or every case skipped (the skip list's "
+      "reason).\n\n";
   out += "| section | entries";
   std::string rule = "| --- | ---:";
   for (const char* mode : kApiModes)
@@ -260,39 +283,46 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
     }
   out += " |\n" + rule + " |\n";
   for (const auto& s : table["sections"]) {
-    out += fmt::format("| [{}](#{}) | {}", s["name"].get<std::string>(), anchor(s["name"].get<std::string>()),
-                       s["entries"].size());
+    out += fmt::format("| [{}](#{}) | {}", s["name"].get<std::string>(),
+                       anchor(s["name"].get<std::string>()), s["entries"].size());
     for (const char* mode : kApiModes)
       for (const char* status : kApiStatuses)
         out += fmt::format(" | {}", s["counts"][mode][status].get<int>());
     out += " |\n";
   }
   if (!changes.empty()) {
-    out += fmt::format("\n## Changes ({})\n\n| API | mode | before | now |\n| --- | --- | --- | --- |\n", changes.size());
+    out += fmt::format(
+        "\n## Changes ({})\n\n| API | mode | before | now |\n| --- | --- | --- | --- |\n",
+        changes.size());
     for (const auto& c : changes)
-      out += fmt::format("| `{}` | {} | {} | {} |\n", c["name"].get<std::string>(), c["mode"].get<std::string>(),
-                         c["before"].get<std::string>(), c["after"].get<std::string>());
+      out += fmt::format("| `{}` | {} | {} | {} |\n", c["name"].get<std::string>(),
+                         c["mode"].get<std::string>(), c["before"].get<std::string>(),
+                         c["after"].get<std::string>());
   }
   for (const auto& s : table["sections"]) {
-    out += fmt::format("\n## {}\n\n| API | kind | eager | eager dtypes | torch.compile | compile dtypes |\n"
-                       "| --- | --- | --- | --- | --- | --- |\n",
-                       s["name"].get<std::string>());
+    out += fmt::format(
+        "\n## {}\n\n| API | kind | eager | eager dtypes | torch.compile | compile dtypes |\n"
+        "| --- | --- | --- | --- | --- | --- |\n",
+        s["name"].get<std::string>());
     for (const auto& e : s["entries"]) {
-      out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", e["name"].get<std::string>(),
-                         e["kind"].get<std::string>(), cell(e["eager"]),
-                         joined(e["eager"]["dtypes"].get<std::set<std::string>>()), cell(e["compile"]),
-                         joined(e["compile"]["dtypes"].get<std::set<std::string>>()));
+      out +=
+          fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", e["name"].get<std::string>(),
+                      e["kind"].get<std::string>(), cell(e["eager"]),
+                      joined(e["eager"]["dtypes"].get<std::set<std::string>>()), cell(e["compile"]),
+                      joined(e["compile"]["dtypes"].get<std::set<std::string>>()));
     }
   }
   return out;
 }
 
 std::string render_api_compat_csv(const json& table) {
-  std::string out = "section,api,kind,eager,eager_detail,eager_dtypes,compile,compile_detail,compile_dtypes\n";
+  std::string out =
+      "section,api,kind,eager,eager_detail,eager_dtypes,compile,compile_detail,compile_dtypes\n";
   for (const auto& s : table["sections"])
     for (const auto& e : s["entries"]) {
       out += fmt::format("{},{},{}", csv_field(s["name"].get<std::string>()),
-                         csv_field(e["name"].get<std::string>()), csv_field(e["kind"].get<std::string>()));
+                         csv_field(e["name"].get<std::string>()),
+                         csv_field(e["kind"].get<std::string>()));
       for (const char* mode : kApiModes)
         out += fmt::format(",{},{},{}", e[mode]["status"].get<std::string>(),
                            csv_field(e[mode]["detail"].get<std::string>()),
