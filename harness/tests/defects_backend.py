@@ -1,5 +1,6 @@
-"""A test-only backend: torch_neuronsim with one planted defect per class of bug the operator
-suite must catch, for harness/tests/test_defects.py (the harness testing itself).
+"""A test-only backend: torch_neuronsim with one planted defect per class of bug the operator,
+foreach and fuzz suites must catch, for harness/tests/test_defects.py, test_foreach_suite.py and
+test_fuzz_suite.py (the harness testing itself).
 
   class            op(s)                              the defect                          caught by
   ignores_strides  aten::neg, aten::maximum           reads its inputs as if contiguous   forward (noncontiguous)
@@ -48,10 +49,17 @@ suite must catch, for harness/tests/test_defects.py (the harness testing itself)
   stops_early      aten::_foreach_add.List,           processes the first 32 tensors of    foreach suite (length 33)
                    aten::_foreach_add_.List           the list and leaves the rest as they
                                                       were (a chunk loop that drops the last)
+  current_device_but_float32                          allocates its output on the current fuzz (another dtype
+                   aten::sign                         device at every dtype but float32   and other_device)
+                                                      (the float32 kernel has its guard)
+  first_device_backward                               allocates the gradient on device 0  fuzz (other_device
+                   aten::silu_backward                whatever the input's index (the     and backward)
+                                                      forward kernel is right)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
-device tensors. Everything else is torch_neuronsim, including its op tracking API.
+device tensors, but leaks_memory's, which calls the backend's own floor.out. Everything else is
+torch_neuronsim, including its op tracking API.
 """
 
 from __future__ import annotations
@@ -61,9 +69,11 @@ from typing import Any, Callable
 import torch
 import torch.utils._pytree
 import torch_neuronsim
-from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops  # noqa: F401
+from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops, native_ops
 
 __version__ = torch_neuronsim.__version__ + "+defects"
+# torch_neuronsim's op tracking API, which the harness looks for on the backend module
+__all__ = ["clear_op_tracking", "get_executed_ops", "get_fallback_ops", "native_ops"]
 
 
 def _cpu(value: Any) -> Any:
@@ -202,12 +212,19 @@ _LEAKED: list[torch.Tensor] = []  # what leaks_memory keeps: a training loop wou
 
 def _leaks_memory_floor(self):
     _LEAKED.append(torch.empty(4096, device=self.device))  # a workspace never given back
-    return torch.floor(self.cpu()).to(self.device)
+    # the backend's own floor.out (not replaced), so that its values are the backend's (64-bit computed
+    # in 32 bits) and the leak is the one defect: an exact floor would differ from floor.out at float64
+    return torch.floor(self, out=torch.empty_like(self))
+
+
+def _current_device(like: torch.Tensor) -> torch.device:
+    """The current device of `like`'s type, whatever `like`'s own index: where a kernel without a
+    device guard allocates."""
+    return torch.device(like.device.type, torch.accelerator.current_device_index())
 
 
 def _current_device_sin(self):
-    here = torch.device(self.device.type, torch.accelerator.current_device_index())
-    return torch.sin(self.cpu()).to(here)  # the current device, whatever the input's
+    return torch.sin(self.cpu()).to(_current_device(self))
 
 
 def _accepts_cpu_operand_atan2(self, other):
@@ -236,6 +253,17 @@ def _cancels_variance_layer_norm(input, normalized_shape, weight, bias, eps):
     if bias is not None:
         out = out + bias.cpu()
     return out.to(input.device), mean.to(input.device), rstd.to(input.device)
+
+
+def _current_device_but_float32_sign(self):
+    # the vectorized float32 kernel has a device guard; the generic one every other dtype takes has none
+    return torch.sign(self.cpu()).to(self.device if self.dtype == torch.float32 else _current_device(self))
+
+
+def _first_device_silu_backward(grad_output, self):
+    # from an allocator of device index 0 whatever the input's index (the autograd engine makes the
+    # input's device current for a backward, so a kernel that allocates on the current one is right)
+    return torch.ops.aten.silu_backward(grad_output.cpu(), self.cpu()).to(torch.device(self.device.type, 0))
 
 
 FOREACH_CHUNK = 32
@@ -275,6 +303,8 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "loses_identity": {"cat.out": _loses_identity_cat_out},
     "cancels_variance": {"native_layer_norm": _cancels_variance_layer_norm},
     "stops_early": {"_foreach_add.List": _stops_early_foreach_add, "_foreach_add_.List": _stops_early_foreach_add_},
+    "current_device_but_float32": {"sign": _current_device_but_float32_sign},
+    "first_device_backward": {"silu_backward": _first_device_silu_backward},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

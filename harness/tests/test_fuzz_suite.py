@@ -1,8 +1,9 @@
-"""The fuzz suite (suites/fuzz): Hypothesis-drawn compositions of layouts, value scales and
-offsets, edge shapes, argument identity, list lengths and device placements over each OpInfo's
-samples. At the nightly's budget it finds every planted defect of a class it covers without being
-told which axis to look on, shrinks each to the one transform or placement that shows it,
-replays it with `repro`, and draws the same examples again under the same seed."""
+"""The fuzz suite (suites/fuzz): Hypothesis-drawn compositions of dtypes, gradients, layouts, value
+scales and offsets, edge shapes, argument identity, list lengths and device placements over each
+OpInfo's samples. At the nightly's budget it finds every planted defect of a class it covers without
+being told which axis to look on, shrinks each to the one transform or placement that shows it (with
+the dtype and direction where only another dtype or the gradients show it), replays it with
+`repro`, and draws the same examples again under the same seed."""
 
 import json
 
@@ -50,23 +51,64 @@ def test_the_fuzzer_finds_and_shrinks_each_planted_defect_of_its_axes(db):
     assert replayed["evidence"]["chain"] == evidence["fuzz/bmm/float32/examples"]["chain"]
 
 
+# torch.testing's default (rtol, atol) by dtype, (0, 0) for the others (integers, bool): the
+# tolerance an example drawn at that dtype is judged with
+DEFAULT_TOLERANCES = {"float32": (1.3e-06, 1e-05), "float64": (1e-07, 1e-07), "bfloat16": (0.016, 1e-05),
+                      "float16": (0.001, 1e-05)}
+AXES_SLICE = ["--suite", "fuzz", "--ops", r"^(sign|nn\.functional\.silu)$", *NIGHTLY, "--no-skiplists", "--reruns", "0",
+              "-j", "2"]
+
+
+def test_the_fuzzer_draws_dtypes_and_gradients_to_find_what_only_they_show(db):
+    """defects_backend's sign has no device guard at any dtype but float32 (the case's own), its
+    silu_backward allocates on device 0 while silu is right: neither shows in the ops suite's
+    forward and backward checks (the main device only) nor at the case's own dtype, forward. Each
+    is found on the float32 case, shrunk to the dtype or `backward` with `other_device`, judged at
+    the drawn dtype's tolerance, and replayed by `repro`; the real backend passes the same slice."""
+    cli("run", *AXES_SLICE, "--backend-module", "defects_backend", "--db", str(db))
+    got, evidence = outcomes(db), evidences(db)
+    sign, silu = evidence["fuzz/sign/float32/examples"], evidence["fuzz/nn.functional.silu/float32/examples"]
+    assert got["fuzz/sign/float32/examples"] == "fail" and sign["property"] == "outputs on the inputs' device", sign
+    dtype, placement = sign["chain"]
+    assert dtype != "float32" and placement == "other_device" and sign["variant"] == f"{dtype}+other_device", sign
+    assert sign["sample"].startswith(f"({dtype}["), sign  # the sample generated at the drawn dtype
+    assert sign["tolerance_source"] == "torch.testing default", sign  # sign declares no tolerance of its own
+    assert (sign["rtol"], sign["atol"]) == DEFAULT_TOLERANCES.get(dtype, (0.0, 0.0)), sign
+    # autograd refuses a gradient on another device than its input's
+    assert got["fuzz/nn.functional.silu/float32/examples"] == "error", silu
+    assert silu["chain"] == ["other_device", "backward"] and silu["variant"] == "other_device+backward", silu
+    assert "device" in silu["message"], silu
+    replay = cli("repro", "fuzz/sign/float32/examples", "--db", str(db), check=False)
+    assert replay.returncode == 1
+    assert json.loads(replay.stdout[replay.stdout.index("{\n"):])["evidence"]["chain"] == sign["chain"]
+    cli("run", *AXES_SLICE, "--db", str(db))
+    got, evidence = outcomes(db), evidences(db, "latest")
+    assert set(got.values()) <= {"pass", "fallback"}, {c: evidence[c].get("message") for c in got}
+    for case, found in evidence.items():  # both axes drawn
+        fuzz = found["fuzz"]
+        assert len(fuzz["dtypes_drawn"]) > 2 and fuzz["directions_drawn"]["backward"] > 0, (case, fuzz)
+
+
 def test_the_real_backend_passes_and_the_same_seed_draws_the_same_examples(db):
     cli("run", *SLICE, "--db", str(db))
     first, got = evidences(db), outcomes(db)
     assert set(got.values()) <= {"pass", "fallback"}, {c: first[c].get("message") for c in got}
     for case, found in first.items():
         fuzz = found["fuzz"]
-        assert fuzz["examples_run"] == fuzz["max_examples"] == 25 and not fuzz["budget_exhausted"], (case, fuzz)
+        # every example drawn ran (one that failed where the ops suite's check fails too ran again at the
+        # case's own dtype, forward: counted twice)
+        assert fuzz["examples_run"] >= fuzz["max_examples"] == 25 and not fuzz["budget_exhausted"], (case, fuzz)
     drawn = first["fuzz/add/float32/examples"]["fuzz"]["transforms_drawn"]
     assert sum(drawn.values()) > 0 and {"cpu_operand", "other_device"} & set(drawn), drawn  # placements too
+    assert len(first["fuzz/add/float32/examples"]["fuzz"]["dtypes_drawn"]) > 1  # other dtypes too
+    assert first["fuzz/add/float32/examples"]["fuzz"]["directions_drawn"]["backward"] > 0  # and gradients
+
+    def draws(found: dict) -> dict:
+        return {c: {k: v for k, v in f["fuzz"].items() if k.endswith("_drawn")} for c, f in found.items()}
     cli("run", *SLICE, "--db", str(db))
-    again = evidences(db)
-    assert {c: f["fuzz"]["transforms_drawn"] for c, f in again.items()} == \
-           {c: f["fuzz"]["transforms_drawn"] for c, f in first.items()}
+    assert draws(evidences(db)) == draws(first)
     cli("run", *SLICE, "--seed", "7", "--db", str(db))
-    other = evidences(db)
-    assert {c: f["fuzz"]["transforms_drawn"] for c, f in other.items()} != \
-           {c: f["fuzz"]["transforms_drawn"] for c, f in first.items()}
+    assert draws(evidences(db)) != draws(first)
 
 
 def test_a_bad_budget_is_refused_before_any_case_runs(db):

@@ -2,29 +2,42 @@
 From the op's own samples, Hypothesis draws compositions of the input axes (TRANSFORMS: the layout
 kinds, values scaled across the dtype's range or shifted by a large common offset, a zero-size
 dimension, 0-dim scalars, one tensor in two places, out= one of the inputs, an argument no sample
-moves off its default, lists of 33 or 130 tensors) and a placement (PLACEMENTS: the main device;
-the second device while the first is current; one operand left on the CPU or on another device
-index), runs each on the device against the CPU with the ops suite's judge (Case.alike: the CPU
-decides validity; where it raises, the device must raise the same type; where it returns, the
-results must match; operands on two devices must be refused as CUDA refuses them), and on a
-failure shrinks it to the shortest chain on the earliest sample that still fails.
+moves off its default, lists of 33 or 130 tensors), a placement (PLACEMENTS: the main device; the
+second device while the first is current; one operand left on the CPU or on another device index),
+a dtype (any the OpInfo supports on the CPU, the samples generated at it) and a direction (forward,
+or backward: the gradients of every differentiable input, as the ops suite's backward check
+computes them, where the OpInfo supports autograd at the dtype). It runs each on the device against
+the CPU with the ops suite's judge (Case.alike: the CPU decides validity; where it raises, the
+device must raise the same type; where it returns, the results must match within the drawn dtype's
+tolerance; operands on two devices must be refused as CUDA refuses them), and on a failure shrinks
+it to the shortest chain on the earliest sample that still fails, at the case's own dtype and
+forward where they still fail.
 
-Case ids: fuzz/<OpInfo>/<dtype>/examples, one dtype per OpInfo (float32, else its first).
+Case ids: fuzz/<OpInfo>/<dtype>/examples, one dtype per OpInfo (float32, else its first): the
+case's own dtype, drawn half the time and first. At another dtype, or backward, a failure counts
+only where the OpInfo passes the ops suite's forward or backward check at that dtype: what that
+check fails on is its own case's to report (ops/<OpInfo>/<dtype>/<check>, which skip lists name),
+not this one's, whose id names another dtype. There the example runs at the case's own dtype,
+forward, instead (`left_to_ops_checks` counts them), so that a defect of every dtype still shows.
 Options: `max_examples` (default 25) examples per case; `seconds_per_op` (default 3) stops drawing
 new examples once a case has run that long (`budget_exhausted` in the evidence: the search was
-cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), keeps
-no example database, and `repro CASE_ID` reruns the same search to the same example (unless the
-time budget cut it at another point).
-Evidence: `fuzz` (seed, examples run, how often each transform and placement was applied,
-whether the budget cut the search short); a failure adds `chain` (the shrunk transforms and
-placement, in order), `sample_index` and the failing sample's shapes and strides (`sample`), and
-the judge's message names the first differing element.
+cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), draws
+dtypes from a fixed order (the case's own, then the others by name), keeps no example database,
+and `repro CASE_ID` reruns the same search to the same example (unless the time budget cut it at
+another point).
+Evidence: `fuzz` (seed, examples run, how often each transform and placement was applied, each
+dtype and direction drawn, examples left to the ops suite's checks, the dtypes and directions
+upstream makes no sample at, whether the budget cut the search short); a failure adds `chain` (the shrunk example, in order: its dtype unless the case's,
+the transforms, the placement unless the main device, `backward` for gradients), `sample_index`,
+the failing sample's shapes and strides (`sample`) and the drawn dtype's tolerance (`rtol`,
+`atol`), and the judge's message names the first differing element.
 """
 
 from __future__ import annotations
 
 import time
 import zlib
+from collections import Counter
 from functools import cache
 from typing import Any, Callable, Iterable
 
@@ -111,6 +124,22 @@ def _lengthened(op, sample, length: int):
                                    kwargs={k: grow(v) for k, v in sample.kwargs.items()})
 
 
+# Transforms not made for an OpInfo at a dtype (reviewed, measured on plain CPU tensors): the CPU's
+# own kernel takes longer than a case's whole budget on the values they make, and an example cannot
+# be stopped halfway. OpInfo name -> (dtypes, transforms, why).
+SLOW_ON_CPU: dict[str, tuple[frozenset[torch.dtype], frozenset[str], str]] = {
+    name: (frozenset({torch.float64}), frozenset({"scaled_2^8", "scaled_2^24"}),
+           "the CPU's float64 polygamma of order 2 and up (the orders every polygamma sample passes) takes time "
+           "proportional to large negative inputs: about 1 s an element at -2^24 (scaled_2^24, or scaled_2^8 "
+           "three times), minutes a sample")
+    for name in ("polygamma", "special.polygamma")}
+
+
+def _too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:
+    dtypes, transforms, _ = SLOW_ON_CPU.get(op.name, (frozenset(), frozenset(), ""))
+    return dtype in dtypes and transform in transforms
+
+
 class Transforms:
     """The transforms of one case: name -> (sample, pick) -> variant, or None where the transform
     changes nothing of the sample. Simplest first: Hypothesis shrinks towards the start."""
@@ -173,77 +202,177 @@ class Transforms:
 PLACEMENTS = ("device", "other_device", "cpu_operand", "other_device_operand")
 
 
-@suite_api.check("examples", "Hypothesis-drawn compositions of layouts, value scales and offsets, edge shapes, "
-                 "argument identity and values, list lengths and device placements over the op's samples, device "
-                 "against CPU, shrunk to the shortest failing chain")
+def _setting_name(dtype: torch.dtype, backward: bool) -> str:
+    """A setting as evidence names it: `float64/backward`."""
+    return f"{dtype_name(dtype)}/{'backward' if backward else 'forward'}"
+
+
+class Setting:
+    """What an example runs at besides its sample, chain and placement: one of the OpInfo's CPU
+    dtypes and a direction, forward or backward (the gradients of every differentiable input, as
+    the ops suite's backward check computes them). Its samples, run and transforms are made the
+    first time an example draws it."""
+
+    def __init__(self, case: runs.Case, dtype: torch.dtype, backward: bool) -> None:
+        op = case.op
+        self.dtype, self.backward = dtype, backward
+        self.samples = (runs.gradient_samples(op, dtype, reference=False, limit=SAMPLES) if backward
+                        else runs.samples(op, dtype, reference=False, limit=SAMPLES))
+        self.run: Callable[[Any], Any] = ((lambda s: runs.backward(op, s, weighted=True)) if backward
+                                          else (lambda s: op(s.input, *s.args, **s.kwargs)))
+        self.transforms = Transforms(case, self.samples, self.run)
+        self.name = _setting_name(dtype, backward)
+        self.named_dtype = [dtype_name(dtype)] if dtype != case.dtype else []  # in the chain
+        # The case's own setting (its dtype, forward) reports every failure; another only where the
+        # OpInfo passes the ops suite's check of its dtype and direction (the module's docstring).
+        self.own = dtype == case.dtype and not backward
+        self.ops_check_failed: bool | None = None  # not run yet
+
+    def chain(self, applied: list[str], placement: str) -> list[str]:
+        """The example as its evidence names it, in order: the dtype unless it is the case's, the
+        transforms applied, the placement unless it is the main device, `backward` for gradients."""
+        return self.named_dtype + applied + ([placement] if placement != "device" else []) + \
+            (["backward"] if self.backward else [])
+
+    def ops_check_fails(self, case: runs.Case) -> bool:
+        """Whether the OpInfo does not pass the ops suite's forward or backward check at this dtype
+        (run once, on a Case of its own; also where no CPU reference could be computed). A check
+        the harness itself cannot run says nothing: False."""
+        if self.ops_check_failed is None:
+            check = runs.check_backward if self.backward else runs.check_forward
+            probe = runs.Case(case.op, self.dtype, case.ctx)
+            try:
+                check(probe)
+                self.ops_check_failed = probe.conclude()[0] != Outcome.PASS
+            except Verdict:
+                self.ops_check_failed = True
+            except Exception:  # noqa: BLE001 - the ops suite's own run would record it as the harness's error
+                self.ops_check_failed = False
+        return self.ops_check_failed
+
+
+@suite_api.check("examples", "Hypothesis-drawn compositions of dtypes, gradients, layouts, value scales and offsets, "
+                 "edge shapes, argument identity and values, list lengths and device placements over the op's "
+                 "samples, device against CPU, shrunk to the shortest failing chain")
 def examples(case: runs.Case) -> None:
     from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings, strategies as st
     from hypothesis.errors import Flaky
 
-    samples = runs.samples(case.op, case.dtype, reference=False)[:SAMPLES]
-    if not samples:
+    own = Setting(case, case.dtype, False)
+    if not own.samples:
         case.vacuous = "the OpInfo has no sample at this dtype"
         return
-    run = lambda s: case.op(s.input, *s.args, **s.kwargs)  # noqa: E731
-    transforms = Transforms(case, samples, run)
+    made: dict[tuple[torch.dtype, bool], Setting | None] = {(case.dtype, False): own}
+    without_samples: list[str] = []
+
+    def setting(dtype: torch.dtype, backward: bool) -> Setting | None:
+        """The setting drawn (forward where the OpInfo has no gradients at the dtype); None where
+        upstream makes no sample for it."""
+        key = (dtype, backward and runs.has_backward(case.op, dtype))
+        if key not in made:
+            try:
+                made[key] = Setting(case, *key)
+            except Exception:  # upstream's generator refuses the dtype, or samples requiring grad
+                made[key] = None
+            if made[key] is None or not made[key].samples:
+                made[key] = None
+                without_samples.append(_setting_name(*key))
+        return made[key]
+
+    # The case's own dtype half the time, and first (Hypothesis shrinks towards it): the other axes
+    # keep half their examples at the dtype the case names. Else one of the others, in a fixed
+    # order (by name), so that the same seed draws the same examples.
+    others = sorted((d for d in case.op.supported_dtypes("cpu") if d != case.dtype), key=dtype_name)
+    dtypes = st.one_of(st.just(case.dtype), st.sampled_from(others)) if others else st.just(case.dtype)
     devices = placements.device_count(case.ctx.device)
-    started, drawn, counts = time.monotonic(), [0], {}
+    started, drawn = time.monotonic(), [0]
+    counts: dict[str, Counter[str]] = {"transforms": Counter(), "dtypes": Counter(), "directions": Counter(),
+                                       "left_to_ops_checks": Counter()}
     failure: dict[str, Any] = {}
     budget = {"exhausted": False}
+
+    def attempt(at: Setting, index: int, chain: list[str], placement: str, pick: int) -> list[str]:
+        """Runs the example at the setting: the names it applied (the placement too, unless the main
+        device), or a Verdict whose evidence names its `chain`."""
+        index %= len(at.samples)  # another dtype's generator may make fewer samples
+        with case.at_dtype(at.dtype):
+            variant, applied = at.samples[index], []
+            for name in chain:
+                if sample_variants.undefined_on_cpu(case.op, name) or _too_slow_on_cpu(case.op, at.dtype, name):
+                    continue  # an edge whose CPU result is undefined, or values the CPU takes minutes on
+                try:
+                    changed = at.transforms.apply(name, variant, pick)
+                except RuntimeError:  # a dtype the transform cannot make (float8 has no CPU multiply)
+                    changed = None
+                if changed is not None:
+                    variant, applied = changed, applied + [name]
+            if "expanded" in applied and _writes_into_overlap(case, at.run, variant):
+                reject()  # no valid input: the op writes into a stride-0 argument (running statistics, out=)
+            drawn[0] += 1
+            try:
+                placed = _judge(case, at, index, applied, variant, placement if devices >= 2 or placement in (
+                    "device", "cpu_operand") else "device", pick)
+            except Verdict as verdict:
+                verdict.evidence.update(chain=at.chain(applied, verdict.evidence.get("placement", "device")),
+                                        sample_index=index)
+                raise
+        counts["dtypes"][dtype_name(at.dtype)] += 1
+        counts["directions"]["backward" if at.backward else "forward"] += 1
+        return applied + ([placed] if placed != "device" else [])
 
     @seed(case.ctx.seed * 1_000_003 + zlib.crc32(runs.subject_of(case.op).encode()))
     @settings(max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
               phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
               report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
-    @given(index=st.integers(0, len(samples) - 1), chain=st.lists(st.sampled_from(Transforms.NAMES), max_size=CHAIN),
+    # The dtype and direction drawn first, forward first (False): shrinking simplifies the earliest
+    # draws first, so it prefers the case's own dtype, forward, to a simpler chain elsewhere.
+    @given(dtype=dtypes, backward=st.booleans(),
+           index=st.integers(0, len(own.samples) - 1),
+           chain=st.lists(st.sampled_from(Transforms.NAMES), max_size=CHAIN),
            placement=st.sampled_from(PLACEMENTS), pick=st.integers(0, PICKS - 1))
-    def example(index: int, chain: list[str], placement: str, pick: int) -> None:
+    def example(dtype: torch.dtype, backward: bool, index: int, chain: list[str], placement: str, pick: int) -> None:
         if time.monotonic() - started > Settings.seconds_per_op and not failure:
             budget["exhausted"] = True
             return
-        variant, applied = samples[index], []
-        for name in chain:
-            if sample_variants.undefined_on_cpu(case.op, name):  # an edge whose CPU result is undefined
-                continue
+        at = setting(dtype, backward)
+        if at is None:
+            reject()
+        if at.ops_check_failed:  # known broken there: the example runs at the case's own setting instead
+            counts["left_to_ops_checks"][at.name] += 1
+            at = own
+        # Where the example fails at a setting then found broken, the same example at the case's own
+        # setting (its failure raised outside the first one's handler, as when replayed).
+        for tried in (at, own):
             try:
-                made = transforms.apply(name, variant, pick)
-            except RuntimeError:  # a dtype the transform cannot make (float8 has no CPU multiply)
-                made = None
-            if made is not None:
-                variant, applied = made, applied + [name]
-        if "expanded" in applied and _writes_into_overlap(case, run, variant):
-            reject()  # no valid input: the op writes into a stride-0 argument (running statistics, out=)
-        drawn[0] += 1
-        try:
-            placed = _judge(case, run, index, applied, variant, placement if devices >= 2 or placement in (
-                "device", "cpu_operand") else "device", pick)
-        except Verdict as verdict:
-            placed = verdict.evidence.get("placement", "device")
-            failure.update(chain=applied + ([placed] if placed != "device" else []), sample_index=index)
-            raise
-        for name in applied + ([placed] if placed != "device" else []):
-            counts[name] = counts.get(name, 0) + 1
+                names = attempt(tried, index, chain, placement, pick)
+                break
+            except Verdict as verdict:
+                if tried.own or not tried.ops_check_fails(case):
+                    failure.update(chain=verdict.evidence["chain"], sample_index=verdict.evidence["sample_index"])
+                    raise
+                counts["left_to_ops_checks"][tried.name] += 1
+        counts["transforms"].update(names)
 
     try:
         example()
-    except Verdict as verdict:
-        verdict.evidence["chain"] = failure.get("chain", [])
-        _record(case, drawn[0], counts, budget["exhausted"])
+    except Verdict:
+        _record(case, drawn[0], counts, without_samples, budget["exhausted"])
         raise
     except Flaky as flaky:  # the shrunk example passed when replayed: one side is not deterministic
-        _record(case, drawn[0], counts, budget["exhausted"])
+        _record(case, drawn[0], counts, without_samples, budget["exhausted"])
         raise Verdict(Outcome.ERROR, {"message": f"the failing example did not fail again when replayed (a result "
                                                  f"that is not reproducible on one side): {str(flaky)[:1500]}",
                                       "exception_type": type(flaky).__name__, "chain": failure.get("chain", []),
                                       "sample_index": failure.get("sample_index")}) from None
-    _record(case, drawn[0], counts, budget["exhausted"])
+    _record(case, drawn[0], counts, without_samples, budget["exhausted"])
     case.compared = drawn[0]
 
 
-def _judge(case: runs.Case, run, index: int, applied: list[str], variant, placement: str, pick: int) -> str:
+def _judge(case: runs.Case, at: Setting, index: int, applied: list[str], variant, placement: str, pick: int) -> str:
     """Runs the example placed as `placement` and judges it. Returns the placement it had (the
     main device where the placement cannot be made: no operand to move, a sample the CPU refuses)."""
-    label = lambda p: "+".join(applied + ([p] if p != "device" else [])) or "sample"  # noqa: E731
+    label = lambda p: "+".join(at.chain(applied, p)) or "sample"  # noqa: E731
+    run = at.run
     try:
         if placement == "other_device":
             with torch.accelerator.device_index(0):  # device 0 current, the inputs on device 1
@@ -289,10 +418,16 @@ def _writes_into_overlap(case: runs.Case, run, variant) -> bool:
     return layouts.writes_into_overlap(variant, ran)
 
 
-def _record(case: runs.Case, examples_run: int, counts: dict[str, int], exhausted: bool) -> None:
-    case.evidence["fuzz"] = {"seed": case.ctx.seed, "examples_run": examples_run, "max_examples": Settings.max_examples,
-                             "seconds_per_op": Settings.seconds_per_op, "budget_exhausted": exhausted,
-                             "transforms_drawn": dict(sorted(counts.items()))}
+def _record(case: runs.Case, examples_run: int, counts: dict[str, Counter[str]], without_samples: list[str],
+            exhausted: bool) -> None:
+    fuzz = {"seed": case.ctx.seed, "examples_run": examples_run, "max_examples": Settings.max_examples,
+            "seconds_per_op": Settings.seconds_per_op, "budget_exhausted": exhausted,
+            **{f"{what}_drawn": dict(sorted(counts[what].items())) for what in ("transforms", "dtypes", "directions")}}
+    if counts["left_to_ops_checks"]:
+        fuzz["left_to_ops_checks"] = dict(sorted(counts["left_to_ops_checks"].items()))
+    if without_samples:
+        fuzz["without_samples"] = sorted(without_samples)
+    case.evidence["fuzz"] = fuzz
 
 
 @SUITE.lists

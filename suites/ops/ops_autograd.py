@@ -11,8 +11,6 @@
 
 from __future__ import annotations
 
-import torch
-
 import suite_api
 
 from suitelib.opinfo import runs
@@ -21,21 +19,7 @@ from suitelib.opinfo import runs
 @suite_api.check("backward", "gradients of every input, over the reference inputs as generated and non-contiguous",
                  applies=runs.has_backward)
 def backward(case: runs.Case) -> None:
-    op, dtype = case.op, case.dtype
-    # Reference inputs are generated under no_grad: a view made there (a transposed or expanded
-    # input) requires grad without being a leaf the graph reaches. Make every such tensor the leaf
-    # it is on the device (to_device), with the same layout.
-    try:
-        samples = runs.samples(op, dtype, reference=True, requires_grad=True)
-    except Exception as exc:  # upstream's reference inputs are made for forward tests
-        case.evidence["inputs"] = (f"sample inputs: the reference inputs cannot require grad "
-                                   f"({type(exc).__name__}: {str(exc)[:200]})")
-        samples = runs.samples(op, dtype, reference=False, requires_grad=True)
-    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad)
-                           if isinstance(t, torch.Tensor) else t) for s in samples]
-    runs.check_values(case, lambda s: runs.backward(op, s, weighted=True), samples, with_variants=True,
-                      arguments=True)
-    runs.check_gradient_layouts(case, samples)
+    runs.check_backward(case)  # in suitelib: the fuzz suite runs it too
 
 
 # a feature of autograd beyond the op itself: it does not decide whether the op's API works

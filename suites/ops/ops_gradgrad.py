@@ -59,7 +59,6 @@ def _gradgrad(op, sample, lay=None):
 @suite_api.check("gradgrad", DESCRIPTION, applies=applies, api=False)
 def run(case) -> None:
     op = case.op
-    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
-               for s in runs.samples(op, case.dtype, reference=False, requires_grad=True)]
+    samples = runs.gradient_samples(op, case.dtype, reference=False)
     runs.check_values(case, lambda s: _gradgrad(op, s), samples, with_variants=False)
     runs.check_gradient_layouts(case, samples, _gradgrad)

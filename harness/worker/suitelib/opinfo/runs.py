@@ -25,6 +25,7 @@ from suitelib import info_decorators
 from suitelib import opinfo
 import suite_api
 from comparison import Mismatch, compare, own_copy, to_device
+from dispatch_capture import harness_transfer
 from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
@@ -151,7 +152,8 @@ def grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
     the same on both sides, and drawn from a generator of their own (the case's seeded ones are
     left alone)."""
     generator = torch.Generator().manual_seed(7919 + index)
-    return (torch.rand(output.shape, generator=generator) + 0.5).to(output.device)
+    with harness_transfer():  # the harness's weights: their copy to the device is no op of the case's
+        return (torch.rand(output.shape, generator=generator) + 0.5).to(output.device)
 
 
 def backward(op, sample, weighted: bool = False):
@@ -208,6 +210,28 @@ class Case(Sides):
         self.edge_variants = 0
         self.layouts: set[str] = set()  # the layout kinds the case's samples were given (layouts.py)
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
+        self._judged_at: dict[torch.dtype, tuple[float, float, str, str | None]] = {}  # at_dtype(), by dtype
+
+    @contextlib.contextmanager
+    def at_dtype(self, dtype: torch.dtype) -> Iterator[None]:
+        """Judges what runs inside at `dtype`, the case's own dtype again after: its tolerance and
+        whether upstream compares its values (the fuzz suite draws an example's dtype within one
+        case). A verdict raised inside carries the tolerance it was judged with."""
+        if dtype == self.dtype:
+            yield
+            return
+        if dtype not in self._judged_at:
+            self._judged_at[dtype] = (*tolerance(self.op, dtype), values_not_comparable(self.op, dtype))
+        rtol, atol, source, not_comparable = self._judged_at[dtype]
+        own = self.dtype, self.rtol, self.atol, self.not_comparable
+        self.dtype, self.rtol, self.atol, self.not_comparable = dtype, rtol, atol, not_comparable
+        try:
+            yield
+        except Verdict as verdict:
+            verdict.evidence.update({"rtol": rtol, "atol": atol, "tolerance_source": source})
+            raise
+        finally:
+            self.dtype, self.rtol, self.atol, self.not_comparable = own
 
     def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True) -> None:
         try:
@@ -393,7 +417,8 @@ def run_case(suite, case_id, ctx, infos: dict[str, Any], noun: str = "OpInfo") -
     return case.conclude()
 
 
-def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False) -> list:
+def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False,
+            limit: int | None = None) -> list:
     """op.reference_inputs("cpu", ...) (which are op.sample_inputs when the OpInfo has no
     reference_inputs_func) or op.sample_inputs("cpu", ...): the same samples, seeded the same way
     (the RNGs set to common_utils.SEED before each one, as TrackedInputIter does outside a test),
@@ -401,12 +426,13 @@ def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = Fa
     sample (torch.manual_seed also queues lazy seeds for CUDA, MPS and XPU).
     Reference inputs that upstream makes as `sample.noncontiguous()` of another sample (the
     elementwise ops' generators yield every sample twice, contiguous then not) are left out: the
-    suite runs every sample non-contiguously itself, against the CPU result it already has."""
+    suite runs every sample non-contiguously itself, against the CPU result it already has.
+    `limit`: only the first that many (the rest are not generated)."""
     make = op.reference_inputs_func if reference and op.reference_inputs_func is not None else op.sample_inputs_func
     samples, twins = [], set()
     with _twins_marked(twins):
         generated = iter(make(op, "cpu", dtype, requires_grad))
-        while True:
+        while limit is None or len(samples) < limit:
             value = common_utils.SEED
             torch.default_generator.manual_seed(value)
             random.seed(value)
@@ -414,10 +440,20 @@ def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = Fa
             try:
                 sample = next(generated)
             except StopIteration:
-                return samples
+                break
             if id(sample) not in twins:
                 samples.append(sample)
             twins.clear()
+    return samples
+
+
+def gradient_samples(op, dtype: torch.dtype, *, reference: bool, limit: int | None = None) -> list:
+    """samples() requiring grad, every tensor made the leaf it is on the device (to_device), with
+    the same layout: upstream generates them under no_grad, where a view (a transposed or expanded
+    input) requires grad without being a leaf the graph reaches. What the gradient checks and the
+    fuzz suite's backward examples differentiate."""
+    return [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
+            for s in samples(op, dtype, reference=reference, requires_grad=True, limit=limit)]
 
 
 @contextlib.contextmanager
@@ -464,6 +500,24 @@ def check_gradient_layouts(case: Case, samples: list,
                 continue
             case.judge(run, index, [(f"grad_{kind}", sample)], sample, expected)
             case.layouts.add(f"grad_{kind}")
+
+
+def check_forward(case: Case) -> None:
+    """The ops suite's `forward` check (suites/ops/ops_forward.py says what it runs)."""
+    check_values(case, lambda s: forward(case.op, s), samples(case.op, case.dtype, reference=True),
+                 with_variants=True, edges=True, arguments=True)
+
+
+def check_backward(case: Case) -> None:
+    """The ops suite's `backward` check (suites/ops/ops_autograd.py says what it runs)."""
+    try:
+        inputs = gradient_samples(case.op, case.dtype, reference=True)
+    except Exception as exc:  # upstream's reference inputs are made for forward tests
+        case.evidence["inputs"] = (f"sample inputs: the reference inputs cannot require grad "
+                                   f"({type(exc).__name__}: {str(exc)[:200]})")
+        inputs = gradient_samples(case.op, case.dtype, reference=False)
+    check_values(case, lambda s: backward(case.op, s, weighted=True), inputs, with_variants=True, arguments=True)
+    check_gradient_layouts(case, inputs)
 
 
 def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_variants: bool,
