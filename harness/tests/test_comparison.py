@@ -97,15 +97,16 @@ def test_a_partial_view_reaches_the_device_with_its_whole_storage():
 def test_the_harness_s_transfers_are_not_ops_the_case_ran():
     """Moving a case's inputs to the device and its results back is the harness's work: the
     dispatcher capture counts the op under test and nothing of the moves, in every layout."""
-    import torch_neuronsim  # noqa: F401  (registers the neuron device)
+    import torch_neuronsim  # noqa: F401  (registers a device; the capture takes its name from PrivateUse1)
     from dispatch_capture import Capture
     from vocabulary import Route
 
+    device = torch._C._get_privateuse1_backend_name()
     base = torch.arange(24.0).reshape(4, 6)
-    capture = Capture("neuron")
+    capture = Capture(device)
     with capture:
         for x in (base, base.t(), base[1:3], base.expand(2, 4, 6), base[:, ::2]):
-            moved = to_device((x, x), "neuron")
+            moved = to_device((x, x), device)
             result = torch.neg(moved[0])
             compare(result, torch.neg(x), rtol=0, atol=0)
     seen = {op for counts in capture.counts.values() for op in counts}

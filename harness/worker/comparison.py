@@ -18,7 +18,7 @@ from typing import Any, Callable
 import torch
 import torch.utils._pytree as pytree
 
-from dispatch_capture import harness_transfer
+from dispatch_capture import uncounted
 from evidence import dtype_name
 
 
@@ -46,7 +46,7 @@ def to_device(inputs: Any, device: str) -> Any:
     conjugation or negation, so the device sees the layout the CPU saw. One tensor passed in two
     places (add(x, x), cat([a, b], out=a)) arrives as one tensor. The copies are the harness's,
     not the case's: the dispatcher capture does not count them."""
-    with harness_transfer():
+    with uncounted():
         return _relocated(inputs, lambda t: t.to(device))
 
 
@@ -150,7 +150,7 @@ def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool =
     other values; returns the largest errors. With values=False only structure, shapes and dtypes
     are compared (outputs whose values are arbitrary: uninitialized or random). The copies back
     to the CPU are the harness's, not the case's: the dispatcher capture does not count them."""
-    with harness_transfer():
+    with uncounted():
         return _compared(actual, expected, rtol, atol, values)
 
 

@@ -14,8 +14,8 @@ the dispatcher would run for the device's dispatch key (PrivateUse1):
 What the capture cannot see: the inside of a kernel (ops a registered kernel calls itself are
 the backend's business) and the inside of a compiled graph (the mode steps aside while torch.compile
 traces, and the executable a backend builds is opaque): a suite says so with `unobservable()`.
-What it does not count: the harness's own copies of a case's inputs to the device and of its
-results back (harness_transfer()).
+What it does not count: the harness's own work, moving a case's inputs to the device and its
+results back, and the CPU reference (uncounted()).
 """
 
 from __future__ import annotations
@@ -71,23 +71,18 @@ def _is_view(name: str) -> bool:
 
 
 @contextlib.contextmanager
-def _stepped_aside(which) -> Iterator[None]:
-    """The innermost dispatch mode popped for the block when which(mode) holds."""
+def uncounted() -> Iterator[None]:
+    """Steps the active capture aside for the harness's own work: moving a case's inputs to the
+    device and its results back to compare them, and the case's CPU reference. None of it is an
+    op the case ran on the device (on a backend whose copies fall back, counting them would make
+    every case a fallback), and each op would cost a call into Python."""
     from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
 
-    if not which(_get_current_dispatch_mode()):
+    if not isinstance(_get_current_dispatch_mode(), Capture):
         yield
         return
     with _pop_mode_temporarily():
         yield
-
-
-def harness_transfer() -> contextlib.AbstractContextManager[None]:
-    """Steps the active capture aside while the harness moves a case's inputs to the device or its
-    results back to compare them: those copies are the harness's, not ops the case ran, and on a
-    backend whose transfers fall back they would make every case a fallback. (They also cost a
-    call into Python for each of the hundreds of tensors a case moves.)"""
-    return _stepped_aside(lambda mode: isinstance(mode, Capture))
 
 
 def _on_device(values: Any, device_type: str) -> bool:
@@ -131,11 +126,6 @@ class Capture(TorchDispatchMode):
     def clear(self) -> None:
         for counts in self.counts.values():
             counts.clear()
-
-    def paused(self) -> contextlib.AbstractContextManager[None]:
-        """Steps aside while the case computes on the CPU alone (its reference): nothing there is
-        the device's, and each op would cost a call into Python."""
-        return _stepped_aside(lambda mode: mode is self)
 
     def _route_of(self, func) -> tuple[str, dict[str, int] | None, bool]:
         """(name, the counts it adds to or None, whether to follow it into its parts)."""

@@ -11,6 +11,7 @@ from typing import Any, Callable
 import torch
 
 from comparison import Mismatch, compare, own_copy
+from dispatch_capture import uncounted
 from evidence import exception_evidence
 from vocabulary import Outcome
 
@@ -58,7 +59,7 @@ class Sides:
         `args` (comparison.own_copy), so that what the CPU writes into them never reaches the
         device's run of the same inputs; NoReference when it raises (the first such error is kept)."""
         try:
-            with self.ctx.capture.paused():
+            with uncounted():
                 return self._seeded(run, tuple(own_copy(a) for a in args))
         except Exception as exc:
             self.first_cpu_error = self.first_cpu_error or f"{type(exc).__name__}: {str(exc)[:300]}"

@@ -111,12 +111,11 @@ Command add_api_compat_command(CLI::App& cli) {
   auto* cmd = cli.add_subcommand(
       "api-compat",
       "The torch API compatibility table (torch_api_compatibility.md, .csv, .json) in "
-      "TorchNeuron's "
-      "shape, derived from the runs' evidence: every public API entry an OpInfo, ModuleInfo or "
-      "OptimizerInfo tests, by namespace, with its eager and torch.compile status (Y, CPU_FALLBACK "
-      "naming the aten ops that fell back and their dtypes, N with the outcome and why, untested "
-      "with "
-      "why) and the dtypes it works at (docs/api-compat.md). Exit 0, 2 bad input");
+      "TorchNeuron's shape, derived from the runs' evidence: every public API entry an OpInfo, "
+      "ModuleInfo or OptimizerInfo tests, by namespace, with its eager and torch.compile status "
+      "(Y, CPU_FALLBACK naming the aten ops that fell back and their dtypes, N with the outcome "
+      "and why, untested with why) and the dtypes it works at (docs/api-compat.md). Exit 0, 2 "
+      "bad input");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
   cmd->add_option(
          "--runs", o->runs,

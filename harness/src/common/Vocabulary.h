@@ -232,8 +232,7 @@ using EvidenceFlagInfo = Named<EvidenceFlag>;
 inline constexpr std::array<EvidenceFlagInfo, 1> kEvidenceFlags = {{
     {EvidenceFlag::kSuiteSkip, "suite_skip",
      "the suite itself skipped the case (what the check needs is missing; the test skipped "
-     "itself): "
-     "not the backend's outcome, not a skip list's"},
+     "itself): not the backend's outcome, not a skip list's"},
 }};
 
 // The exit code of a worker that stopped because a case exceeded the worker memory limit

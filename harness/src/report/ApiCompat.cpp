@@ -268,12 +268,10 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
                        r["started_at"].get<std::string>());
   out +=
       "\n`Y`: runs on the device at the dtypes listed, every case matching the CPU. "
-      "`CPU_FALLBACK`: works, "
-      "with the aten ops that fell back to the CPU (and at which dtypes). `NATIVE_UNKNOWN`: works, "
-      "but how "
-      "its ops ran could not be observed (docs/backends.md). `N`: no dtype works (the worst "
-      "outcome, where, and why). `untested`: no case, or every case skipped (the skip list's "
-      "reason).\n\n";
+      "`CPU_FALLBACK`: works, with the aten ops that fell back to the CPU (and at which dtypes). "
+      "`NATIVE_UNKNOWN`: works, but how its ops ran could not be observed (docs/backends.md). "
+      "`N`: no dtype works (the worst outcome, where, and why). `untested`: no case, or every "
+      "case skipped (the skip list's reason).\n\n";
   out += "| section | entries";
   std::string rule = "| --- | ---:";
   for (const char* mode : kApiModes)

@@ -25,7 +25,7 @@ from suitelib import info_decorators
 from suitelib import opinfo
 import suite_api
 from comparison import Mismatch, compare, own_copy, to_device
-from dispatch_capture import harness_transfer
+from dispatch_capture import uncounted
 from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
@@ -152,7 +152,7 @@ def grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
     the same on both sides, and drawn from a generator of their own (the case's seeded ones are
     left alone)."""
     generator = torch.Generator().manual_seed(7919 + index)
-    with harness_transfer():  # the harness's weights: their copy to the device is no op of the case's
+    with uncounted():  # the harness's weights: their copy to the device is no op of the case's
         return (torch.rand(output.shape, generator=generator) + 0.5).to(output.device)
 
 
