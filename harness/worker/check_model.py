@@ -36,6 +36,7 @@ from typing import Any
 
 from dispatch_capture import kernel_kind
 from evidence import dtype_name, exception_evidence
+from quick_exit import run_main
 from vocabulary import Kernel, Outcome
 import backend_contract
 import suite_api
@@ -810,4 +811,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from quick_exit import run_main
+
 from vocabulary import Category, Mode
 
 # An ops-suite check -> the upstream test of test_ops.py (class, generic test name) that checks the
@@ -195,4 +197,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -53,6 +53,7 @@ import zygote
 from case_context import Context
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
+from quick_exit import run_main
 from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Where
 
 
@@ -335,4 +336,4 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
 
 
 if __name__ == "__main__":
-    main()
+    run_main(main)

@@ -99,4 +99,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from quick_exit import run_main  # the worker's modules are on PYTHONPATH (world.py)
+
+    run_main(main)
