@@ -482,6 +482,9 @@ def check_gradient_layouts(case: Case, samples: list,
     `lay`), each against the CPU given the same gradients (upstream's test_noncontiguous_samples
     hands the backward a non-contiguous gradient; a backward kernel that reads it in storage order
     is right only for contiguous ones)."""
+    if (why := layouts.not_at(case.op, case.dtype)) is not None:
+        case.evidence.setdefault("layouts_not_run", why)  # backward says it once for both
+        return
     for index, sample in enumerate(samples[:layouts.SAMPLES_PER_CASE] if layouts.apply_to(case.op, case.dtype)
                                    else ()):
         for kind in layouts.KINDS:
@@ -527,7 +530,11 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
     0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
     with `arguments`, the arguments no sample moves off their default, at other values
     (argument_variants)."""
+    if with_variants and (why := layouts.not_at(case.op, case.dtype)) is not None:
+        case.evidence["layouts_not_run"] = why
+        with_variants = False
     laid_out = with_variants and layouts.apply_to(case.op, case.dtype)  # once: it reads the decorators
+    edges_run: set[str] = set()
     for index, sample in enumerate(samples):
         try:
             expected = case.cpu(run, sample)
@@ -565,6 +572,9 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
                 if (why := sample_variants.undefined_on_cpu(case.op, name)) is not None:
                     case.evidence["edge_variants_not_made"] = f"{name}: {why}"
                     continue
+                if (signature := sample_variants.signature(variant)) in edges_run:
+                    continue  # an edge variant alike another (samples that differ in values only) runs once
+                edges_run.add(signature)
                 case.alike(run, index, name, variant)
                 case.edge_variants += 1
         case.compared += 1
