@@ -10,7 +10,7 @@ import time
 import uuid
 from pathlib import Path
 
-from conform_cli import CLI, HERE
+from conform_cli import CLI, HERE, cli, outcomes
 
 
 def processes_marked(mark: str) -> list[int]:
@@ -57,3 +57,15 @@ def test_kill_minus_nine_of_the_harness_takes_a_hanging_worker_with_it(db):
     workers = [pid for pid in processes_marked(mark) if pid != harness.pid]
     assert workers, "no worker was running"
     kill_and_expect_no_survivor(harness, mark)
+
+
+def test_a_run_starts_python_once_the_listing_and_every_worker_fork_the_zygote(tmp_path, monkeypatch):
+    """The imports of torch, the backend and the suite (seconds) are paid once a run: the listing
+    and the serving workers are forks of the zygote."""
+    log = tmp_path / "imports.log"
+    monkeypatch.setenv("COUNTED_BACKEND_LOG", str(log))
+    done = cli("run", "--ops", "^(abs|neg)$", "--checks", "forward", "--dtypes", "float32", "-j", "2",
+               "--backend-module", "counted_backend", "--db", str(tmp_path / "r.db"))
+    assert outcomes(tmp_path / "r.db") == {"ops/abs/float32/forward": "pass", "ops/neg/float32/forward": "pass"}, \
+        done.stdout
+    assert len(log.read_text().split()) == 1, f"the backend was imported by several processes: {log.read_text()}"

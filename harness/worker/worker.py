@@ -20,8 +20,9 @@ Modes:
                     the public names each subject tests, and whether in eager mode or under torch.compile), or
                     null when the suite declares none
   --repro CASE_ID   run one case verbosely (full traceback) and print its result
-  --zygote          after the imports, fork serving workers on request ({"spawn": {"stdin",
-                    "stdout", "stderr"}} on stdin: two FIFOs and a log), answering {"spawned": PID},
+  --zygote          after the imports, fork workers on request ({"spawn": {"stdin", "stdout",
+                    "stderr", "mode"}} on stdin: two FIFOs, a log, and "serve" or "list": the
+                    run's listing comes from a fork too), answering {"spawned": PID},
                     and report each one's end ({"exited": PID, "signal" | "code"}): a fresh worker
                     costs a fork, not the seconds of importing torch and the test machinery. The
                     zygote never touches the device, so its children can.
@@ -246,38 +247,49 @@ def main() -> None:
         "op_sources": sorted({"dispatcher", ctx.ops_source}),
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }
-    if args.list:
-        hello["cpu_overloads"] = cpu_overloads()
-        hello["device_composite"] = device_composites(hello["cpu_overloads"])
-    emit(out, hello)
+    def listing(results: TextIO, _requests: TextIO, hello: dict[str, Any]) -> None:
+        list_suite(results, hello, args.suite, suite, options)
 
+    def serving(results: TextIO, requests: TextIO, hello: dict[str, Any]) -> None:
+        emit(results, hello)
+        serve(results, suite, ctx, requests, args.max_memory)
+
+    if args.list:
+        listing(out, sys.stdin, hello)
+        return
+    if args.serve:
+        serving(out, sys.stdin, hello)
+        return
+    emit(out, hello)
     if args.api:  # the public API the suite's subjects test (public_api.py), or null
         emit(out, {"api": suite.public_api()})
-        return
-    if args.list:
-        count = 0
-        try:
-            emit(out, {"suite": args.suite, "description": suite.describe(), "options": options})
-            for case in suite.list_cases():
-                emit(out, case)
-                count += 1
-        except (ValueError, KeyError) as exc:  # the suite's own data is wrong: say what, in one line
-            emit(out, {"fatal": f"suite '{args.suite}' cannot list its cases: {exc}"})
-            sys.exit(3)
-        except (ImportError, AttributeError) as exc:  # most often a torch without what the suite uses
-            emit(out, {"fatal": f"suite '{args.suite}' cannot list its cases with torch {torch.__version__}: "
-                                f"{type(exc).__name__}: {exc}"})
-            sys.exit(3)
-        emit(out, {"done": count})
         return
     if args.repro:
         result = run_one(suite, ctx, args.repro, verbose=True)
         emit(out, result, indent=2)
         sys.exit(0 if result["outcome"] in (Outcome.PASS, Outcome.FALLBACK) else 1)
-    if args.zygote:
-        zygote.run(out, hello, lambda results, requests: serve(results, suite, ctx, requests, args.max_memory))
-        return
-    serve(out, suite, ctx, sys.stdin, args.max_memory)
+    zygote.run(out, hello, {"serve": serving, "list": listing})
+
+
+def list_suite(out: TextIO, hello: dict[str, Any], name: str, suite: suite_api.Suite, options: dict[str, Any]) -> None:
+    """--list: the hello with the CPU overloads (the ledger's rows), the suite's declaration, its
+    cases, {"done": N}. The first problem of the suite's own data ends the process with it."""
+    names = cpu_overloads()
+    emit(out, {**hello, "cpu_overloads": names, "device_composite": device_composites(names)})
+    count = 0
+    try:
+        emit(out, {"suite": name, "description": suite.describe(), "options": options})
+        for case in suite.list_cases():
+            emit(out, case)
+            count += 1
+    except (ValueError, KeyError) as exc:  # the suite's own data is wrong: say what, in one line
+        emit(out, {"fatal": f"suite '{name}' cannot list its cases: {exc}"})
+        sys.exit(3)
+    except (ImportError, AttributeError) as exc:  # most often a torch without what the suite uses
+        emit(out, {"fatal": f"suite '{name}' cannot list its cases with torch {hello['torch']}: "
+                            f"{type(exc).__name__}: {exc}"})
+        sys.exit(3)
+    emit(out, {"done": count})
 
 
 def describe_found(name: str, folder: Path) -> dict[str, Any]:

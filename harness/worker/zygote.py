@@ -2,11 +2,12 @@
 serving workers on request, so that a fresh worker (after a crash, a timeout, or for a rerun)
 costs a fork instead of seconds of imports. The harness side is harness/src/execute/Zygote.cpp.
 
-Protocol, one JSON object per line: the harness writes {"spawn": {"stdin", "stdout", "stderr"}}
-(two FIFOs and a log file) on the zygote's stdin; the zygote forks, answers {"spawned": PID},
-and later {"exited": PID, "signal": N} or {"exited": PID, "code": N} when that worker ends. The
-forked worker dies with the zygote (PR_SET_PDEATHSIG), opens its stdin FIFO, then its results
-FIFO, says hello there and serves. The zygote never touches the device, so its children can.
+Protocol, one JSON object per line: the harness writes {"spawn": {"stdin", "stdout", "stderr",
+"mode"}} (two FIFOs, a log file, and what the worker does: "serve" cases, or "list" the suite)
+on the zygote's stdin; the zygote forks, answers {"spawned": PID}, and later {"exited": PID,
+"signal": N} or {"exited": PID, "code": N} when that worker ends. The forked worker dies with
+the zygote (PR_SET_PDEATHSIG), opens its stdin FIFO, then its results FIFO, and runs its mode,
+which says hello there first. The zygote never touches the device, so its children can.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 import traceback
 from typing import Any, Callable, TextIO
 
-Serve = Callable[[TextIO, TextIO], None]  # (results stream, requests stream)
+Mode = Callable[[TextIO, TextIO, dict[str, Any]], None]  # (results stream, requests stream, hello)
 
 
 def _emit(out: TextIO, message: dict[str, Any]) -> None:
@@ -42,9 +43,9 @@ def _report_exits(out: TextIO) -> None:
         _emit(out, {"exited": pid, **how})
 
 
-def _become_worker(request: dict[str, str], hello: dict[str, Any], serve: Serve, zygote_pid: int,
+def _become_worker(request: dict[str, str], hello: dict[str, Any], modes: dict[str, Mode], zygote_pid: int,
                    requested: float) -> None:
-    """In the forked child: die with the zygote, take the FIFOs as stdin and results, serve."""
+    """In the forked child: die with the zygote, take the FIFOs as stdin and results, run the mode."""
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     if os.getppid() != zygote_pid:  # the zygote died before the line above
         os._exit(127)
@@ -61,12 +62,13 @@ def _become_worker(request: dict[str, str], hello: dict[str, Any], serve: Serve,
         os.close(fd)
     sys.stdin = os.fdopen(0, "r")
     out = os.fdopen(results, "w", buffering=1)
-    _emit(out, {**hello, "pid": os.getpid(), "startup_seconds": time.perf_counter() - requested, "forked": True})
-    serve(out, sys.stdin)
+    mode = modes[request.get("mode", "serve")]
+    mode(out, sys.stdin, {**hello, "pid": os.getpid(), "startup_seconds": time.perf_counter() - requested, "forked": True})
 
 
-def run(out: TextIO, hello: dict[str, Any], serve: Serve) -> None:
-    """Forks a serving worker for each spawn request on stdin, until the harness closes it."""
+def run(out: TextIO, hello: dict[str, Any], modes: dict[str, Mode]) -> None:
+    """Forks a worker for each spawn request on stdin (in the request's mode, one of `modes`),
+    until the harness closes it."""
     me, pending = os.getpid(), b""
     while True:
         readable, _, _ = select.select([0], [], [], 0.05)
@@ -89,7 +91,7 @@ def run(out: TextIO, hello: dict[str, Any], serve: Serve) -> None:
                 code = 1
                 try:
                     out.close()  # the control stream is the zygote's, not the child's
-                    _become_worker(request, hello, serve, me, requested)
+                    _become_worker(request, hello, modes, me, requested)
                     code = 0
                 except SystemExit as exit_:
                     code = exit_.code if isinstance(exit_.code, int) else 1

@@ -48,8 +48,8 @@ std::string log_dir(const std::string& db, const std::string& run_id) {
 struct Plan {
   RunInfo run;
   std::vector<std::string> cases;  // not recorded yet
-  // A new run's zygote, started before the listing so that both import at once, with the
-  // workers' command less any environment of theirs (execute() decides that).
+  // A new run's zygote, which lists the suite (a forked worker: one Python start-up a run, not
+  // two), with the workers' command less any environment of theirs (execute() decides that).
   std::unique_ptr<Zygote> zygote;
 };
 
@@ -71,9 +71,13 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   command.max_memory_bytes = memory;
   plan.zygote = std::make_unique<Zygote>(command, log_dir(o.db, run.id) + "/zygote.log",
                                          ScheduleOptions{}.startup_timeout);
-  // The skip lists the backend ships, found while the suite is listed (a Python start of its own).
+  // The skip lists the backend ships, found while the zygote imports (a Python start of its own).
   auto shipped = std::async(std::launch::async, backend_skiplists, o.backend_module);
-  const Listing listing = list_suite(o.suite, command, log_dir(o.db, run.id) + "/list-worker.log");
+  plan.zygote->ready();  // the reason it cannot start (an unimportable backend, bad options) stops the run
+  const Listing listing = [&] {
+    Worker lister(*plan.zygote, log_dir(o.db, run.id) + "/list-worker.log", "list");
+    return list_suite(o.suite, lister);
+  }();
   const Selection selection{
       o.ops_regex, {o.dtypes.begin(), o.dtypes.end()}, {o.checks.begin(), o.checks.end()}};
   std::vector<CaseId> selected = select_cases(listing.cases, selection);

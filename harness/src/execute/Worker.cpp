@@ -141,8 +141,9 @@ Worker::Worker(const WorkerCommand& command, const std::string& mode, const std:
   start_reader();
 }
 
-Worker::Worker(Zygote& zygote, const std::string& log_path) : log_path_(log_path) {
-  Zygote::Child child = zygote.spawn(log_path);
+Worker::Worker(Zygote& zygote, const std::string& log_path, const std::string& mode)
+    : log_path_(log_path) {
+  Zygote::Child child = zygote.spawn(log_path, mode);
   in_ = std::move(child.requests);
   out_ = std::move(child.results);
   process_ = std::move(child.process);

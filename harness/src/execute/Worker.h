@@ -113,8 +113,8 @@ class Worker {
 
   // Starts `python script args... mode` with stderr appended to `log_path`.
   Worker(const WorkerCommand& command, const std::string& mode, const std::string& log_path);
-  // A serving worker forked by `zygote` (execute/Zygote.h): a fork, not a Python start-up.
-  Worker(Zygote& zygote, const std::string& log_path);
+  // A worker forked by `zygote` in `mode` (Zygote::spawn): a fork, not a Python start-up.
+  Worker(Zygote& zygote, const std::string& log_path, const std::string& mode = "serve");
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;

@@ -116,7 +116,7 @@ void Zygote::dispatch_loop() {
   }
 }
 
-Zygote::Child Zygote::spawn(const std::string& log_path) {
+Zygote::Child Zygote::spawn(const std::string& log_path, const std::string& mode) {
   std::lock_guard spawning(spawn_mutex_);
   const int n = fifos_++;
   const auto requests_path = fifo_dir_ / fmt::format("{}.in", n);
@@ -140,7 +140,8 @@ Zygote::Child Zygote::spawn(const std::string& log_path) {
   control_.send(nlohmann::json{{"spawn",
                                 {{"stdin", requests_path.string()},
                                  {"stdout", results_path.string()},
-                                 {"stderr", log_path}}}}
+                                 {"stderr", log_path},
+                                 {"mode", mode}}}}
                     .dump());
   const auto deadline = std::chrono::steady_clock::now() + timeout_;
   int pid = -1;

@@ -43,9 +43,11 @@ class Zygote {
     Fd requests, results;
     std::unique_ptr<Process> process;
   };
-  // Forks a serving worker whose stderr goes to `log_path`; throws std::runtime_error when the
-  // zygote does not answer or the worker does not connect in time.
-  Child spawn(const std::string& log_path);
+  // Forks a worker whose stderr goes to `log_path`, in `mode`: "serve" (cases from its
+  // requests, a result line each) or "list" (the suite's listing, as worker.py --list writes
+  // it: a run lists its suite without a Python start-up of its own); throws std::runtime_error
+  // when the zygote does not answer or the worker does not connect in time.
+  Child spawn(const std::string& log_path, const std::string& mode = "serve");
 
   // How a forked worker ended, once the zygote has reported it (blocks until then, or until
   // the zygote itself is gone).

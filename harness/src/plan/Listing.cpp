@@ -41,6 +41,10 @@ nlohmann::json next_line(Worker& worker) {
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path) {
   Worker worker(command, "--list", log_path);
+  return list_suite(suite, worker);
+}
+
+Listing list_suite(const std::string& suite, Worker& worker) {
   Listing listing;
   listing.suite = suite;
   while (true) {

@@ -31,6 +31,8 @@ struct Listing {
 // declaration is malformed or a case names a check the suite does not declare.
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path);
+// The same from a listing worker already started (one a zygote forked in mode "list").
+Listing list_suite(const std::string& suite, Worker& worker);
 
 // Every suite a worker started with --suites finds (NEURON_CONFORM_SUITES, then the project's
 // suites/), with its declaration, or why it cannot be loaded. Throws std::runtime_error as

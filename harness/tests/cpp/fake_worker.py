@@ -21,6 +21,12 @@ def serve(out, requests):
         answer(out, json.loads(line)["case"])
 
 
+def serving(out, requests, hello):
+    out.write(json.dumps(hello) + "\n")
+    out.flush()
+    serve(out, requests)
+
+
 def answer(out, case):
     behaviour = case.split("/")[1]
     if behaviour == "crash":
@@ -45,7 +51,9 @@ def answer(out, case):
 
 hello = {"ready": True, "pid": os.getpid(), "startup_seconds": 0.01}
 print(json.dumps(hello), flush=True)
+
+
 if "--zygote" in sys.argv:
-    zygote.run(sys.stdout, hello, serve)
+    zygote.run(sys.stdout, hello, {"serve": serving})
 else:
     serve(sys.stdout, sys.stdin)
