@@ -130,7 +130,9 @@ test-fast: test-cpp
 	$(PY) -m pytest -q $(FAST_TESTS) $(wildcard harness/tests/test_backend_architecture.py)
 
 test-python: build wheel
-	$(PY) -m pytest -q --durations=25 backend/tests/python harness/tests
+	@# Two test files at a time (a file's tests share its module fixtures): a test mostly waits on
+	@# one Python process importing torch, so one file at a time leaves a core idle.
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile --durations=25 backend/tests/python harness/tests
 
 # --- Robustness (docs/robustness.md) --------------------------------------------------------
 # Every fuzz target for FUZZ_SECONDS each, two at a time, under ASan and UBSan (clang, build-fuzz/).
