@@ -534,7 +534,6 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
         case.evidence["layouts_not_run"] = why
         with_variants = False
     laid_out = with_variants and layouts.apply_to(case.op, case.dtype)  # once: it reads the decorators
-    edges_run: set[str] = set()
     for index, sample in enumerate(samples):
         try:
             expected = case.cpu(run, sample)
@@ -572,9 +571,6 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
                 if (why := sample_variants.undefined_on_cpu(case.op, name)) is not None:
                     case.evidence["edge_variants_not_made"] = f"{name}: {why}"
                     continue
-                if (signature := sample_variants.signature(variant)) in edges_run:
-                    continue  # an edge variant alike another (samples that differ in values only) runs once
-                edges_run.add(signature)
                 case.alike(run, index, name, variant)
                 case.edge_variants += 1
         case.compared += 1
