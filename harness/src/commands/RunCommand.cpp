@@ -73,7 +73,8 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
                                          ScheduleOptions{}.startup_timeout);
   // The skip lists the backend ships, found while the zygote imports (a Python start of its own).
   auto shipped = std::async(std::launch::async, backend_skiplists, o.backend_module);
-  plan.zygote->ready();  // the reason it cannot start (an unimportable backend, bad options) stops the run
+  // The reason the zygote cannot start (an unimportable backend, bad options) stops the run.
+  plan.zygote->ready();
   const Listing listing = [&] {
     Worker lister(*plan.zygote, log_dir(o.db, run.id) + "/list-worker.log", "list");
     return list_suite(o.suite, lister);
