@@ -16,6 +16,7 @@ from typing import Callable, NoReturn
 
 
 def end_process(code: int) -> NoReturn:
+    """Exit handlers, the standard streams flushed, then the process ends with `code`."""
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         stream.flush()

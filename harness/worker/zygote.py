@@ -1,6 +1,7 @@
 """The worker zygote: a process that has imported torch, the backend and the suite, and forks
-serving workers on request, so that a fresh worker (after a crash, a timeout, or for a rerun)
-costs a fork instead of seconds of imports. The harness side is harness/src/execute/Zygote.cpp.
+workers on request (the run's listing worker and its serving workers), so that a worker (the
+listing, a fresh one after a crash or a timeout, or for a rerun) costs a fork instead of seconds
+of imports. The harness side is harness/src/execute/Zygote.cpp.
 
 Protocol, one JSON object per line: the harness writes {"spawn": {"stdin", "stdout", "stderr",
 "mode"}} (two FIFOs, a log file, and what the worker does: "serve" cases, or "list" the suite)

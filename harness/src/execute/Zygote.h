@@ -17,8 +17,9 @@
 namespace conform {
 
 // A worker process that has imported torch, the backend and the suite but never touched the
-// device, and forks serving workers on request (harness/worker/worker.py --zygote): a fresh
-// worker, after a crash, a timeout or for a rerun, costs a fork instead of seconds of imports.
+// device, and forks workers on request (harness/worker/worker.py --zygote): the run's listing
+// worker and its serving workers, including a fresh one after a crash, a timeout or for a rerun,
+// each cost a fork instead of seconds of imports.
 // A forked worker's requests and results travel through two FIFOs in a private folder; the
 // zygote reports how each of its workers ended. The zygote dies with the harness, and its
 // workers with the zygote (PR_SET_PDEATHSIG both times).
