@@ -54,8 +54,9 @@ def own_copy(inputs: Any) -> Any:
     """`inputs` as to_device() would give them, on the CPU and over storage of their own: what a
     CPU reference runs on, so that nothing it writes (an out= resized before the op raises, an
     in-place result) reaches the device's run of the same inputs. Identity, shared storage and
-    layouts are kept as to_device() keeps them."""
-    return _relocated(inputs, lambda t: t.clone())
+    layouts are kept as to_device() keeps them. Its copies, the harness's, are not counted either."""
+    with uncounted():
+        return _relocated(inputs, lambda t: t.clone())
 
 
 def _relocated(inputs: Any, place: Callable[[torch.Tensor], torch.Tensor]) -> Any:

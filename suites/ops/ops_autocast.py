@@ -30,6 +30,7 @@ import torch.utils._pytree as pytree
 
 from suitelib import opinfo
 from evidence import dtype_name
+from dispatch_capture import uncounted
 from sides import NoReference, Verdict
 from vocabulary import EvidenceFlag, Outcome, Where
 
@@ -160,8 +161,9 @@ def run(case) -> None:
             raise case.fail(f"{base} ran under autocast; the policy bans it (as CUDA's does)",
                             {**where, "property": "banned"})
         target = compute_dtype(policy, autocast_dtype, sample)
-        cast = sample if target is None else sample.transform(
-            lambda t: t.detach().to(target).requires_grad_(t.requires_grad) if _floating(t) else t)
+        with uncounted():  # the CPU's inputs, cast by the harness: no op of the case's
+            cast = sample if target is None else sample.transform(
+                lambda t: t.detach().to(target).requires_grad_(t.requires_grad) if _floating(t) else t)
         try:
             expected = case.cpu(forward, cast)
         except NoReference:

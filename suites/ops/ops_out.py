@@ -19,6 +19,7 @@ from torch.testing._internal.common_utils import noncontiguous_like
 
 import suite_api
 from comparison import to_device
+from dispatch_capture import uncounted
 from sides import NoReference, seed
 
 from suitelib.opinfo import identity, runs, sample_variants
@@ -34,6 +35,7 @@ def applies(op, dtype: torch.dtype) -> bool:
     return op.supports_out
 
 
+@uncounted()  # out= tensors the harness makes on the CPU: no op of the case's
 def _filled_like(t: torch.Tensor) -> torch.Tensor:
     """test_out's case zero: NaN for floating-point and complex tensors, the largest value for
     integers, True for bool; out= values must not affect the result."""
@@ -102,7 +104,8 @@ def _check_out(case: runs.Case, samples: list) -> None:
 
         # a non-contiguous out=: written through its strides, its storage kept (where the CPU keeps them)
         w = where("out_noncontiguous")
-        strided = [noncontiguous_like(t) for t in filled]
+        with uncounted():
+            strided = [noncontiguous_like(t) for t in filled]
         layout = lambda outs: [(t.stride(), t.data_ptr()) for t in outs]  # noqa: E731
         outs = to_device(strided, device)
         before = layout(outs)

@@ -23,6 +23,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.common_utils import noncontiguous_like
 
+from dispatch_capture import uncounted
 from evidence import dtype_name
 from suitelib import info_decorators
 
@@ -109,6 +110,7 @@ KINDS: dict[str, tuple[Callable[[torch.Tensor], torch.Tensor | None], bool]] = {
 }
 
 
+@uncounted()
 def laid_out(sample, kind: str):
     """The sample with every tensor in the layout `kind`, or None when it changes none of them."""
     if kind == "channels_last":
@@ -136,12 +138,14 @@ def sample_layouts(sample) -> Iterator[tuple[str, Any, bool]]:
             yield kind, variant, kind == "channels_last" or KINDS[kind][1]
 
 
+@uncounted()
 def dense(sample):
     """The sample with every tensor contiguous (the same values)."""
     return sample.transform(lambda t: t.detach().contiguous().requires_grad_(t.requires_grad)
                             if isinstance(t, torch.Tensor) and t.layout == torch.strided else t)
 
 
+@uncounted()
 def writes_into_overlap(before, after) -> bool:
     """Whether a run wrote into a tensor of `before` whose elements overlap (a stride of 0),
     `after` being the copy it ran on: no valid input, as the device may rightly refuse it (in-place

@@ -7,6 +7,7 @@ the comparison of a case's device runs with the CPU's (suites/ops/suite.py descr
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import random
 import re
@@ -99,6 +100,7 @@ def tensors(sample) -> list[torch.Tensor]:
     return [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs]) if isinstance(t, torch.Tensor)]
 
 
+@uncounted()  # the harness's CPU work, as all making of inputs
 def noncontiguous(sample) -> SampleInput | None:
     """Upstream's SampleInput.noncontiguous() (the same values in strided storage; sparse tensors
     as they are), or None when it changes nothing: no strided tensor, or every one already
@@ -148,12 +150,19 @@ def _differentiable(tensors) -> list[torch.Tensor]:
 
 
 def grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
-    """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, float32, on its device:
-    the same on both sides, and drawn from a generator of their own (the case's seeded ones are
-    left alone)."""
-    generator = torch.Generator().manual_seed(7919 + index)
+    """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, float32, on its device, a
+    tensor of the caller's own: the same on both sides, and drawn from a generator of their own
+    (the case's seeded ones are left alone)."""
     with uncounted():  # the harness's weights: their copy to the device is no op of the case's
-        return (torch.rand(output.shape, generator=generator) + 0.5).to(output.device)
+        return _weights(tuple(output.shape), index).to(output.device, copy=True)
+
+
+@functools.lru_cache(maxsize=64)
+def _weights(shape: tuple[int, ...], index: int) -> torch.Tensor:
+    """grad_weights' values, drawn once per shape: every variant of a sample, on both sides and in
+    each gradient check, asks for the same ones (drawing them was a tenth of a backward case)."""
+    generator = torch.Generator().manual_seed(7919 + index)
+    return torch.rand(shape, generator=generator) + 0.5
 
 
 def backward(op, sample, weighted: bool = False):
@@ -322,7 +331,8 @@ class Case(Sides):
         where = {"variant": name, "sample_index": index, "sample": variant, **({"change": change} if change else {})}
         placed = device or self.ctx.device
         try:
-            expected = self._seeded(run, (own_copy(variant),))  # what the CPU writes stays its own
+            with uncounted():  # the CPU's reference, as Sides.cpu (which would hide its exception)
+                expected = self._seeded(run, (own_copy(variant),))  # what the CPU writes stays its own
             cpu_error = None
         except Exception as exc:
             expected, cpu_error = None, exc
@@ -367,7 +377,9 @@ class Case(Sides):
             self.compare(actual, expected, where)
         except Verdict:
             try:
-                compare(self._seeded(run, (own_copy(variant),)), expected, self.rtol, self.atol)
+                with uncounted():
+                    again = self._seeded(run, (own_copy(variant),))
+                compare(again, expected, self.rtol, self.atol)
             except Mismatch:
                 self.compare(actual, expected, where, values=False)
                 self.evidence["values_not_compared"] = (f"{where['variant']}: the CPU's result is not reproducible "
@@ -430,7 +442,7 @@ def samples(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = Fa
     `limit`: only the first that many (the rest are not generated)."""
     make = op.reference_inputs_func if reference and op.reference_inputs_func is not None else op.sample_inputs_func
     samples, twins = [], set()
-    with _twins_marked(twins):
+    with _twins_marked(twins), uncounted():  # CPU tensors made by the harness: no op of the case's
         generated = iter(make(op, "cpu", dtype, requires_grad))
         while limit is None or len(samples) < limit:
             value = common_utils.SEED
@@ -452,8 +464,10 @@ def gradient_samples(op, dtype: torch.dtype, *, reference: bool, limit: int | No
     the same layout: upstream generates them under no_grad, where a view (a transposed or expanded
     input) requires grad without being a leaf the graph reaches. What the gradient checks and the
     fuzz suite's backward examples differentiate."""
-    return [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
-            for s in samples(op, dtype, reference=reference, requires_grad=True, limit=limit)]
+    made = samples(op, dtype, reference=reference, requires_grad=True, limit=limit)
+    with uncounted():
+        return [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
+                for s in made]
 
 
 @contextlib.contextmanager
@@ -567,7 +581,9 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
             case.layouts.add(kind)
         case.layouts.update(name for name, _ in variants[1:])
         if edges:
-            for name, variant in [*sample_variants.zero_size(sample), *sample_variants.zero_dim(sample)]:
+            with uncounted():
+                edge_variants = [*sample_variants.zero_size(sample), *sample_variants.zero_dim(sample)]
+            for name, variant in edge_variants:
                 if (why := sample_variants.undefined_on_cpu(case.op, name)) is not None:
                     case.evidence["edge_variants_not_made"] = f"{name}: {why}"
                     continue
