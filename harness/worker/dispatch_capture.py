@@ -15,7 +15,9 @@ What the capture cannot see: the inside of a kernel (ops a registered kernel cal
 the backend's business) and the inside of a compiled graph (the mode steps aside while torch.compile
 traces, and the executable a backend builds is opaque): a suite says so with `unobservable()`.
 What it does not count: the harness's own work, moving a case's inputs to the device and its
-results back, and the CPU reference (uncounted()).
+results back, and the CPU reference (uncounted()). The harness's CPU work (making samples and
+their variants) steps it aside too: nothing there would count, but each op would be a call into
+Python, most of a case's ops.
 """
 
 from __future__ import annotations
