@@ -96,3 +96,36 @@ def test_the_reviewed_tables_of_the_axes_name_real_opinfos():
     subjects = set(opinfo.by_subject())
     for name, table in tables.items():
         assert set(table) <= subjects, (name, sorted(set(table) - subjects))
+
+
+def test_the_harness_s_work_on_the_cpu_does_not_pass_through_the_capture():
+    # Each op the dispatcher capture sees is a call into Python. Making samples and their layout,
+    # edge, extremal and invalid variants, out= tensors and the CPU's own copies is the harness's
+    # CPU work: nothing there is counted, and none of it may pass through the capture (it was once
+    # five of every six calls the capture saw, a fifth of the suite's time). The CPU's run of an
+    # input whose validity it decides (Case.alike) stays under it, as the device's run does.
+    import torch
+    import torch_neuronsim  # noqa: F401  (registers the device)
+
+    suite = suite_module("ops").SUITE
+    from case_context import Context
+    from dispatch_capture import Capture, _on_device
+
+    class Counting(Capture):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            device = _on_device(args, self.device_type) or bool(kwargs) and _on_device(kwargs.values(),
+                                                                                       self.device_type)
+            self.calls["device" if device else "elsewhere"] += 1
+            return super().__torch_dispatch__(func, types, args, kwargs)
+
+    device = torch._C._get_privateuse1_backend_name()
+    ctx = Context(torch_neuronsim, device, 0)
+    ctx.capture = Counting(device)
+    ctx.capture.calls = {"device": 0, "elsewhere": 0}
+    for check in ("forward", "backward", "extremal", "out", "inplace", "errors", "gradgrad"):
+        with ctx.capture:
+            outcome, evidence = suite.run_case(f"ops/atan2/float32/{check}", ctx)
+        assert outcome in ("pass", "fallback"), f"{check}: {evidence}"
+    calls = ctx.capture.calls
+    assert calls["device"] > 1000  # the cases ran on the device, and the capture saw them
+    assert calls["elsewhere"] < calls["device"] / 10, calls
