@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Iterator
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from vocabulary import Kernel, Route
 
+T = TypeVar("T")
 DEVICE_KEY = "PrivateUse1"
 # The dispatcher's composite keys that serve a backend with no kernel of its own, in the order the
 # dispatcher prefers them (an op with an explicit composite kernel ignores the implicit one).
@@ -85,6 +86,18 @@ def uncounted() -> Iterator[None]:
         return
     with _pop_mode_temporarily():
         yield
+
+
+def made_uncounted(make: Callable[..., Iterable[T]]) -> Callable[..., list[T]]:
+    """Decorates a generator function that makes the harness's CPU inputs (a sample's variants):
+    its items are made at once, with the capture aside, and returned as a list. A generator cannot
+    keep the capture aside across its yields, between which the case runs the items."""
+
+    @functools.wraps(make)
+    def made(*args: Any, **kwargs: Any) -> list[T]:
+        with uncounted():
+            return list(make(*args, **kwargs))
+    return made
 
 
 def _on_device(values: Any, device_type: str) -> bool:

@@ -56,9 +56,7 @@ def run(case) -> None:
         if (signature := sample_variants.signature(sample)) in seen:
             continue
         seen.add(signature)
-        with uncounted():
-            variants = list(sample_variants.invalid_variants(op, sample))
-        for kind, change, variant in variants:
+        for kind, change, variant in sample_variants.invalid_variants(op, sample):
             if case.alike(raw, index, kind, variant, change=change, compare_accepted=False):
                 refused[kind] = refused.get(kind, 0) + 1
         case.compared += 1

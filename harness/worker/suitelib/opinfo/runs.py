@@ -581,9 +581,7 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
             case.layouts.add(kind)
         case.layouts.update(name for name, _ in variants[1:])
         if edges:
-            with uncounted():
-                edge_variants = [*sample_variants.zero_size(sample), *sample_variants.zero_dim(sample)]
-            for name, variant in edge_variants:
+            for name, variant in [*sample_variants.zero_size(sample), *sample_variants.zero_dim(sample)]:
                 if (why := sample_variants.undefined_on_cpu(case.op, name)) is not None:
                     case.evidence["edge_variants_not_made"] = f"{name}: {why}"
                     continue

@@ -13,6 +13,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.opinfo.core import SampleInput
 
+from dispatch_capture import made_uncounted
 from suitelib import opinfo
 from evidence import dtype_name
 
@@ -86,6 +87,7 @@ def undefined_on_cpu(op, kind: str) -> str | None:
     return why if kind in kinds else None
 
 
+@made_uncounted
 def zero_size(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:
     """The sample with its input's first (`zero_size`) and last (`zero_size_last`) dimension
     made empty, and the same dimension (aligned from the right, as broadcasting aligns) of every
@@ -107,6 +109,7 @@ def zero_size(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:
         yield name, sample.transform(empty)
 
 
+@made_uncounted
 def zero_dim(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:
     """The sample with every 1-element tensor of one or more dimensions made a 0-dim tensor (a
     tensor scalar): type promotion and broadcasting treat them differently."""
@@ -282,6 +285,7 @@ INVALID_KINDS: dict[str, Callable[[Any, SampleInput], Iterator[tuple[str, Sample
 }
 
 
+@made_uncounted
 def invalid_variants(op, sample: SampleInput) -> Iterator[tuple[str, str, SampleInput]]:
     """(kind, what was changed, variant) for every invalid variant of `sample` this module makes
     (none of a kind whose CPU result is undefined for the op)."""
