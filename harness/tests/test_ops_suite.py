@@ -36,6 +36,40 @@ def test_uninitialized_outputs_compare_shapes_only_and_say_so(db):
     assert "values_not_compared" not in evidence["ops/add/float32/forward"]
 
 
+def test_a_cpu_result_in_uninitialized_memory_is_found_even_when_a_rerun_gets_the_same_bytes():
+    # Whether the CPU's result is reproducible is asked by running it again. A plain rerun often
+    # gets the same bytes back (a freed block reused, or fresh zero pages from the system), agrees
+    # by chance, and the device is failed on values nobody defined; the fuzzer's replay of that
+    # example then passes, and the case is an error. The rerun's new memory is poisoned instead.
+    import torch
+    import torch_neuronsim  # noqa: F401  (registers the device)
+
+    runs = opinfo_runs()
+    from case_context import Context
+
+    with runs.uninitialized_memory_poisoned():
+        assert torch.empty(3).isnan().all() and (torch.empty(2, dtype=torch.int64) == 2**63 - 1).all()
+    assert not torch.are_deterministic_algorithms_enabled()  # as it was before
+
+    stale = torch.full((1024,), 7.0)  # what the memory held: the first run's result
+
+    def uninitialized(sample):
+        # a kernel that leaves its output unwritten, rerun where the allocator hands back the first
+        # run's block: the same bytes again, unless new memory is poisoned
+        out = torch.empty(1024)
+        return out if out.isnan().all() else stale.clone()
+
+    expected = uninitialized(None)
+    case = runs.Case(runs.OPS["add"], torch.float32, Context(torch_neuronsim, "cpu", 0))
+    sample = runs.SampleInput(torch.zeros(1))
+    case._compare_reproducible(uninitialized, sample, torch.ones(1024), expected, {"variant": "sample"})
+    assert "not reproducible" in case.evidence["values_not_compared"]
+    # a CPU result that is reproducible still fails the device
+    with pytest.raises(runs.Verdict):
+        case._compare_reproducible(lambda s: torch.full((1024,), 7.0), sample, torch.ones(1024), expected,
+                                   {"variant": "sample"})
+
+
 def test_partial_views_keep_their_storage_on_the_device(db):
     # as_strided over a view with a storage offset reads elements outside the view: moving only
     # the view's elements to the device would compare different data.

@@ -11,6 +11,7 @@ import functools
 import json
 import random
 import re
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -374,12 +375,17 @@ class Case(Sides):
                               where: dict[str, Any]) -> None:
         """compare(), except that where the device differs and the CPU's own second run of the
         variant differs from its first (a result in uninitialized memory, such as resize_ growing
-        an emptied tensor), only structure, shapes and dtypes must match (and the evidence says so)."""
+        an emptied tensor), only structure, shapes and dtypes must match (and the evidence says so).
+        The second run's new memory is poisoned: a plain rerun often gets the first run's freed
+        blocks back, garbage and all, and agrees by chance, to disagree later (when the fuzzer
+        replays the example)."""
         try:
             self.compare(actual, expected, where)
         except Verdict:
             try:
-                compare(self._seeded(run, (own_copy(variant),)), expected, self.rtol, self.atol)
+                with uninitialized_memory_poisoned():
+                    again = self._seeded(run, (own_copy(variant),))
+                compare(again, expected, self.rtol, self.atol)
             except Mismatch:
                 self.compare(actual, expected, where, values=False)
                 self.evidence["values_not_compared"] = (f"{where['variant']}: the CPU's result is not reproducible "
@@ -468,6 +474,24 @@ def gradient_samples(op, dtype: torch.dtype, *, reference: bool, limit: int | No
     with uncounted():
         return [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
                 for s in made]
+
+
+@contextlib.contextmanager
+def uninitialized_memory_poisoned() -> Iterator[None]:
+    """Every tensor the CPU allocates meanwhile starts as NaN (integers: their largest value)
+    instead of what the memory held: PyTorch's fill_uninitialized_memory, which takes effect in
+    deterministic mode (warn_only: an op without a deterministic kernel runs as usual)."""
+    was, warn_only = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    fill = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = fill
+        torch.use_deterministic_algorithms(was, warn_only=warn_only)
 
 
 @contextlib.contextmanager
