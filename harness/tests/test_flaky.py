@@ -76,11 +76,13 @@ def test_repeat_runs_each_case_that_many_times(db):
     assert [a["outcome"] for a in evidence(db, "ops/add/float32/forward")["attempts"]] == ["pass"] * 3
 
 
-def test_a_flaky_entry_expects_it_and_a_calm_night_is_no_news(db, flaky_sinh, tmp_path):
+# An entry is flaky by its category, or by its `expect` where the category names the cause.
+@pytest.mark.parametrize("flaky", [{"category": "flaky"}, {"category": "precision", "expect": "flaky"}])
+def test_a_flaky_entry_expects_it_and_a_calm_night_is_no_news(db, flaky_sinh, tmp_path, flaky):
     lists = tmp_path / "lists"
     lists.mkdir()
     (lists / "flaky.json").write_text(json.dumps({"entries": [
-        {"suite": "ops", "subject": "sinh", "mode": "xfail", "category": "flaky", "reason": "planted: 1 in 3"}]}))
+        {"suite": "ops", "subject": "sinh", "mode": "xfail", **flaky, "reason": "planted: 1 in 3"}]}))
     args = [a for a in SINH if a != "--no-skiplists"] + ["--skiplists", str(lists), "--strict"]
     cli("run", *args, "--db", str(db))  # flaky: expected, so --strict is content
     assert outcomes(db) == {"ops/sinh/float32/forward": "xfail"}

@@ -241,7 +241,7 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   // nothing, unless the entry says the case is flaky.
   schedule.may_rerun = [&expected](const std::string& id) {
     const auto it = expected.by_case.find(id);
-    return it == expected.by_case.end() || it->second->category == Category::kFlaky;
+    return it == expected.by_case.end() || it->second->expects_flaky();
   };
 
   Execution out;
@@ -436,7 +436,7 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
          "Run a case that failed (fail, error, crash, timeout) again, each time in a fresh "
          "worker, up to N times; a pass on a rerun records it as flaky, never as a pass. "
          "0 turns reruns off. Cases a skip list expects to fail are not rerun, unless "
-         "their entry's category is flaky")
+         "their entry expects flakiness (category or expect flaky)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--repeat", o->repeat,

@@ -461,7 +461,7 @@ CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
   // A test that skipped itself (upstream's SkipTest) proves nothing about its entry either.
   if (observed.outcome == Outcome::kSkip) return observed;
   // A flaky case that did not flake this time proves nothing about its entry: it stays a pass.
-  if (entry.category == Category::kFlaky && is_success(observed.outcome)) return observed;
+  if (entry.expects_flaky() && is_success(observed.outcome)) return observed;
   // Matched with its route unobserved: an entry expecting the fallback can be neither confirmed
   // nor refuted; one expecting a failure is stale.
   if (observed.outcome == Outcome::kNativeUnknown && entry.expect_outcome == Outcome::kFallback)

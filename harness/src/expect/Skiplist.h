@@ -28,6 +28,11 @@ struct Entry {
   std::optional<std::string> expect_message;  // text the error message must contain
 
   bool matches(const CaseId& id) const;
+  // Its case may pass or fail from one run to the next (category flaky, or expect: flaky): a
+  // failure is rerun, and a pass is no news.
+  bool expects_flaky() const {
+    return category == Category::kFlaky || expect_outcome == Outcome::kFlaky;
+  }
 };
 
 struct Skiplists {
