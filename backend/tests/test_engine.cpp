@@ -26,6 +26,7 @@ Executable sample_plan(
   e.op = "aten::add.Tensor";
   e.downcast_f64 = true;
   e.wrap_i64 = true;
+  e.f32_accumulation = true;
   return e;
 }
 }  // namespace
@@ -40,6 +41,7 @@ TEST(Executable, RoundTrips) {
   EXPECT_TRUE(parsed->downcast_f64);
   EXPECT_TRUE(parsed->wrap_i64);
   EXPECT_FALSE(parsed->bf16_matmul);
+  EXPECT_TRUE(parsed->f32_accumulation);
 }
 
 TEST(Executable, RejectsDamage) {
@@ -125,7 +127,7 @@ TEST(CompileCache, EntryPathIsVersionedAndStable) {
   const auto p = CompileCache::instance().entry_path("some key");
   EXPECT_EQ(p, CompileCache::instance().entry_path("some key"));
   EXPECT_NE(p, CompileCache::instance().entry_path("some other key"));
-  EXPECT_EQ(p.parent_path().filename(), "v2");
+  EXPECT_EQ(p.parent_path().filename(), "v3");
   EXPECT_EQ(p.extension(), ".neff");
 }
 

@@ -133,7 +133,8 @@ at::Tensor run_direct(const DirectOp& op, const at::Tensor& self, const Args&...
     engine::begin_key(op.handle, key);
     if (append(key, self) && (append(key, args) && ...)) {
       const engine::Executable* plan = engine::CompileCache::instance().find_compiled(key);
-      if (plan != nullptr && !plan->cpu_fallback && !plan->downcast_f64 && !plan->bf16_matmul) {
+      if (plan != nullptr && !plan->cpu_fallback && !plan->downcast_f64 && !plan->bf16_matmul &&
+          !plan->f32_accumulation) {
         // the output is allocated on the current device: switch only when it is another
         std::optional<c10::DeviceGuard> guard;
         if (self.device().index() != current_device()) guard.emplace(self.device());

@@ -35,6 +35,22 @@ bool is_matmul(const c10::OperatorName& name) {
   return kMatmuls.contains(name.name);
 }
 
+// The one 16-bit floating dtype of every tensor argument, all on the device; nullopt otherwise
+// (mixed dtypes or a CPU operand: the kernel sees them as they are, and decides).
+std::optional<at::ScalarType> reduced_precision_dtype(c10::ArrayRef<c10::IValue> args) {
+  std::optional<at::ScalarType> dtype;
+  bool uniform = true;
+  for (const c10::IValue& arg : args) {
+    for_each_tensor(arg, [&](const at::Tensor& t) {
+      const auto type = t.scalar_type();
+      if (!on_device(t) || (type != at::kBFloat16 && type != at::kHalf) || (dtype && *dtype != type))
+        uniform = false;
+      dtype = type;
+    });
+  }
+  return uniform ? dtype : std::nullopt;
+}
+
 bool is_mutable(const c10::Argument& arg) {
   return arg.alias_info() != nullptr && arg.alias_info()->isWrite();
 }
@@ -87,6 +103,10 @@ Executable lower(const c10::OperatorHandle& op, const std::string& key,
   plan.downcast_f64 = has_f64;
   plan.wrap_i64 = true;  // int64 results are always produced in 32 bits on the device
   plan.bf16_matmul = all_f32 && matmul_mode() == MatmulMode::kBf16 && is_matmul(op.operator_name());
+  // The CPU's 16-bit kernels sum in float32 and round once too, except addbmm's, which rounds
+  // each batch's partial sum to 16 bits: it runs as it is, to round alike.
+  plan.f32_accumulation = is_matmul(op.operator_name()) && op.operator_name().name != "aten::addbmm" &&
+                          !op.schema().is_mutable() && reduced_precision_dtype(args).has_value();
   return plan;
 }
 
@@ -110,15 +130,25 @@ at::Tensor to_kernel_input(const at::Tensor& t, const Executable& plan, bool mut
   if (plan.bf16_matmul && !mutable_arg && t.scalar_type() == at::kFloat) {
     return view.to(at::kBFloat16).to(at::kFloat);
   }
+  if (plan.f32_accumulation) return view.to(at::kFloat);  // the plan has no mutable argument
   converted = false;
   return view;
 }
 
 // A new kernel result, moved to the device with the dtype the caller asked for. A result that
 // alone owns its host buffer becomes device memory as it is (no copy); others are copied.
-at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Device device) {
-  at::ScalarType dtype = result.scalar_type();
-  if (plan.downcast_f64 && dtype == at::kFloat) dtype = at::kDouble;
+// `inputs`: the dtype of the call's tensor arguments (a plan computing in float32 rounds back).
+at::ScalarType result_dtype(const at::Tensor& result, const Executable& plan,
+                            at::ScalarType inputs) {
+  const at::ScalarType dtype = result.scalar_type();
+  if (plan.downcast_f64 && dtype == at::kFloat) return at::kDouble;
+  if (plan.f32_accumulation && dtype == at::kFloat) return inputs;
+  return dtype;
+}
+
+at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Device device,
+                            at::ScalarType inputs) {
+  const at::ScalarType dtype = result_dtype(result, plan, inputs);
   if (plan.wrap_i64 && dtype == at::kLong) result.copy_(result.to(at::kInt));  // 32-bit wrap
   c10::StorageImpl* storage = result.storage().unsafeGetStorageImpl();
   if (dtype == result.scalar_type() && result.storage().use_count() == 1 && storage->nbytes() > 0 &&
@@ -305,6 +335,7 @@ void write_back(const Bindings& bindings, const Executable& plan) {
 void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
                  const Executable& plan, c10::Device device, torch::jit::Stack& stack) {
   const auto num_returns = schema.returns().size();
+  const at::ScalarType inputs = bindings.empty() ? at::kFloat : bindings.front().device.scalar_type();
   for (std::size_t i = stack.size() - num_returns; i < stack.size(); ++i) {
     map_tensors(stack[i], [&](const at::Tensor& r) -> at::Tensor {
       if (!r.defined()) return r;
@@ -317,7 +348,7 @@ void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
                                      b.device.storage_offset() + r.storage_offset());
         }
       }
-      return to_device_result(r, plan, device);
+      return to_device_result(r, plan, device, inputs);
     });
   }
 }

@@ -21,7 +21,8 @@ std::string body_of(const Executable& e) {
       << "op " << e.op << '\n'
       << "key " << e.key << '\n'
       << "plan downcast_f64=" << e.downcast_f64 << " wrap_i64=" << e.wrap_i64
-      << " bf16_matmul=" << e.bf16_matmul << " cpu_fallback=" << e.cpu_fallback << '\n';
+      << " bf16_matmul=" << e.bf16_matmul << " f32_accumulation=" << e.f32_accumulation
+      << " cpu_fallback=" << e.cpu_fallback << '\n';
   return out.str();
 }
 
@@ -63,10 +64,11 @@ std::optional<Executable> Executable::parse(const std::string& text, std::string
   if (!std::getline(in, line) || !line.starts_with("plan "))
     return why = "no plan line", std::nullopt;
   std::istringstream plan(line.substr(5));
-  std::string a, b, c, d;
-  plan >> a >> b >> c >> d;
+  std::string a, b, c, d, f;
+  plan >> a >> b >> c >> f >> d;
   if (!read_flag(a, "downcast_f64", e.downcast_f64) || !read_flag(b, "wrap_i64", e.wrap_i64) ||
       !read_flag(c, "bf16_matmul", e.bf16_matmul) ||
+      !read_flag(f, "f32_accumulation", e.f32_accumulation) ||
       !read_flag(d, "cpu_fallback", e.cpu_fallback)) {
     return why = "malformed plan", std::nullopt;
   }

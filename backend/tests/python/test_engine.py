@@ -214,6 +214,34 @@ def test_matmul_modes():
     torch.testing.assert_close((da + 1).cpu(), a + 1)  # elementwise ops unaffected
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_16_bit_matmuls_accumulate_in_float32(dtype):
+    # Trainium multiplies 16-bit inputs exactly and sums in float32 (PSUM), rounding once: the
+    # device computes on float32 copies, whatever the CPU's own 16-bit kernel does (on a CPU
+    # without AVX-512 it is a slow scalar loop).
+    torch.manual_seed(0)
+    a, b, bias = torch.randn(64, 300, dtype=dtype), torch.randn(300, 48, dtype=dtype), torch.randn(48, dtype=dtype)
+    da, db, dbias = a.to("neuron"), b.to("neuron"), bias.to("neuron")
+    exact = lambda r: r.to(dtype)  # noqa: E731  (one rounding of the float32 result)
+    for got, want in [(da @ db, exact(a.float() @ b.float())),
+                      (torch.addmm(dbias, da, db, beta=0.5, alpha=2.0),
+                       exact(torch.addmm(bias.float(), a.float(), b.float(), beta=0.5, alpha=2.0))),
+                      (torch.bmm(da[None], db[None]), exact(a.float()[None] @ b.float()[None])),
+                      (torch.mv(da, db[:, 0]), exact(a.float() @ b.float()[:, 0])),
+                      (torch.dot(da[0], db[:, 0]), exact(a.float()[0] @ b.float()[:, 0]))]:
+        assert got.dtype == dtype and got.device.type == "neuron"
+        assert torch.equal(got.cpu(), want)
+    # what writes into an argument runs the kernel as it is: still right, in the argument's dtype
+    out = torch.empty(64, 48, dtype=dtype, device="neuron")
+    torch.mm(da, db, out=out)
+    torch.testing.assert_close(out.cpu(), a @ b)
+    acc = dbias.expand(64, 48).clone()
+    acc.addmm_(da, db)
+    torch.testing.assert_close(acc.cpu(), torch.addmm(bias, a, b))
+    with pytest.raises(RuntimeError, match="same dtype|dtype"):
+        da @ db.float()  # mixed dtypes are refused as the CPU refuses them
+
+
 def test_complex_is_rejected():
     z = torch.ones(2, dtype=torch.complex64).to("neuron")  # storage and copies are fine
     assert z.cpu().dtype == torch.complex64
