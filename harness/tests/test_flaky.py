@@ -112,6 +112,27 @@ def test_the_gate_and_the_diff_count_flaky_apart(db, tmp_path, monkeypatch):
                check=False).returncode == 0
 
 
+def test_a_case_its_entry_expects_to_flake_is_no_news_to_the_gate_either_way(db, flaky_sinh, tmp_path):
+    # An entry expecting flakiness (its outcome depends on the host, or on chance): one night's
+    # expected failure and the next night's pass are both what it says, so the gate, judging
+    # against a baseline from either, reports neither an improvement nor a regression.
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    (lists / "host.json").write_text(json.dumps({"entries": [
+        {"suite": "ops", "subject": "sinh", "mode": "xfail", "category": "precision", "expect": "flaky",
+         "reason": "planted: fails in the first of every three workers"}]}))
+    args = [a for a in SINH if a != "--no-skiplists"] + ["--skiplists", str(lists), "--db", str(db)]
+    night = []
+    for expected in ("xfail", "pass", "xfail"):  # workers 1 (fails) and 2, then 3, then 4 (fails) and 5
+        cli("run", *args)
+        assert outcomes(db) == {"ops/sinh/float32/forward": expected}
+        night.append(tmp_path / f"baseline{len(night)}.json")
+        cli("gate", "--write-baseline", str(night[-1]), "--db", str(db))
+    for baseline, run in ((night[0], "previous"), (night[1], "latest")):  # xfail -> pass, pass -> xfail
+        gate = cli("gate", "--baseline", str(baseline), "--run", run, "--db", str(db), check=False)
+        assert gate.returncode == 0 and "No change against the baseline" in gate.stdout, gate.stdout
+
+
 @pytest.mark.parametrize("args, message", [
     (["--reruns", "-1"], "--reruns"),
     (["--reruns", "two"], "--reruns"),

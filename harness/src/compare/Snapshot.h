@@ -17,6 +17,10 @@ struct Snapshot {
   struct Case {
     Outcome outcome = Outcome::kError;
     std::string message;  // first line of the error or mismatch, empty when none
+    // A skip-list entry expects the case to pass on one run and fail on another (the outcome
+    // depends on the host, or on chance): a move between a match and an expected failure is
+    // no news. Known of a run's results (their evidence), not of a baseline file.
+    bool flaky_expected = false;
   };
   std::string name;  // run id, or the baseline file's path
   std::string suite;

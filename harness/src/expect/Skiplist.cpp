@@ -447,6 +447,7 @@ json entry_evidence(const Entry& e) {
            {"category", name(e.category)},
            {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
+  if (e.expects_flaky()) out["flaky"] = true;  // for diff and gate: pass or xfail is no news
   return out;
 }
 }  // namespace
