@@ -43,8 +43,8 @@ std::optional<at::ScalarType> reduced_precision_dtype(c10::ArrayRef<c10::IValue>
   for (const c10::IValue& arg : args) {
     for_each_tensor(arg, [&](const at::Tensor& t) {
       const auto type = t.scalar_type();
-      if (!on_device(t) || (type != at::kBFloat16 && type != at::kHalf) || (dtype && *dtype != type))
-        uniform = false;
+      const bool half = type == at::kBFloat16 || type == at::kHalf;
+      if (!on_device(t) || !half || (dtype && *dtype != type)) uniform = false;
       dtype = type;
     });
   }
@@ -105,8 +105,9 @@ Executable lower(const c10::OperatorHandle& op, const std::string& key,
   plan.bf16_matmul = all_f32 && matmul_mode() == MatmulMode::kBf16 && is_matmul(op.operator_name());
   // The CPU's 16-bit kernels sum in float32 and round once too, except addbmm's, which rounds
   // each batch's partial sum to 16 bits: it runs as it is, to round alike.
-  plan.f32_accumulation = is_matmul(op.operator_name()) && op.operator_name().name != "aten::addbmm" &&
-                          !op.schema().is_mutable() && reduced_precision_dtype(args).has_value();
+  plan.f32_accumulation = is_matmul(op.operator_name()) &&
+                          op.operator_name().name != "aten::addbmm" && !op.schema().is_mutable() &&
+                          reduced_precision_dtype(args).has_value();
   return plan;
 }
 
@@ -335,7 +336,8 @@ void write_back(const Bindings& bindings, const Executable& plan) {
 void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
                  const Executable& plan, c10::Device device, torch::jit::Stack& stack) {
   const auto num_returns = schema.returns().size();
-  const at::ScalarType inputs = bindings.empty() ? at::kFloat : bindings.front().device.scalar_type();
+  const at::ScalarType inputs =
+      bindings.empty() ? at::kFloat : bindings.front().device.scalar_type();
   for (std::size_t i = stack.size() - num_returns; i < stack.size(); ++i) {
     map_tensors(stack[i], [&](const at::Tensor& r) -> at::Tensor {
       if (!r.defined()) return r;

@@ -31,7 +31,8 @@ Snapshot snapshot_of_run(Store& store, const std::string& run_id) {
   s.suite = store.run(run_id)->suite;
   for (const CaseResult& r : store.results(run_id)) {
     const auto entry = r.evidence.find("skiplist");
-    const bool flaky = entry != r.evidence.end() && entry->is_object() && entry->value("flaky", false);
+    const bool flaky = entry != r.evidence.end() && entry->is_object() &&
+                       entry->value("expects_flakiness", false);
     s.cases[r.case_id] = {r.outcome, first_line(r.evidence), flaky};
     for (const auto& [op, _] : r.native_ops) s.native_ops.insert(op);
     for (const auto& [op, _] : r.fallback_ops) s.fallback_ops.insert(op);

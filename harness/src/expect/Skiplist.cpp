@@ -447,7 +447,7 @@ json entry_evidence(const Entry& e) {
            {"category", name(e.category)},
            {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
-  if (e.expects_flaky()) out["flaky"] = true;  // for diff and gate: pass or xfail is no news
+  if (e.expects_flaky()) out["expects_flakiness"] = true;  // diff, gate: pass or xfail, no news
   return out;
 }
 }  // namespace
