@@ -35,6 +35,12 @@ bool is_matmul(const c10::OperatorName& name) {
   return kMatmuls.contains(name.name);
 }
 
+// The matmuls whose CPU kernels sum a 16-bit product in float32 and round once; addbmm's rounds
+// each batch's partial sum to 16 bits, so it runs as it is, to round alike.
+bool rounds_once(const c10::OperatorName& name) {
+  return is_matmul(name) && name.name != "aten::addbmm";
+}
+
 // The one 16-bit floating dtype of every tensor argument, all on the device; nullopt otherwise
 // (mixed dtypes or a CPU operand: the kernel sees them as they are, and decides).
 std::optional<at::ScalarType> reduced_precision_dtype(c10::ArrayRef<c10::IValue> args) {
@@ -103,10 +109,7 @@ Executable lower(const c10::OperatorHandle& op, const std::string& key,
   plan.downcast_f64 = has_f64;
   plan.wrap_i64 = true;  // int64 results are always produced in 32 bits on the device
   plan.bf16_matmul = all_f32 && matmul_mode() == MatmulMode::kBf16 && is_matmul(op.operator_name());
-  // The CPU's 16-bit kernels sum in float32 and round once too, except addbmm's, which rounds
-  // each batch's partial sum to 16 bits: it runs as it is, to round alike.
-  plan.f32_accumulation = is_matmul(op.operator_name()) &&
-                          op.operator_name().name != "aten::addbmm" && !op.schema().is_mutable() &&
+  plan.f32_accumulation = rounds_once(op.operator_name()) && !op.schema().is_mutable() &&
                           reduced_precision_dtype(args).has_value();
   return plan;
 }
@@ -138,18 +141,18 @@ at::Tensor to_kernel_input(const at::Tensor& t, const Executable& plan, bool mut
 
 // A new kernel result, moved to the device with the dtype the caller asked for. A result that
 // alone owns its host buffer becomes device memory as it is (no copy); others are copied.
-// `inputs`: the dtype of the call's tensor arguments (a plan computing in float32 rounds back).
+// A plan computing in float32 rounds back to its arguments' dtype (one 16-bit dtype for all).
 at::ScalarType result_dtype(const at::Tensor& result, const Executable& plan,
-                            at::ScalarType inputs) {
+                            const Bindings& bindings) {
   const at::ScalarType dtype = result.scalar_type();
   if (plan.downcast_f64 && dtype == at::kFloat) return at::kDouble;
-  if (plan.f32_accumulation && dtype == at::kFloat) return inputs;
+  if (plan.f32_accumulation && dtype == at::kFloat) return bindings.front().device.scalar_type();
   return dtype;
 }
 
 at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Device device,
-                            at::ScalarType inputs) {
-  const at::ScalarType dtype = result_dtype(result, plan, inputs);
+                            const Bindings& bindings) {
+  const at::ScalarType dtype = result_dtype(result, plan, bindings);
   if (plan.wrap_i64 && dtype == at::kLong) result.copy_(result.to(at::kInt));  // 32-bit wrap
   c10::StorageImpl* storage = result.storage().unsafeGetStorageImpl();
   if (dtype == result.scalar_type() && result.storage().use_count() == 1 && storage->nbytes() > 0 &&
@@ -336,8 +339,6 @@ void write_back(const Bindings& bindings, const Executable& plan) {
 void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
                  const Executable& plan, c10::Device device, torch::jit::Stack& stack) {
   const auto num_returns = schema.returns().size();
-  const at::ScalarType inputs =
-      bindings.empty() ? at::kFloat : bindings.front().device.scalar_type();
   for (std::size_t i = stack.size() - num_returns; i < stack.size(); ++i) {
     map_tensors(stack[i], [&](const at::Tensor& r) -> at::Tensor {
       if (!r.defined()) return r;
@@ -350,7 +351,7 @@ void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
                                      b.device.storage_offset() + r.storage_offset());
         }
       }
-      return to_device_result(r, plan, device, inputs);
+      return to_device_result(r, plan, device, bindings);
     });
   }
 }

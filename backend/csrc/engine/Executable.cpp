@@ -4,11 +4,20 @@
 #include <torch/version.h>
 
 #include <sstream>
+#include <utility>
 
 namespace neuronsim::engine {
 namespace {
 
 constexpr const char* kMagic = "NEURONSIM-NEFF";
+
+// The plan's flags, in the order of its line: what serialize writes and parse reads.
+constexpr std::pair<const char*, bool Executable::*> kFlags[] = {
+    {"downcast_f64", &Executable::downcast_f64},
+    {"wrap_i64", &Executable::wrap_i64},
+    {"bf16_matmul", &Executable::bf16_matmul},
+    {"f32_accumulation", &Executable::f32_accumulation},
+    {"cpu_fallback", &Executable::cpu_fallback}};
 
 std::string checksum(const std::string& body) {
   return c10::sha1(body).str();
@@ -20,9 +29,9 @@ std::string body_of(const Executable& e) {
       << "torch " << TORCH_VERSION << '\n'
       << "op " << e.op << '\n'
       << "key " << e.key << '\n'
-      << "plan downcast_f64=" << e.downcast_f64 << " wrap_i64=" << e.wrap_i64
-      << " bf16_matmul=" << e.bf16_matmul << " f32_accumulation=" << e.f32_accumulation
-      << " cpu_fallback=" << e.cpu_fallback << '\n';
+      << "plan";
+  for (const auto& [name, flag] : kFlags) out << ' ' << name << '=' << e.*flag;
+  out << '\n';
   return out.str();
 }
 
@@ -64,13 +73,10 @@ std::optional<Executable> Executable::parse(const std::string& text, std::string
   if (!std::getline(in, line) || !line.starts_with("plan "))
     return why = "no plan line", std::nullopt;
   std::istringstream plan(line.substr(5));
-  std::string a, b, c, d, f;
-  plan >> a >> b >> c >> f >> d;
-  if (!read_flag(a, "downcast_f64", e.downcast_f64) || !read_flag(b, "wrap_i64", e.wrap_i64) ||
-      !read_flag(c, "bf16_matmul", e.bf16_matmul) ||
-      !read_flag(f, "f32_accumulation", e.f32_accumulation) ||
-      !read_flag(d, "cpu_fallback", e.cpu_fallback)) {
-    return why = "malformed plan", std::nullopt;
+  for (const auto& [name, flag] : kFlags) {
+    std::string token;
+    if (!(plan >> token) || !read_flag(token, name, e.*flag))
+      return why = "malformed plan", std::nullopt;
   }
   return e;
 }

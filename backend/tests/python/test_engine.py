@@ -238,7 +238,7 @@ def test_16_bit_matmuls_accumulate_in_float32(dtype):
     acc = dbias.expand(64, 48).clone()
     acc.addmm_(da, db)
     torch.testing.assert_close(acc.cpu(), torch.addmm(bias, a, b))
-    with pytest.raises(RuntimeError, match="same dtype|dtype"):
+    with pytest.raises(RuntimeError, match="dtype"):
         da @ db.float()  # mixed dtypes are refused as the CPU refuses them
 
 
