@@ -123,9 +123,9 @@ def balance(suite: suite_api.Suite, ctx: Context, case_id: str, outcome: str, ev
             before: int) -> str:
     """The case's resource balance (device_memory.py): its outcome, made `fail` when the case
     matched but each run of it keeps device memory allocated after its tensors are gone."""
-    if ctx.memory() <= before or device_memory.settled(ctx.memory, generation=1) <= before:
+    if ctx.memory() <= before or ctx.memory.settled(generation=1) <= before:
         return outcome  # the common case: nothing, or only the case's own reference cycles, held memory
-    grown = device_memory.settled(ctx.memory) - before  # older garbage may hold it: a full collection
+    grown = ctx.memory.settled() - before  # older garbage may hold it: a full collection
     if grown <= 0:
         return outcome
     # Once more, with each op's allocations watched: a cache warming up does not grow again.
@@ -136,7 +136,7 @@ def balance(suite: suite_api.Suite, ctx: Context, case_id: str, outcome: str, ev
             suite.run_case(case_id, ctx)
     except Exception:  # noqa: BLE001 - the first run's outcome stands; only the memory is measured
         pass
-    if device_memory.settled(ctx.memory, generation=1) <= again or device_memory.settled(ctx.memory) <= again:
+    if ctx.memory.settled(generation=1) <= again or ctx.memory.settled() <= again:
         return outcome
     regrown = ctx.memory() - again
     kept = dict(sorted(watch.kept.items(), key=lambda item: -item[1])[:5])
