@@ -129,7 +129,7 @@ class Capture(TorchDispatchMode):
         # Below the mode: the device key alone, whose computed kernel is the composite one.
         self.keyset = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, device_key))
         self._descending: set[str] = set()  # composite ops being followed: never twice in a row
-        self._routes: dict[Any, tuple[str, dict[str, int] | None, bool]] = {}  # by OpOverload: _route_of
+        self._routes: dict[Any, tuple[str, dict[str, int] | None, bool, bool]] = {}  # by OpOverload: _route_of
 
     @classmethod
     def ignore_compile_internals(cls) -> bool:
@@ -142,45 +142,53 @@ class Capture(TorchDispatchMode):
         for counts in self.counts.values():
             counts.clear()
 
-    def _route_of(self, func) -> tuple[str, dict[str, int] | None, bool]:
-        """(name, the counts it adds to or None, whether to follow it into its parts)."""
+    def _route_of(self, func) -> tuple[str, dict[str, int] | None, bool, bool]:
+        """(name, the counts it adds to or None, whether to follow it into its parts, whether its
+        Tensor arguments need Python numbers made tensors), once per overload: the capture's cost
+        is paid on every op the device runs."""
         if not isinstance(func, torch._ops.OpOverload):
-            return "", None, False
+            return "", None, False, False
         name = func.name()
+        wraps_numbers = not _takes_numbers(func)
         kind = kernel_kind(name, self.device_key)
         if kind == Kernel.DEVICE:
-            return name, self.counts[Route.NATIVE], False
+            return name, self.counts[Route.NATIVE], False, wraps_numbers
         if kind == Kernel.FALLBACK:
-            return name, self.counts[Route.FALLBACK], False
+            return name, self.counts[Route.FALLBACK], False, wraps_numbers
         if kind is None:
-            return name, None, False
+            return name, None, False, wraps_numbers
         # A view kernel every backend shares computes nothing: not followed (its detach and
         # alias would call back into the mode from below the dispatcher).
-        return name, self.counts[Kernel.COMPOSITE], kind == Kernel.COMPOSITE
+        return name, self.counts[Kernel.COMPOSITE], kind == Kernel.COMPOSITE, wraps_numbers
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if kwargs is None:
-            kwargs = {}
         device_type = self.device_type
         if not (_on_device(args, device_type) or (kwargs and _on_device(kwargs.values(), device_type))):
-            return func(*args, **kwargs)
+            return func(*args, **kwargs) if kwargs else func(*args)
         route = self._routes.get(func)
         if route is None:
             route = self._routes[func] = self._route_of(func)
-        name, counts, follow = route
+        name, counts, follow, wraps_numbers = route
         if counts is not None:
             counts[name] = counts.get(name, 0) + 1
         if follow and name not in self._descending:
             self._descending.add(name)
             try:
-                args, kwargs = _numbers_as_tensors(func, args, kwargs)
+                args, kwargs = _numbers_as_tensors(func, args, kwargs or {})
                 with self:  # the composite kernel, with its parts dispatched (and seen) again
                     return func.redispatch(self.keyset, *args, **kwargs)
             finally:
                 self._descending.discard(name)
-        if isinstance(func, torch._ops.OpOverload) and not _takes_numbers(func):  # a wrapped number comes as a number
-            args, kwargs = _numbers_as_tensors(func, args, kwargs)
-        return func(*args, **kwargs)
+        if wraps_numbers and _has_number(args, kwargs):  # a wrapped number comes as a number
+            args, kwargs = _numbers_as_tensors(func, args, kwargs or {})
+        return func(*args, **kwargs) if kwargs else func(*args)
+
+
+def _has_number(args: tuple, kwargs: dict | None) -> bool:
+    for value in args:
+        if isinstance(value, (int, float, complex)):
+            return True
+    return bool(kwargs) and any(isinstance(value, (int, float, complex)) for value in kwargs.values())
 
 
 @functools.lru_cache(maxsize=None)
