@@ -33,6 +33,7 @@ from vocabulary import Kernel, Route
 
 T = TypeVar("T")
 DEVICE_KEY = "PrivateUse1"
+_NUMBERS = (int, float, complex)  # what __torch_dispatch__ hands a wrapped number back as
 # The dispatcher's composite keys that serve a backend with no kernel of its own, in the order the
 # dispatcher prefers them (an op with an explicit composite kernel ignores the implicit one).
 COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAutograd", "CompositeImplicitAutograd")
@@ -129,7 +130,8 @@ class Capture(TorchDispatchMode):
         # Below the mode: the device key alone, whose computed kernel is the composite one.
         self.keyset = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, device_key))
         self._descending: set[str] = set()  # composite ops being followed: never twice in a row
-        self._routes: dict[Any, tuple[str, dict[str, int] | None, bool, bool]] = {}  # by OpOverload: _route_of
+        # by OpOverload: _route_of
+        self._routes: dict[Any, tuple[str, dict[str, int] | None, bool, bool]] = {}
 
     @classmethod
     def ignore_compile_internals(cls) -> bool:
@@ -179,16 +181,9 @@ class Capture(TorchDispatchMode):
                     return func.redispatch(self.keyset, *args, **kwargs)
             finally:
                 self._descending.discard(name)
-        if wraps_numbers and _has_number(args, kwargs):  # a wrapped number comes as a number
+        if wraps_numbers:  # a wrapped number comes as a number
             args, kwargs = _numbers_as_tensors(func, args, kwargs or {})
         return func(*args, **kwargs) if kwargs else func(*args)
-
-
-def _has_number(args: tuple, kwargs: dict | None) -> bool:
-    for value in args:
-        if isinstance(value, (int, float, complex)):
-            return True
-    return bool(kwargs) and any(isinstance(value, (int, float, complex)) for value in kwargs.values())
 
 
 @functools.lru_cache(maxsize=None)
@@ -204,7 +199,7 @@ def _as_tensor(value: Any, peer: torch.Tensor | None) -> Any:
     """A Python number as a 0-dim CPU tensor that promotes as the number would (a "wrapped number",
     which Python cannot make): of the dtype the number and the call's first tensor promote to
     (uint16 with 2 stays uint16, float16 with 2.0 stays float16); anything else as it is."""
-    if not isinstance(value, (int, float, complex)):
+    if not isinstance(value, _NUMBERS):
         return value
     return torch.tensor(value, dtype=torch.result_type(peer, value) if peer is not None else None)
 
@@ -219,9 +214,10 @@ def _numbers_as_tensors(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """The call's arguments with Python numbers where the schema takes a Tensor made tensors:
     __torch_dispatch__ hands a wrapped number back as the number, and a redispatch does not
     convert it as a call of the op does."""
-    positions, names = _tensor_arguments(func)
-    if not any(isinstance(a, (int, float, complex)) for a in (*args, *kwargs.values())):
+    if not any(isinstance(a, _NUMBERS) for a in args) and \
+            not any(isinstance(v, _NUMBERS) for v in kwargs.values()):
         return args, kwargs  # the common call: nothing to wrap
+    positions, names = _tensor_arguments(func)
     peer = _peer([*args, *kwargs.values()])
     return (tuple(_as_tensor(a, peer) if i in positions else a for i, a in enumerate(args)),
             {k: _as_tensor(v, peer) if k in names else v for k, v in kwargs.items()})
