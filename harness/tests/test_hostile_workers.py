@@ -30,12 +30,12 @@ def hostile_run(tmp_path_factory):
 def test_every_attack_is_recorded_and_the_run_goes_on(hostile_run):
     db, result = hostile_run
     got = outcomes(db)
-    assert len(got) == 24, got
+    assert len(got) == 26, got
     assert [r["status"] for r in runs(db)] == ["complete"]
     calm = {c: o for c, o in got.items() if "/calm_after_" in c}
     assert calm.pop(case("calm_after_fork_writes_later")) == "error"  # see below
     assert set(calm.values()) == {"pass"}, calm
-    assert "memory limit 2 GiB each" in result.stdout
+    assert "memory limit 2 GiB each, 1 retired past half of it" in result.stdout
 
 
 @pytest.mark.parametrize("attack, outcome, says", [
@@ -86,3 +86,10 @@ def test_a_late_write_from_a_forked_child_names_the_case_that_forked_it_and_dies
     assert victim["previous_case_of_worker"] == case("fork_writes_later")
     stat = Path(f"/proc/{forked['child_pid']}/stat")
     assert not stat.exists() or stat.read_text().rsplit(")", 1)[1].split()[0] == "Z", "the forked child outlived its worker"
+
+
+def test_a_worker_grown_past_half_its_memory_limit_runs_no_further_case(hostile_run):
+    db, _ = hostile_run
+    got, evidence = outcomes(db), evidences(db)
+    assert got[case("hoards")] == got[case("calm_after_hoards")] == "pass"
+    assert evidence[case("hoards")]["pid"] != evidence[case("calm_after_hoards")]["pid"]

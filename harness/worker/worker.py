@@ -324,10 +324,26 @@ def out_of_memory(result: dict[str, Any]) -> bool:
     return result["outcome"] not in MATCHED and bool(_OUT_OF_MEMORY.search(json.dumps(result["evidence"], default=str)))
 
 
+def data_bytes() -> int:
+    """What RLIMIT_DATA holds this process to now (VmData: heap and private mappings); 0 where
+    /proc does not say."""
+    try:
+        with open("/proc/self/status") as status:
+            line = next(line for line in status if line.startswith("VmData:"))
+        return int(line.split()[1]) * 1024
+    except (OSError, StopIteration, ValueError):
+        return 0
+
+
 def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, max_memory: int = 0) -> None:
     """One result line for each {"case": ID} line, until the harness closes the requests. A case
     that ran out of memory under the limit ends the worker (EXIT_MEMORY_LIMIT, its result on
-    stderr): its heap may be left in pieces, and the harness records the case as a crash."""
+    stderr): its heap may be left in pieces, and the harness records the case as a crash.
+
+    A worker whose memory has grown past half its limit after a case retires: its result says
+    "retiring" and it ends, and the harness gives the next case a fresh worker. Memory a worker
+    keeps from case to case (allocator pools, compiled code, the test machinery's caches) would
+    otherwise leave a later case less than the limit promises, and it would crash there."""
     limit_memory(max_memory)
     # What is alive now (torch, the test machinery, the suite's database: hundreds of thousands of
     # objects) lives as long as the worker: kept out of the collector's reach, so that the full
@@ -344,7 +360,12 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
             print(f"worker: {request['case']} exceeded the memory limit ({max_memory} bytes):",
                   json.dumps(strict_json(result["evidence"]))[:4000], file=sys.stderr, flush=True)
             os._exit(EXIT_MEMORY_LIMIT)
+        retiring = max_memory > 0 and data_bytes() > max_memory // 2
+        if retiring:
+            result["retiring"] = True
         emit(out, result)
+        if retiring:
+            return
 
 
 if __name__ == "__main__":

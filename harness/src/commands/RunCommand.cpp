@@ -304,11 +304,14 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
   if (done.stats.workers_started > 0) {
     fmt::print(
         "  workers: {} started (zygote start-up {:.2f}s once, then {:.2f}s mean per worker), {} "
-        "crash(es), {} timeout(s), {} rerun(s), {} flaky; memory limit {}\n",
+        "crash(es), {} timeout(s), {} rerun(s), {} flaky; memory limit {}{}\n",
         done.stats.workers_started, done.stats.zygote_startup_seconds,
         done.stats.startup_seconds_total / done.stats.workers_started, done.stats.crashes,
         done.stats.timeouts, done.stats.reruns, done.stats.flaky,
-        done.worker_memory > 0 ? describe_bytes(done.worker_memory) + " each" : "none");
+        done.worker_memory > 0 ? describe_bytes(done.worker_memory) + " each" : "none",
+        done.stats.retired > 0
+            ? fmt::format(", {} retired past half of it", done.stats.retired)
+            : "");
   }
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);

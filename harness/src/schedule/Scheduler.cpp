@@ -143,10 +143,13 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
   worker->send(nlohmann::json{{"case", case_id}}.dump());
   std::string line;
   bool broke_protocol = false;  // then the worker is not trusted with another case
+  bool retiring = false;        // the worker ends after this case (its memory grew: worker.py)
   switch (worker->read_line(options_.case_timeout, line)) {
     case Worker::Read::kLine:
       try {
-        result = CaseResult::from_worker_json(nlohmann::json::parse(line));
+        const nlohmann::json answer = nlohmann::json::parse(line);
+        result = CaseResult::from_worker_json(answer);
+        retiring = answer.value("retiring", false);
         if (result.case_id != case_id) {
           throw std::runtime_error(
               fmt::format("worker answered for {} while running {}", result.case_id, case_id));
@@ -198,6 +201,11 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
   if (broke_protocol) {
     worker->kill();
     worker.reset();
+  }
+  if (retiring && worker) {
+    worker.reset();  // it is ending by itself: the next case starts a fresh one
+    std::lock_guard lock(mutex_);
+    ++stats_.retired;
   }
   if (worker) previous_case = case_id;
   if (is_lost_worker(result.outcome) || broke_protocol) {

@@ -34,6 +34,7 @@ struct ScheduleStats {
   int timeouts = 0;
   int reruns = 0;
   int flaky = 0;
+  int retired = 0;  // workers that ended after a case because their memory had grown
 };
 
 // One result from a case's attempts: alone, as it is; failed and then passed, `flaky` (the
@@ -44,7 +45,8 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts);
 // Runs cases on `jobs` worker processes fed from one dynamic queue (a slow case never
 // stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case
 // recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
-// case recorded as `timeout`; a fresh worker takes its place and the run goes on. With `repeat`, a
+// case recorded as `timeout`; a fresh worker takes its place and the run goes on, as it does for
+// a worker that retires after a case (its result says "retiring": its memory grew too far). With `repeat`, a
 // case runs that many times; with `reruns`, one that only failed (a skip is not a failure) runs
 // again, each time in a fresh worker, and a pass on a rerun makes it `flaky`. `on_result` is
 // called once per case, from the workers' threads, one call at a time.

@@ -32,7 +32,9 @@ ATTACKS = (
     "allocates_forever",    # allocates until the worker memory limit stops it
     "device_allocates_forever",  # the same on the device, whose memory is the host's
     "device_out_of_memory", # the device's pool is full: the backend's answer, not the limit's
+    "hoards",               # passes, but keeps most of the memory limit: the worker must retire
 )
+HOARD: list = []  # what "hoards" keeps alive after its case, as a worker's caches would
 
 
 SUITE = suite_api.Suite(__name__, noun="attack", nouns="attacks")
@@ -120,6 +122,9 @@ def misbehave(case, ctx):
         hoard = []
         while True:
             hoard.append(torch.ones(32 << 20, dtype=torch.float32, device=device))  # 128 MiB a step
+    elif attack == "hoards":
+        HOARD.append(torch.ones(192 << 20, dtype=torch.float32))  # 768 MiB: over half of 2 GiB
+        return Outcome.PASS, {"pid": os.getpid()}
     elif attack == "device_out_of_memory":
         raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")
     return Outcome.PASS, {}
