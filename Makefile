@@ -96,6 +96,8 @@ $(STAMPS)/backend-installed: $(STAGED_LIBS) $(BACKEND_PYTHON) $(SKIPLIST_FILES)
 setup: $(STAMPS)/python
 build: cmake-build
 	@$(MAKE) --no-print-directory $(STAMPS)/backend-installed
+	@# The dispatcher capture's C++ observer, built into its cache against this torch (docs/backends.md)
+	@$(PY) harness/worker/native_capture.py >/dev/null
 
 # --- Wheels (docs/install.md) ----------------------------------------------------------------
 # neuron_conform: the CLI, linked to need nothing beyond the C library, built by scikit-build-core

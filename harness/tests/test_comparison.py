@@ -94,16 +94,19 @@ def test_a_partial_view_reaches_the_device_with_its_whole_storage():
     assert tree["ids"].device.type == "neuron" and not tree["ids"].requires_grad and tree["n"] == 3
 
 
-def test_the_harness_s_transfers_are_not_ops_the_case_ran():
+@pytest.mark.parametrize("kind", ["python", "native"])
+def test_the_harness_s_transfers_are_not_ops_the_case_ran(kind):
     """Moving a case's inputs to the device and its results back is the harness's work: the
-    dispatcher capture counts the op under test and nothing of the moves, in every layout."""
+    dispatcher capture (either implementation) counts the op under test and nothing of the moves,
+    in every layout."""
     import torch_neuronsim  # noqa: F401  (registers a device; the capture takes its name from PrivateUse1)
     from dispatch_capture import Capture
+    from native_capture import NativeCapture, load
     from vocabulary import Route
 
     device = torch._C._get_privateuse1_backend_name()
     base = torch.arange(24.0).reshape(4, 6)
-    capture = Capture(device)
+    capture = Capture(device) if kind == "python" else NativeCapture(load()[0])
     with capture:
         for x in (base, base.t(), base[1:3], base.expand(2, 4, 6), base[:, ::2]):
             moved = to_device((x, x), device)

@@ -22,7 +22,7 @@ PACKAGE = "neuron_conform_suites"
 
 PROGRAMS = {"worker", "zygote", "check_model", "pytorch_configs", "backend_files"}
 CORE = {"vocabulary", "evidence", "comparison", "sides", "suite_api", "backend_contract", "compilation",
-        "dispatch_capture", "overloads", "case_context", "device_memory", "quick_exit"}
+        "dispatch_capture", "native_capture", "overloads", "case_context", "device_memory", "quick_exit"}
 ORDER = ["core", "suitelib", "suites", "programs"]
 
 

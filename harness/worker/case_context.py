@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 import device_memory
-from dispatch_capture import Capture
+from dispatch_capture import capture_for
 from vocabulary import Route
 
 
@@ -31,7 +31,7 @@ class Context:
         self.device = device
         self.seed = seed
         self.tracking = all(callable(getattr(backend, name, None)) for name in TRACKING_FUNCTIONS)
-        self.capture = Capture(device.split(":")[0])
+        self.capture, self.capture_kind = capture_for(device.split(":")[0])
         # bytes the device's tensors hold now, or None when the backend cannot say (device_memory.py)
         self.memory = device_memory.allocated_reader(device)
         self._other_processes: tuple[dict[str, int], dict[str, int]] = ({}, {})

@@ -18,6 +18,10 @@ What it does not count: the harness's own work, moving a case's inputs to the de
 results back, and the CPU reference (uncounted()). The harness's CPU work (making samples and
 their variants) steps it aside too: nothing there would count, but each op would be a call into
 Python, most of a case's ops.
+
+The same account is kept in C++ where it can be built (native_capture.py, a RecordFunction
+observer, about a twentieth of the cost per op); `capture_for()` picks it, and this module's
+mode serves where it cannot (no compiler) or is not wanted (NEURON_CONFORM_CAPTURE=python).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from native_capture import NativeCapture, load
 from vocabulary import Kernel, Route
 
 T = TypeVar("T")
@@ -83,7 +88,8 @@ def uncounted() -> Iterator[None]:
     from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
 
     if not isinstance(_get_current_dispatch_mode(), Capture):
-        yield
+        with NativeCapture.paused():
+            yield
         return
     with _pop_mode_temporarily():
         yield
@@ -115,6 +121,15 @@ def _on_device(values: Any, device_type: str) -> bool:
         elif kind is torch.device and value.type == device_type:
             return True
     return False
+
+
+def capture_for(device_type: str) -> tuple[Capture | NativeCapture, str]:
+    """The capture for a device (`with capture:`, `counts`, `clear()`) and which it is: "native"
+    (C++) for the PrivateUse1 device where the observer loads, else "python" and why not."""
+    if device_type != torch._C._get_privateuse1_backend_name():
+        return Capture(device_type), f"python ({device_type} is not the PrivateUse1 device)"
+    ops, why = load()
+    return (NativeCapture(ops), "native") if ops is not None else (Capture(device_type), f"python ({why})")
 
 
 class Capture(TorchDispatchMode):

@@ -245,6 +245,7 @@ def main() -> None:
         "tracking": ctx.tracking,
         "device_memory": ctx.memory is not None,  # whether each case's resource balance is checked
         "op_sources": sorted({"dispatcher", ctx.ops_source}),
+        "capture": ctx.capture_kind,  # the dispatcher's account: "native" (C++) or "python (why)"
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
     }
     def listing(results: TextIO, _requests: TextIO, hello: dict[str, Any]) -> None:

@@ -103,7 +103,8 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   run.backend_info = {{"native_ops", listing.hello.value("native_ops", nlohmann::json())},
                       {"tracking", listing.hello.value("tracking", false)},
                       {"op_sources", listing.hello.value("op_sources", nlohmann::json::array())},
-                      {"device_memory", listing.hello.value("device_memory", false)}};
+                      {"device_memory", listing.hello.value("device_memory", false)},
+                      {"capture", listing.hello.value("capture", "")}};
   // The skip lists the backend ships (whether or not this run applies them): the default lists,
   // and where the ledger's dispositions are.
   const std::vector<std::string> shipped_lists = shipped.get();
