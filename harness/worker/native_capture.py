@@ -32,7 +32,8 @@ from vocabulary import Kernel, Route
 
 SOURCE = Path(__file__).resolve().with_name("capture_observer.cpp")
 FLAGS = ("-std=c++20", "-O2", "-DNDEBUG", "-shared", "-fPIC", "-w")
-_ROUTES = {"native": Route.NATIVE, "fallback": Route.FALLBACK, "composite": Kernel.COMPOSITE}
+# the routes as the observer's counts() spells them
+_ROUTES = {str(route): route for route in (Route.NATIVE, Route.FALLBACK, Kernel.COMPOSITE)}
 _loaded: tuple[Any, str] | None = None  # (torch.ops.conform_capture or None, why not)
 
 
