@@ -123,7 +123,7 @@ def misbehave(case, ctx):
         while True:
             hoard.append(torch.ones(32 << 20, dtype=torch.float32, device=device))  # 128 MiB a step
     elif attack == "hoards":
-        HOARD.append(torch.ones(192 << 20, dtype=torch.float32))  # 768 MiB: over half of 2 GiB
+        HOARD.append(torch.ones(288 << 20, dtype=torch.float32))  # 1,152 MiB: alone over half of 2 GiB
         return Outcome.PASS, {"pid": os.getpid()}
     elif attack == "device_out_of_memory":
         raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")
