@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from typing import Any, Callable, Iterable, Iterator, TypeVar
+from typing import Any, Callable, Iterable, TypeVar
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._python_dispatch import TorchDispatchMode, _get_current_dispatch_mode, _pop_mode_temporarily
 
 from native_capture import NativeCapture, load
 from vocabulary import Kernel, Route
@@ -79,20 +79,30 @@ def _is_view(name: str) -> bool:
         return False
 
 
-@contextlib.contextmanager
-def uncounted() -> Iterator[None]:
+class uncounted(contextlib.ContextDecorator):
     """Steps the active capture aside for the harness's own work: moving a case's inputs to the
     device and its results back to compare them, and the case's CPU reference. None of it is an
     op the case ran on the device (on a backend whose copies fall back, counting them would make
-    every case a fallback), and each op would cost a call into Python."""
-    from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
+    every case a fallback), and each op would cost a call into Python. A context manager or a
+    decorator (`@uncounted()`); a class, not a generator: a case enters it thousands of times."""
 
-    if not isinstance(_get_current_dispatch_mode(), Capture):
-        with NativeCapture.paused():
-            yield
-        return
-    with _pop_mode_temporarily():
-        yield
+    __slots__ = ("_resume", "_popped")
+
+    def __enter__(self) -> None:
+        self._resume = NativeCapture.pause_here()  # the observer counting on this thread, stopped
+        self._popped = None
+        if self._resume is None and isinstance(_get_current_dispatch_mode(), Capture):
+            self._popped = _pop_mode_temporarily()
+            self._popped.__enter__()
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._popped is not None:
+            self._popped.__exit__(*exc)
+        if self._resume is not None:
+            self._resume.resume_here()
+
+    def _recreate_cm(self) -> uncounted:
+        return uncounted()  # as a decorator, a fresh one per call: calls may nest or recurse
 
 
 def made_uncounted(make: Callable[..., Iterable[T]]) -> Callable[..., list[T]]:

@@ -14,7 +14,6 @@ serves; NEURON_CONFORM_CAPTURE=python chooses the Python capture outright.
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import os
@@ -24,7 +23,7 @@ import sys
 import tempfile
 import threading
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import torch
 
@@ -131,17 +130,13 @@ class NativeCapture:
         self._ops.clear()
 
     @classmethod
-    @contextlib.contextmanager
-    def paused(cls) -> Iterator[None]:
-        """The observer of this thread stopped for the block, if one counts here."""
+    def pause_here(cls) -> NativeCapture | None:
+        """Stops the observer counting on this thread, if one is: the capture to resume_here()."""
         capture = getattr(cls._active, "capture", None)
-        if capture is None or not capture._ops.deactivate():
-            yield
-            return
-        try:
-            yield
-        finally:
-            capture._ops.activate()
+        return capture if capture is not None and capture._ops.deactivate() else None
+
+    def resume_here(self) -> None:
+        self._ops.activate()
 
 
 if __name__ == "__main__":
