@@ -17,6 +17,8 @@ CLI = REPO / "build" / "neuron-conform"
 HERE = Path(__file__).resolve().parent
 # The bundled stand-in for a PyTorch checkout: upstream-style test files with planted outcomes.
 UPSTREAM_CHECKOUT = HERE / "data" / "upstream"
+# A backend unlike the bundled one (harness/tests/foreign_backend: test_any_backend.py says what).
+FOREIGN = ("--backend-module", "foreign_backend")
 
 
 def cli(*args: str, check: bool = True, timeout: float = 600, **popen) -> subprocess.CompletedProcess[str]:

@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from conform_cli import cli, evidences, outcomes, recorded, routes, run_record
+from conform_cli import FOREIGN, cli, evidences, outcomes, recorded, routes, run_record
 
-FOREIGN = ("--backend-module", "foreign_backend")
 
 
 def harness_errors(db: Path) -> dict[str, str]:

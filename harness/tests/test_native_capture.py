@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from conform_cli import REPO, cli, results, run_record
+from conform_cli import FOREIGN, REPO, cli, results, run_record
 
 sys.path.insert(0, str(REPO / "harness" / "worker"))
 
@@ -127,7 +127,6 @@ def test_fake_tensors_are_not_the_device_s():
     assert capture.counts == {"native": {}, "fallback": {}, "composite": {}}
 
 
-FOREIGN = ("--backend-module", "foreign_backend")
 SLICES = {
     "ops": ("--suite", "ops", "--ops",
             "^(add|mul|mm|sin|nn.functional.linear|cat|softmax|linalg.det|clone|where|index_put)$",

@@ -28,8 +28,8 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 namespace {
@@ -132,7 +132,7 @@ thread_local at::CallbackHandle callback = 0;  // this thread's observer, while 
 struct InsideKernel : at::ObserverContext {};
 
 std::unique_ptr<at::ObserverContext> on_enter(const at::RecordFunction& fn) {
-  if (inside_kernel > 0 || !on_device(fn.inputs()) || c10::impl::dispatch_mode_enabled()) {
+  if (inside_kernel > 0 || c10::impl::dispatch_mode_enabled() || !on_device(fn.inputs())) {
     return nullptr;
   }
   Overload* overload = overload_of(fn);
@@ -174,26 +174,21 @@ bool deactivate() {
   return true;
 }
 
-const char* route_name(Kind kind) {
-  switch (kind) {
-    case Kind::kDevice:
-      return "native";
-    case Kind::kFallback:
-      return "fallback";
-    default:
-      return "composite";
-  }
-}
+using Counts = c10::Dict<std::string, std::int64_t>;
 
-// "route<TAB>overload<TAB>calls" a line, for every overload counted since clear().
-std::string counts() {
-  std::ostringstream out;
+// The calls counted since clear(), by overload: (native, fallback, composite).
+std::tuple<Counts, Counts, Counts> counts() {
+  Counts native, fallback, composite;
   std::lock_guard lock(registry_mutex);
   for (const auto& [name, entry] : registry) {
     const std::int64_t calls = entry->count.load(std::memory_order_relaxed);
-    if (calls > 0) out << route_name(entry->kind) << '\t' << name << '\t' << calls << '\n';
+    if (calls == 0) continue;
+    Counts& route = entry->kind == Kind::kDevice     ? native
+                    : entry->kind == Kind::kFallback ? fallback
+                                                     : composite;
+    route.insert(name, calls);
   }
-  return out.str();
+  return {native, fallback, composite};
 }
 
 void clear() {
@@ -206,6 +201,6 @@ void clear() {
 TORCH_LIBRARY(conform_capture, m) {
   m.def("activate() -> bool", &activate);
   m.def("deactivate() -> bool", &deactivate);
-  m.def("counts() -> str", &counts);
+  m.def("counts() -> (Dict(str, int), Dict(str, int), Dict(str, int))", &counts);
   m.def("clear() -> ()", &clear);
 }

@@ -15,6 +15,7 @@ serves; NEURON_CONFORM_CAPTURE=python chooses the Python capture outright.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import os
 import shlex
@@ -31,8 +32,6 @@ from vocabulary import Kernel, Route
 
 SOURCE = Path(__file__).resolve().with_name("capture_observer.cpp")
 FLAGS = ("-std=c++20", "-O2", "-DNDEBUG", "-shared", "-fPIC", "-w")
-# the routes as the observer's counts() spells them
-_ROUTES = {str(route): route for route in (Route.NATIVE, Route.FALLBACK, Kernel.COMPOSITE)}
 _loaded: tuple[Any, str] | None = None  # (torch.ops.conform_capture or None, why not)
 
 
@@ -53,6 +52,7 @@ def _command(output: Path) -> list[str]:
             *[f"-Wl,-rpath,{path}" for path in libraries], "-lc10", "-ltorch_cpu"]
 
 
+@functools.cache
 def built() -> Path:
     """The observer's shared library for this torch, built if the cache has none (one process
     builds, the others wait for it). Raises RuntimeError with the compiler's words if it fails."""
@@ -120,11 +120,8 @@ class NativeCapture:
     @property
     def counts(self) -> dict[str, dict[str, int]]:
         """{route: {overload: calls}} since clear(), as Capture.counts."""
-        counts: dict[str, dict[str, int]] = {route: {} for route in _ROUTES.values()}
-        for line in self._ops.counts().splitlines():
-            route, name, calls = line.split("\t")
-            counts[_ROUTES[route]][name] = int(calls)
-        return counts
+        native, fallback, composite = self._ops.counts()
+        return {Route.NATIVE: dict(native), Route.FALLBACK: dict(fallback), Kernel.COMPOSITE: dict(composite)}
 
     def clear(self) -> None:
         self._ops.clear()

@@ -361,12 +361,10 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
             print(f"worker: {request['case']} exceeded the memory limit ({max_memory} bytes):",
                   json.dumps(strict_json(result["evidence"]))[:4000], file=sys.stderr, flush=True)
             os._exit(EXIT_MEMORY_LIMIT)
-        retiring = max_memory > 0 and data_bytes() > max_memory // 2
-        if retiring:
-            result["retiring"] = True
-        emit(out, result)
-        if retiring:
+        if max_memory > 0 and data_bytes() > max_memory // 2:
+            emit(out, {**result, "retiring": True})
             return
+        emit(out, result)
 
 
 if __name__ == "__main__":
