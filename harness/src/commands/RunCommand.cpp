@@ -426,9 +426,10 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
       ->capture_default_str();
   cmd->add_option("--max-worker-memory", o->max_worker_memory,
                   "Memory each worker may allocate (512M, 6G; 0: no limit), as RLIMIT_DATA: a case "
-                  "that exceeds it is a crash saying so and the run goes on. Default: the "
-                  "machine's memory less a tenth (at least 2 GiB) for the harness, shared by the "
-                  "workers (-j)")
+                  "that exceeds it is a crash saying so and the run goes on; a worker left past "
+                  "half of it after a case retires, and the next case gets a fresh one. Default: "
+                  "the machine's memory less a tenth (at least 2 GiB) for the harness, shared by "
+                  "the workers (-j)")
       ->transform(CLI::AsSizeValue(/*kb_is_1000=*/false))
       ->check(CLI::Validator(
           [](std::string& bytes) {
