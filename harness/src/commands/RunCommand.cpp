@@ -248,7 +248,7 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   Execution out;
   out.workers = std::min<int>(jobs, static_cast<int>(std::max<std::size_t>(1, cases.size())));
   out.worker_memory = memory;
-  Progress progress(cases.size(), isatty(STDERR_FILENO) != 0);
+  Progress progress(cases, durations, isatty(STDERR_FILENO) != 0);
   const auto start = std::chrono::steady_clock::now();
   Scheduler scheduler(schedule, [&](const CaseResult& observed) {
     CaseResult result = observed;
