@@ -137,6 +137,22 @@ def test_inputs_sharing_storage_share_it_on_the_device():
     assert torch.equal(y.cpu(), torch.arange(4.0) + 1)
 
 
+def test_tensors_nested_anywhere_in_a_sample_are_moved_with_their_sharing_and_requires_grad():
+    import torch_neuronsim  # noqa: F401  (registers the neuron device)
+    from torch.testing._internal.opinfo.core import SampleInput
+
+    x, y = torch.rand(3, requires_grad=True), torch.rand(4)
+    sample = SampleInput(x, args=([2, (y[1:], {"k": y})],), kwargs={"weights": {"w": [x]}})
+    for moved, where in ((to_device(sample, "neuron"), "neuron"), (own_copy(sample), "cpu")):
+        view, whole = moved.args[0][1][0], moved.args[0][1][1]["k"]
+        assert moved.input.device.type == where and moved.input.is_leaf and moved.input.requires_grad
+        assert moved.input is not x and moved.kwargs["weights"]["w"][0] is moved.input
+        assert whole is not y and not whole.requires_grad and moved.args[0][0] == 2
+        # a view and its base, three levels down, still share one storage
+        assert view.untyped_storage().data_ptr() == whole.untyped_storage().data_ptr() != y.data_ptr()
+        assert view.storage_offset() == 1 and torch.equal(view.detach().cpu(), y[1:])
+
+
 def test_one_tensor_in_two_places_stays_one_tensor_and_the_cpu_works_on_its_own_copy():
     import torch_neuronsim  # noqa: F401  (registers the neuron device)
     from torch.testing._internal.opinfo.core import SampleInput

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 import torch.utils._pytree as pytree
@@ -63,11 +63,12 @@ def _relocated(inputs: Any, place: Callable[[torch.Tensor], torch.Tensor]) -> An
     """to_device() and own_copy(): `place` copies a plain tensor (detached), or a whole storage
     as a uint8 tensor, to where it goes."""
     is_sample = not isinstance(inputs, torch.Tensor) and callable(getattr(inputs, "transform", None))
-    leaves = pytree.tree_leaves([inputs.input, inputs.args, inputs.kwargs] if is_sample else inputs)
-    tensors = {id(t): t for t in leaves if isinstance(t, torch.Tensor)}
+    tensors = list(_sample_tensors((inputs.input, inputs.args, inputs.kwargs))) if is_sample else \
+        [t for t in pytree.tree_leaves(inputs) if isinstance(t, torch.Tensor)]
     if not tensors:
         return inputs
-    users = Counter(_storage_key(t) for t in tensors.values() if t.layout == torch.strided)
+    storages = {id(t): _storage(t) for t in tensors if t.layout == torch.strided}
+    users = Counter(key for key, _ in storages.values())
     moved_storages: dict[int, torch.Tensor] = {}
     moved_tensors: dict[int, torch.Tensor] = {}
 
@@ -76,10 +77,10 @@ def _relocated(inputs: Any, place: Callable[[torch.Tensor], torch.Tensor]) -> An
             return t
         if (seen := moved_tensors.get(id(t))) is not None:
             return seen
-        if t.layout == torch.strided and (_not_plain(t) or users[_storage_key(t)] > 1):
+        key, plain = storages.get(id(t), (None, True))
+        if key is not None and (not plain or users[key] > 1):
             # Move the whole storage, so the device kernel sees the strides the CPU kernel saw and
             # ops that see the storage (as_strided, set_) find the same elements.
-            key = _storage_key(t)
             if (base := moved_storages.get(key)) is None:
                 storage = t.untyped_storage()
                 base = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage, 0, (storage.nbytes(),))
@@ -93,7 +94,9 @@ def _relocated(inputs: Any, place: Callable[[torch.Tensor], torch.Tensor]) -> An
             moved = moved.detach()
         else:
             moved = place(t.detach())
-        moved_tensors[id(t)] = moved = moved.requires_grad_(t.requires_grad)
+        if t.requires_grad:  # a copy is a leaf that does not require grad until told
+            moved.requires_grad_(True)
+        moved_tensors[id(t)] = moved
         return moved
 
     if is_sample:
@@ -101,15 +104,27 @@ def _relocated(inputs: Any, place: Callable[[torch.Tensor], torch.Tensor]) -> An
     return pytree.tree_map(move, inputs)
 
 
-def _storage_key(t: torch.Tensor) -> int:
-    """Tells storages apart (None-like 0 for those of no bytes, which share nothing)."""
+def _sample_tensors(value: Any) -> Iterator[torch.Tensor]:
+    """The tensors a SampleInput's transform() reaches: in lists, tuples and dicts, nested (the
+    walk pytree makes, for a tenth of its cost: samples are moved many times a case)."""
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _sample_tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _sample_tensors(item)
+
+
+def _storage(t: torch.Tensor) -> tuple[int, bool]:
+    """What tells `t`'s storage apart from others (its address; for a storage of no bytes, which
+    shares nothing, the tensor's own id negated), and whether `t` is plain: contiguous and owning
+    exactly its whole storage."""
     storage = t.untyped_storage()
-    return storage.data_ptr() if storage.nbytes() else -id(t)
-
-
-def _not_plain(t: torch.Tensor) -> bool:
-    """Whether `t` is anything but a contiguous tensor that owns exactly its whole storage."""
-    return bool(t.storage_offset()) or t.untyped_storage().nbytes() != t.nbytes or not t.is_contiguous()
+    nbytes = storage.nbytes()
+    key = storage.data_ptr() if nbytes else -id(t)
+    return key, not t.storage_offset() and nbytes == t.nbytes and t.is_contiguous()
 
 
 def errors(actual: torch.Tensor, expected: torch.Tensor) -> tuple[float, float]:

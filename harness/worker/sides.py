@@ -23,6 +23,20 @@ def seed(value: int) -> None:
     torch.random._seed_custom_device(value)
 
 
+def seed_no_absent_accelerator() -> None:
+    """Makes torch.manual_seed leave alone the accelerators this torch is built without. For each
+    of CUDA, XPU and MTIA it queues the seed for when the device initializes, with a formatted
+    stack, and a device this torch is built without never does: upstream's wrapper_set_seed, which
+    every random OpInfo's call goes through, spent 2.5 % of an ops worker's time there."""
+    for module in (torch.cuda, torch.xpu, torch.mtia):
+        if not module._is_compiled():
+            module.manual_seed_all = _no_device_to_seed
+
+
+def _no_device_to_seed(seed: int) -> None:
+    del seed
+
+
 class NoReference(Exception):
     """The CPU itself cannot run this: there is nothing to compare against."""
 

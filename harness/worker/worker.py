@@ -49,6 +49,7 @@ from typing import Any, TextIO
 
 import backend_contract
 import device_memory
+import sides
 import suite_api
 import zygote
 from case_context import Context
@@ -202,6 +203,7 @@ def main() -> None:
                                        + (f" (caused by {type(exc.__cause__).__name__}: {exc.__cause__})"
                                           if exc.__cause__ else "")})
         sys.exit(3)
+    sides.seed_no_absent_accelerator()
     if args.overloads:  # needs no suite: only what the dispatcher has registered
         emit(out, {"ready": True, "pid": os.getpid(), "torch": torch.__version__})
         names = cpu_overloads()
