@@ -55,6 +55,10 @@ test_fuzz_suite.py (the harness testing itself).
   first_device_backward                               allocates the gradient on device 0  fuzz (other_device
                    aten::silu_backward                whatever the input's index (the     and backward)
                                                       forward kernel is right)
+  first_call_wrong aten::log1p                       wrong on its first call in a        fuzz (an example that
+                                                      process, right once "compiled" (an  does not fail again:
+                                                      executable whose first run differs  error, with what the
+                                                      from its cached one's)              first call showed)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -269,6 +273,15 @@ def _first_device_silu_backward(grad_output, self):
 FOREACH_CHUNK = 32
 
 
+_LOG1P_CALLS = [0]
+
+
+def _first_call_wrong_log1p(self):
+    _LOG1P_CALLS[0] += 1
+    result = torch.log1p(self.cpu())
+    return (result + 1 if _LOG1P_CALLS[0] == 1 else result).to(self.device)
+
+
 def _stops_early_foreach_add(tensors, others, *, alpha=1):
     done = [torch.add(t.cpu(), o.cpu(), alpha=alpha).to(t.device) for t, o in zip(tensors[:FOREACH_CHUNK], others)]
     return done + [t.clone() for t in tensors[FOREACH_CHUNK:]]  # the rest: never computed
@@ -305,6 +318,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "stops_early": {"_foreach_add.List": _stops_early_foreach_add, "_foreach_add_.List": _stops_early_foreach_add_},
     "current_device_but_float32": {"sign": _current_device_but_float32_sign},
     "first_device_backward": {"silu_backward": _first_device_silu_backward},
+    "first_call_wrong": {"log1p": _first_call_wrong_log1p},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

@@ -114,3 +114,17 @@ def test_the_real_backend_passes_and_the_same_seed_draws_the_same_examples(db):
 def test_a_bad_budget_is_refused_before_any_case_runs(db):
     bad = cli("run", "--suite", "fuzz", "--suite-option", "seconds_per_op=0", "--db", str(db), check=False)
     assert bad.returncode == 2 and "seconds_per_op" in bad.stderr and "positive" in bad.stderr
+
+
+def test_an_example_that_does_not_fail_again_is_an_error_that_keeps_what_it_showed(db):
+    """defects_backend's log1p is wrong on its first call in a worker only (as an executable whose
+    first run differs from its cached one's): the example that showed it passes when replayed, so
+    the case is an error, never a pass, and its evidence keeps what that first call showed."""
+    cli("run", "--suite", "fuzz", "--ops", "^log1p$", "--dtypes", "float32", "--no-skiplists", "--reruns", "0",
+        "-j", "1", "--backend-module", "defects_backend", "--db", str(db))
+    found = evidences(db)["fuzz/log1p/float32/examples"]
+    assert outcomes(db)["fuzz/log1p/float32/examples"] == "error", found
+    assert "did not fail again when replayed" in found["message"]
+    first = found["first_call"]
+    assert first["outcome"] == "fail" and "Mismatched elements" in first["message"], first
+    assert first["max_abs_error"] > 0.5 and isinstance(first["sample"], str), first

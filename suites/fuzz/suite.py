@@ -363,9 +363,19 @@ def examples(case: runs.Case) -> None:
         raise Verdict(Outcome.ERROR, {"message": f"the failing example did not fail again when replayed (a result "
                                                  f"that is not reproducible on one side): {str(flaky)[:1500]}",
                                       "exception_type": type(flaky).__name__, "chain": failure.get("chain", []),
-                                      "sample_index": failure.get("sample_index")}) from None
+                                      "sample_index": failure.get("sample_index"),
+                                      "first_call": _first_call(flaky)}) from None
     _record(case, drawn[0], counts, without_samples, budget["exhausted"])
     case.compared = drawn[0]
+
+
+def _first_call(flaky: Exception) -> dict[str, Any] | None:
+    """What the example showed when it failed (Hypothesis keeps that failure in the group it raises
+    when a replay passes): the outcome and evidence that nobody could see again."""
+    for failed in getattr(flaky, "exceptions", ()):
+        if isinstance(failed, Verdict):
+            return {"outcome": failed.outcome, **runs.recordable(failed.evidence)}
+    return None
 
 
 def _judge(case: runs.Case, at: Setting, index: int, applied: list[str], variant, placement: str, pick: int) -> str:

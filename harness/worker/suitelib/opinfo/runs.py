@@ -206,6 +206,13 @@ def forward_ad(op, sample):
         return [fwAD.unpack_dual(o).tangent for o in outputs if isinstance(o, torch.Tensor)]
 
 
+def recordable(evidence: dict[str, Any]) -> dict[str, Any]:
+    """A verdict's evidence as it is recorded: the sample it names described, not the object."""
+    if isinstance(evidence.get("sample"), SampleInput):
+        return {**evidence, "sample": describe(evidence["sample"])}
+    return evidence
+
+
 class Case(Sides):
     """One case being run: its op, dtype, tolerance, seed and device, what it compared so far."""
 
@@ -413,9 +420,7 @@ class Case(Sides):
         return Outcome.PASS, self.evidence
 
     def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
-        evidence = verdict.evidence
-        if isinstance(evidence.get("sample"), SampleInput):
-            evidence["sample"] = describe(evidence["sample"])
+        evidence = recordable(verdict.evidence)
         if verdict.outcome == Outcome.FAIL:
             evidence["first_failing_sample"] = evidence.get("sample_index")
         self.evidence.update(evidence)
