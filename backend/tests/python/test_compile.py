@@ -89,6 +89,31 @@ def test_an_op_torch_mlir_cannot_lower_is_a_compile_error_naming_it():
     assert torch_neuronsim.compile_stats()["lowering_failures"] == 1
 
 
+def test_lowerings_that_share_a_context_match_a_fresh_context_across_failures_and_renewals(monkeypatch):
+    # Lowerings share one MLIR context, renewed every few; neither a graph torch-mlir refused nor
+    # a renewal changes what the next graph lowers to, and each refusal names its own op.
+    from torch_neuronsim.compiler import lowering
+
+    traced = {}
+    for name, fn in {"sin": lambda a: a.sin() * 2, "lgamma": lambda a: torch.lgamma(a) + 1,
+                     "matmul": lambda a: (a @ a.t()).relu(), "digamma": lambda a: torch.digamma(a)}.items():
+        traced[name] = torch.fx.experimental.proxy_tensor.make_fx(fn)(torch.rand(4, 4))
+    fresh = {}
+    for name in ("sin", "matmul"):
+        monkeypatch.setattr(lowering, "_shared", lowering._SharedContext())
+        fresh[name] = lowering.lower(traced[name], name)
+    monkeypatch.setattr(lowering, "_LOWERINGS_PER_CONTEXT", 3)
+    monkeypatch.setattr(lowering, "_shared", lowering._SharedContext())
+    for _ in range(3):
+        for name in ("sin", "lgamma", "matmul", "digamma"):
+            if name in fresh:
+                assert lowering.lower(traced[name], name) == fresh[name]
+            else:
+                with pytest.raises(lowering.CompileError) as refused:
+                    lowering.lower(traced[name], name)
+                assert refused.value.op == f"aten::{name}"
+
+
 def test_a_data_dependent_shape_is_a_compile_error_naming_the_op():
     with pytest.raises(torch._dynamo.exc.BackendCompilerFailed, match="aten::nonzero has a data-dependent output"):
         torch.compile(lambda a: torch.nonzero(a), backend="neuron", fullgraph=True)(torch.rand(4, device="neuron"))

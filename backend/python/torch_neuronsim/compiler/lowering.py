@@ -1,23 +1,32 @@
 """Lowering an ATen graph to StableHLO through torch-mlir, as TorchNeuron's compile path does
-(torch_mlir.fx.stateless_fx_import, output_type="stablehlo"). A graph torch-mlir cannot lower is
-a CompileError naming the op, as on the real device."""
+(torch_mlir.fx.stateless_fx_import's import and pipelines, output_type="stablehlo"). A graph
+torch-mlir cannot lower is a CompileError naming the op, as on the real device.
+
+One MLIR context serves many lowerings: making one (its dialect registry, its thread pool) cost
+more than the lowering of a small graph, and stateless_fx_import makes one per call even when
+given an importer, so this module calls the importer and torch-mlir's pipelines itself."""
 
 from __future__ import annotations
 
 import copy
 import re
+import threading
 
 import torch
 from torch_mlir import ir
 from torch_mlir.dialects import torch as torch_dialect
 from torch_mlir.extras.fx_importer import FxImporter
-from torch_mlir.fx import stateless_fx_import
+from torch_mlir.fx import OutputType, _module_lowering
 
 # How torch-mlir's diagnostics name an op it could not convert: an operator it has no definition
 # for ('torch.operator' ... name = "torch.aten.cummax"), or one it could not legalize
 # ('torch.aten.foo').
 _OPERATOR = re.compile(r'name = "torch\.(\w+)\.([\w.]+)"')
 _LEGALIZE = re.compile(r"failed to legalize operation 'torch\.(aten|prims)\.(\w+)'")
+
+# A context keeps every type and attribute it has uniqued (a graph's constants among them) for
+# its lifetime: a new one after this many lowerings bounds that.
+_LOWERINGS_PER_CONTEXT = 1000
 
 
 class CompileError(RuntimeError):
@@ -62,20 +71,44 @@ def _refusal(gm: torch.fx.GraphModule, diagnostics: list[str]) -> CompileError:
     return CompileError(f"neuron: {what} to StableHLO by torch-mlir: {first[:400]}", op)
 
 
+class _SharedContext:
+    """The MLIR context lowerings share, renewed every _LOWERINGS_PER_CONTEXT uses; one lowering
+    at a time (a backward graph is compiled on the autograd engine's thread)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self._context: ir.Context | None = None
+        self._uses = 0
+
+    def get(self) -> ir.Context:
+        if self._context is None or self._uses >= _LOWERINGS_PER_CONTEXT:
+            self._context = ir.Context()
+            torch_dialect.register_dialect(self._context)
+            self._uses = 0
+        self._uses += 1
+        return self._context
+
+
+_shared = _SharedContext()
+
+
 def lower(gm: torch.fx.GraphModule, name: str) -> str:
     """The graph's StableHLO module, as text. CompileError when torch-mlir cannot lower it."""
-    context = ir.Context()
-    torch_dialect.register_dialect(context)
     diagnostics: list[str] = []
 
     def collect(diagnostic) -> bool:  # kept for the error, instead of printed to stderr
         diagnostics.append(str(diagnostic.message))
         return True
 
-    context.attach_diagnostic_handler(collect)
-    try:
-        module = stateless_fx_import(_without_none_outputs(gm), output_type="stablehlo",
-                                     fx_importer=FxImporter(context=context), model_name=name)
-    except Exception as exc:
-        raise _refusal(gm, diagnostics or [str(exc).strip().splitlines()[0]]) from exc
-    return str(module)
+    with _shared.lock:
+        context = _shared.get()
+        handler = context.attach_diagnostic_handler(collect)
+        try:
+            importer = FxImporter(context=context)
+            importer.import_stateless_graph(_without_none_outputs(gm).graph, func_name=name)
+            _module_lowering(False, False, OutputType.STABLEHLO, importer.module)
+            return str(importer.module)
+        except Exception as exc:
+            raise _refusal(gm, diagnostics or [str(exc).strip().splitlines()[0]]) from exc
+        finally:
+            handler.detach()
