@@ -127,11 +127,22 @@ print(json.dumps(torch_neuronsim.compile_stats()))
 """
 
 
-def _compile_in_a_new_process(cache: Path, dump: Path | None = None) -> tuple[dict, str]:
+_REFUSED_CHILD = """
+import json, torch, torch_neuronsim
+try:
+    torch.compile(lambda a: torch.lgamma(a) + 1, backend="neuron", fullgraph=True)(torch.rand(4, device="neuron"))
+    error = None
+except Exception as exc:
+    error = str(exc)
+print(json.dumps({**torch_neuronsim.compile_stats(), "error": error}))
+"""
+
+
+def _compile_in_a_new_process(cache: Path, dump: Path | None = None, child: str = _CHILD) -> tuple[dict, str]:
     env = dict(os.environ, NEURONSIM_CACHE_DIR=str(cache))
     if dump is not None:
         env["NEURONSIM_DUMP_DIR"] = str(dump)
-    done = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-c", child], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1]), done.stderr
 
@@ -148,3 +159,43 @@ def test_the_disk_cache_serves_a_second_process_and_a_corrupt_entry_is_recompile
     third, stderr = _compile_in_a_new_process(tmp_path / "cache")
     assert third["disk_rejected"] == 1 and third["lowered"] == 1
     assert "is corrupt or of another format; recompiling it" in stderr
+
+
+def test_a_refusal_is_kept_on_disk_and_refused_again_without_lowering_and_a_corrupt_one_is_relowered(tmp_path):
+    # As Neuron's compile cache keeps a failed compilation: the second process gets the same
+    # error, naming the same op, without lowering the graph again.
+    first, _ = _compile_in_a_new_process(tmp_path / "cache", child=_REFUSED_CHILD)
+    assert first["lowering_failures"] == 1 and first["refusals_cached"] == 0 and first["lowering_seconds"] > 0
+    assert "aten::lgamma cannot be lowered to StableHLO" in first["error"]
+    second, _ = _compile_in_a_new_process(tmp_path / "cache", child=_REFUSED_CHILD)
+    assert second["lowering_failures"] == 1 and second["refusals_cached"] == 1 and second["disk_hits"] == 1
+    assert second["lowering_seconds"] == 0 and second["lowered"] == 0
+    assert "aten::lgamma cannot be lowered to StableHLO" in second["error"]
+    (entry,) = (tmp_path / "cache" / "graphs").glob("*.stablehlo")
+    entry.write_text(entry.read_text() + "module {}")  # a refusal with a body: not trusted
+    third, stderr = _compile_in_a_new_process(tmp_path / "cache", child=_REFUSED_CHILD)
+    assert third["disk_rejected"] == 1 and third["refusals_cached"] == 0 and third["lowering_seconds"] > 0
+    assert "aten::lgamma cannot be lowered to StableHLO" in third["error"]
+    assert "is corrupt or of another format; recompiling it" in stderr
+
+
+def test_running_out_of_memory_while_lowering_is_not_kept_as_a_refusal(monkeypatch):
+    from torch_neuronsim.compiler import graph_cache, lowering
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError("planted: out of memory while lowering")
+
+    f = lambda a: a.cos() * 3 + 1  # noqa: E731
+    x = torch.rand(3, 5, device="neuron")
+    monkeypatch.setattr(graph_cache, "_directory", lambda: None)  # nothing from an earlier test's disk cache
+    graph_cache.clear_memory()
+    with monkeypatch.context() as patched:
+        patched.setattr(lowering, "_module_lowering", exhausted)
+        with pytest.raises(Exception, match="planted: out of memory") as raised:
+            torch.compile(f, backend="neuron", fullgraph=True, dynamic=False)(x)
+        assert not isinstance(raised.value, lowering.CompileError)
+    torch._dynamo.reset()
+    torch_neuronsim.reset_compile_stats()
+    torch.testing.assert_close(torch.compile(f, backend="neuron", fullgraph=True, dynamic=False)(x).cpu(), f(x.cpu()))
+    stats = torch_neuronsim.compile_stats()
+    assert stats["lowered"] == 1 and stats["lowering_failures"] == 0 and stats["refusals_cached"] == 0

@@ -8,7 +8,8 @@ kernels, dtype rules and fallback mode (after passes.py's rewrites, which it was
 (`dynamic=True`, `mark_dynamic`) are refused, automatic dynamic shapes are turned off on the
 backend's first use, and a new input shape is a recompile.
 
-compile_stats() counts graphs, cache hits, lowering failures and seconds; NEURONSIM_DUMP_DIR
+compile_stats() counts graphs, cache hits, lowering failures (refusals_cached: of which the cache
+held torch-mlir's refusal) and seconds; NEURONSIM_DUMP_DIR
 receives each graph's StableHLO for debugging.
 """
 
@@ -82,24 +83,30 @@ def _compiler(kind: str) -> Callable:
         STATS.graphs_compiled += 1
         passes.legalize(gm)
         cache_key = graph_cache.key(gm, example_inputs, kind)
-        stablehlo, where = graph_cache.lookup(cache_key)
+        artifact, where = graph_cache.lookup(cache_key)
         if where == "memory":
             STATS.memory_hits += 1
         elif where == "disk":
             STATS.disk_hits += 1
         elif where == "rejected":
             STATS.disk_rejected += 1
-        if stablehlo is None:
+        if isinstance(artifact, CompileError):
+            STATS.lowering_failures += 1
+            STATS.refusals_cached += 1
+            raise CompileError(str(artifact), artifact.op)
+        if artifact is None:
             started = time.perf_counter()
             try:
-                stablehlo = lower(gm, f"{kind}_{cache_key[:12]}")
-            except CompileError:
+                artifact = lower(gm, f"{kind}_{cache_key[:12]}")
+            except CompileError as refusal:
                 STATS.lowering_failures += 1
+                graph_cache.store(cache_key, refusal)
                 raise
             finally:
                 STATS.lowering_seconds += time.perf_counter() - started
             STATS.lowered += 1
-            graph_cache.store(cache_key, stablehlo)
+            graph_cache.store(cache_key, artifact)
+        stablehlo = artifact
         _dump(cache_key, stablehlo)
         return make_boxed_func(gm.forward)
 

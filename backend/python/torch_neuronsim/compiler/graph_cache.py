@@ -2,7 +2,11 @@
 memory and on disk (NEURONSIM_CACHE_DIR/graphs/, off with NEURONSIM_DISABLE_CACHE=1), as the
 eager engine keeps its executables: keyed by what decides the compilation, versioned,
 checksummed, written atomically; an entry that does not verify is warned about and recompiled,
-never trusted."""
+never trusted.
+
+A graph torch-mlir refused is kept too, as its refusal (the message and the op it names), as
+Neuron's compile cache keeps a failed compilation: a refusal is as deterministic as a lowering
+(the key holds the versions of torch and torch-mlir), and some take half a minute to reach."""
 
 from __future__ import annotations
 
@@ -12,15 +16,18 @@ import os
 import tempfile
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 import torch
 import torch_mlir
 
 from .. import _C
+from .lowering import CompileError
 
-FORMAT = 1
-_memory: dict[str, str] = {}
+FORMAT = 2  # 2: refusals kept as well
+# A graph's StableHLO text, or torch-mlir's refusal of it.
+Artifact = Union[str, CompileError]
+_memory: dict[str, Artifact] = {}
 
 
 def _signature(value: Any) -> Any:
@@ -57,8 +64,8 @@ def _path(cache_key: str) -> Path | None:
     return directory / f"{cache_key}.stablehlo" if directory else None
 
 
-def lookup(cache_key: str) -> tuple[str | None, str]:
-    """(StableHLO text, where: "memory", "disk", "rejected" or "miss")."""
+def lookup(cache_key: str) -> tuple[Artifact | None, str]:
+    """(StableHLO text or the refusal, where: "memory", "disk", "rejected" or "miss")."""
     if cache_key in _memory:
         return _memory[cache_key], "memory"
     path = _path(cache_key)
@@ -69,28 +76,35 @@ def lookup(cache_key: str) -> tuple[str | None, str]:
         meta = json.loads(header)
         ok = (meta.get("format") == FORMAT and meta.get("key") == cache_key
               and meta.get("sha256") == hashlib.sha256(body.encode()).hexdigest())
-    except (OSError, ValueError, UnicodeDecodeError):
+        refused = meta.get("refused")
+        if ok and refused is not None:
+            ok = isinstance(refused.get("message"), str) and not body
+    except (OSError, ValueError, UnicodeDecodeError, AttributeError):
         ok = False
     if not ok:
         warnings.warn(f"torch_neuronsim: compiled graph {path} is corrupt or of another format; recompiling it")
         return None, "rejected"
-    _memory[cache_key] = body
-    return body, "disk"
+    artifact: Artifact = CompileError(refused["message"], refused.get("op")) if refused is not None else body
+    _memory[cache_key] = artifact
+    return artifact, "disk"
 
 
-def store(cache_key: str, stablehlo: str) -> None:
-    _memory[cache_key] = stablehlo
+def store(cache_key: str, artifact: Artifact) -> None:
+    _memory[cache_key] = artifact
     path = _path(cache_key)
     if path is None:
         return
-    header = json.dumps({"format": FORMAT, "key": cache_key,
-                         "sha256": hashlib.sha256(stablehlo.encode()).hexdigest()})
+    refused = isinstance(artifact, CompileError)
+    body = "" if refused else artifact
+    meta: dict[str, Any] = {"format": FORMAT, "key": cache_key, "sha256": hashlib.sha256(body.encode()).hexdigest()}
+    if refused:
+        meta["refused"] = {"message": str(artifact), "op": artifact.op}
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written next to its final name, then renamed: a reader sees all of it or nothing.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{cache_key}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w") as out:
-            out.write(header + "\n" + stablehlo)
+            out.write(json.dumps(meta) + "\n" + body)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -108,6 +108,8 @@ def lower(gm: torch.fx.GraphModule, name: str) -> str:
             importer.import_stateless_graph(_without_none_outputs(gm).graph, func_name=name)
             _module_lowering(False, False, OutputType.STABLEHLO, importer.module)
             return str(importer.module)
+        except (MemoryError, RecursionError):
+            raise  # this process's limits, not torch-mlir's refusal: not a CompileError, never cached
         except Exception as exc:
             raise _refusal(gm, diagnostics or [str(exc).strip().splitlines()[0]]) from exc
         finally:

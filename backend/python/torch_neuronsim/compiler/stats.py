@@ -13,6 +13,7 @@ class CompileStats:
     disk_hits: int = 0  # graphs whose StableHLO was in the on-disk cache
     disk_rejected: int = 0  # on-disk entries found corrupt or of another format, and recompiled
     lowering_failures: int = 0  # graphs torch-mlir could not lower (a compile error)
+    refusals_cached: int = 0  # of which the cache held torch-mlir's refusal (not lowered again)
     dynamic_refused: int = 0  # graphs refused for symbolic shapes
     compile_seconds: float = 0.0  # time inside the backend (AOTAutograd, lowering, cache)
     lowering_seconds: float = 0.0  # of which lowering through torch-mlir
