@@ -114,6 +114,28 @@ def test_lowerings_that_share_a_context_match_a_fresh_context_across_failures_an
                 assert refused.value.op == f"aten::{name}"
 
 
+def test_a_forked_child_lowers_in_a_context_of_its_own():
+    # The worker zygote forks: a context made before the fork (its thread pool's threads stay in
+    # the parent) must not serve the child.
+    from torch_neuronsim.compiler import lowering
+
+    graph = torch.fx.experimental.proxy_tensor.make_fx(lambda a: (a @ a.t()).tanh())(torch.rand(3, 3))
+    expected = lowering.lower(graph, "forked")
+    parent_context = lowering._shared._context
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, and leave without running the parent's exit handlers
+        try:
+            same = lowering.lower(graph, "forked") == expected and lowering._shared._context is not parent_context
+            os.write(write, b"ok" if same else b"differs")
+        finally:
+            os._exit(0)
+    os.close(write)
+    assert os.waitpid(pid, 0)[1] == 0
+    assert os.read(read, 16) == b"ok"
+    assert lowering._shared._context is parent_context
+
+
 def test_a_data_dependent_shape_is_a_compile_error_naming_the_op():
     with pytest.raises(torch._dynamo.exc.BackendCompilerFailed, match="aten::nonzero has a data-dependent output"):
         torch.compile(lambda a: torch.nonzero(a), backend="neuron", fullgraph=True)(torch.rand(4, device="neuron"))

@@ -9,6 +9,7 @@ given an importer, so this module calls the importer and torch-mlir's pipelines 
 from __future__ import annotations
 
 import copy
+import os
 import re
 import threading
 
@@ -72,19 +73,22 @@ def _refusal(gm: torch.fx.GraphModule, diagnostics: list[str]) -> CompileError:
 
 
 class _SharedContext:
-    """The MLIR context lowerings share, renewed every _LOWERINGS_PER_CONTEXT uses; one lowering
-    at a time (a backward graph is compiled on the autograd engine's thread)."""
+    """The MLIR context lowerings share, renewed every _LOWERINGS_PER_CONTEXT uses and in a forked
+    child (whose copy of the context's thread pool has no threads); one lowering at a time (a
+    backward graph is compiled on the autograd engine's thread)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self._context: ir.Context | None = None
         self._uses = 0
+        self._pid = os.getpid()
 
     def get(self) -> ir.Context:
-        if self._context is None or self._uses >= _LOWERINGS_PER_CONTEXT:
+        if self._context is None or self._uses >= _LOWERINGS_PER_CONTEXT or self._pid != os.getpid():
             self._context = ir.Context()
             torch_dialect.register_dialect(self._context)
             self._uses = 0
+            self._pid = os.getpid()
         self._uses += 1
         return self._context
 
