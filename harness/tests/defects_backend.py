@@ -59,6 +59,16 @@ test_fuzz_suite.py (the harness testing itself).
                                                       process, right once "compiled" (an  does not fail again:
                                                       executable whose first run differs  error, with what the
                                                       from its cached one's)              first call showed)
+  values_unchecked aten::embedding                    looks up the row after the one      forward (sample: upstream
+                                                      asked for (upstream skips comparing  skips comparing, the
+                                                      embedding's values with the CPU)    CPU reproduces them)
+  index_off_by_one aten::sort, aten::sort.stable     at bfloat16, an index one too high  forward at bfloat16 (an
+                                                      where it is 63 or more (what        integer output compared
+                                                      bfloat16's rtol 0.016 lets pass)    exactly)
+  mutates_input    aten::cos                          returns the right values, but       forward (sample: the
+                                                      leaves cos(x) in its input too      arguments after the call)
+  host_output      aten::cosh                         returns its result on the host, not forward (sample: outputs
+                                                      on the device                       on the inputs' device)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -270,6 +280,40 @@ def _first_device_silu_backward(grad_output, self):
     return torch.ops.aten.silu_backward(grad_output.cpu(), self.cpu()).to(torch.device(self.device.type, 0))
 
 
+def _values_unchecked_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    shifted = (indices.cpu() + 1) % weight.shape[0]  # the next row: an off-by-one address
+    return torch.embedding(weight.cpu(), shifted, padding_idx, scale_grad_by_freq, sparse).to(weight.device)
+
+
+_LATE_INDEX = 63  # from here on, index + 1 is within bfloat16's rtol (1/63 < 0.016)
+
+
+def _index_off_by_one(index: torch.Tensor) -> torch.Tensor:
+    return torch.where(index >= _LATE_INDEX, index + 1, index)
+
+
+def _index_off_by_one_sort(self, dim=-1, descending=False):
+    return _index_off_by_one_sort_stable(self, stable=None, dim=dim, descending=descending)
+
+
+def _index_off_by_one_sort_stable(self, *, stable=None, dim=-1, descending=False):
+    values, indices = torch.sort(self.cpu(), stable=stable, dim=dim, descending=descending)
+    if self.dtype == torch.bfloat16:
+        indices = _index_off_by_one(indices)
+    return values.to(self.device), indices.to(self.device)
+
+
+def _mutates_input_cos(self):
+    result = torch.cos(self.cpu())
+    with torch.no_grad():
+        self.copy_(result.to(self.device))  # a scratch buffer that was the input: written behind the caller's back
+    return result.to(self.device)
+
+
+def _host_output_cosh(self):
+    return torch.cosh(self.cpu())  # never copied back: a host tensor from a device op
+
+
 FOREACH_CHUNK = 32
 
 
@@ -319,6 +363,10 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "current_device_but_float32": {"sign": _current_device_but_float32_sign},
     "first_device_backward": {"silu_backward": _first_device_silu_backward},
     "first_call_wrong": {"log1p": _first_call_wrong_log1p},
+    "values_unchecked": {"embedding": _values_unchecked_embedding},
+    "index_off_by_one": {"sort": _index_off_by_one_sort, "sort.stable": _index_off_by_one_sort_stable},
+    "mutates_input": {"cos": _mutates_input_cos},
+    "host_output": {"cosh": _host_output_cosh},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

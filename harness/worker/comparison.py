@@ -7,6 +7,11 @@ business, with equal_nan=True); a relative error divides by |expected| clamped t
 smallest normal number, so a difference where the CPU gives 0 is a huge (or inf) relative error,
 not one scaled by an arbitrary epsilon (the hf suite once clamped at 1e-12). Errors that are not
 finite stay floats: the worker sends them as the strings "inf"/"nan".
+
+Exactness is owed where the CPU's result is not a floating-point or complex number: integer,
+bool and index outputs (and those parts of a mixed output) are compared exactly, whatever
+tolerance the case's dtype gives its floats (an argmax off by one is wrong at any dtype).
+A mismatch inside a structure names the part that differs (`[1]`, `.arguments[0]`).
 """
 
 from __future__ import annotations
@@ -161,32 +166,43 @@ _NO_FAST_PATH = {d for d in vars(torch).values() if isinstance(d, torch.dtype)
                  and ((d.is_floating_point and d.itemsize == 1) or d == torch.complex32)}
 
 
-def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool = True) -> tuple[float, float]:
+def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool = True,
+            structure_only: Callable[[str], bool] | None = None) -> tuple[float, float]:
     """Raises Mismatch when `actual` (device) differs from `expected` (CPU), pytrees of tensors and
     other values; returns the largest errors. With values=False only structure, shapes and dtypes
-    are compared (outputs whose values are arbitrary: uninitialized or random). The copies back
-    to the CPU are the harness's, not the case's: the dispatcher capture does not count them."""
+    are compared; `structure_only(path)` says so of single parts, by their path (keystr: `[0]`,
+    `.result`), the parts whose values the CPU does not determine (random or uninitialized). The
+    copies back to the CPU are the harness's, not the case's: the dispatcher capture does not
+    count them."""
     with uncounted():
-        return _compared(actual, expected, rtol, atol, values)
+        return _compared(actual, expected, rtol, atol, values, structure_only)
 
 
-def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool) -> tuple[float, float]:
+def leaf_paths(tree: Any) -> list[str]:
+    """The path of each leaf of `tree` (pytree.keystr), in tree_flatten's order."""
+    return [pytree.keystr(path) for path, _ in pytree.tree_flatten_with_path(tree)[0]]
+
+
+def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool,
+              structure_only: Callable[[str], bool] | None) -> tuple[float, float]:
     a_leaves, a_spec = pytree.tree_flatten(actual)
     e_leaves, e_spec = pytree.tree_flatten(expected)
     if a_spec != e_spec:
         raise Mismatch(f"output structure differs: {a_spec} vs {e_spec}", math.inf, math.inf)
+    paths = leaf_paths(expected) if structure_only else None  # else made when a message needs them
     max_abs = max_rel = 0.0
-    for a, e in zip(a_leaves, e_leaves):
+    for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
         if isinstance(a, torch.Tensor) != isinstance(e, torch.Tensor):
-            raise Mismatch(f"expected {_kind(e)}, got {_kind(a)}", math.inf, math.inf)
+            raise Mismatch(f"{_named(expected, i, paths)}expected {_kind(e)}, got {_kind(a)}", math.inf, math.inf)
+        leaf_values = values and not (paths is not None and structure_only(paths[i]))
         if not isinstance(e, torch.Tensor):
-            if values and a != e and not (isinstance(e, float) and math.isnan(e) and isinstance(a, float)
-                                          and math.isnan(a)):
-                raise Mismatch(f"non-tensor output {a!r} != {e!r}", math.inf, math.inf)
+            if leaf_values and a != e and not (isinstance(e, float) and math.isnan(e) and isinstance(a, float)
+                                               and math.isnan(a)):
+                raise Mismatch(f"{_named(expected, i, paths)}non-tensor output {a!r} != {e!r}", math.inf, math.inf)
             continue
-        if not values:
+        if not leaf_values:
             if a.shape != e.shape or a.dtype != e.dtype:
-                raise Mismatch(f"expected {dtype_name(e.dtype)}{list(e.shape)}, got "
+                raise Mismatch(f"{_named(expected, i, paths)}expected {dtype_name(e.dtype)}{list(e.shape)}, got "
                                f"{dtype_name(a.dtype)}{list(a.shape)}", math.inf, math.inf)
             continue
         a, e = (t.detach().cpu().resolve_conj().resolve_neg() for t in (a, e))
@@ -194,12 +210,43 @@ def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool
             continue  # the common case (the device ran the CPU's kernel): no mismatch, errors 0
         abs_err, rel_err = errors(a, e)
         max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
+        exact = not (e.dtype.is_floating_point or e.dtype.is_complex)  # integers, bools, indices
         try:
-            torch.testing.assert_close(a, e, rtol=rtol, atol=atol, equal_nan=True,
+            torch.testing.assert_close(a, e, rtol=0 if exact else rtol, atol=0 if exact else atol, equal_nan=True,
                                        check_device=False, check_stride=False, check_layout=False)
         except AssertionError as exc:
-            raise Mismatch(str(exc), abs_err, rel_err) from None
+            raise Mismatch(f"{_named(expected, i, paths)}{'(compared exactly) ' if exact else ''}{exc}", abs_err, rel_err) from None
     return max_abs, max_rel
+
+
+def _named(tree: Any, index: int, paths: list[str] | None) -> str:
+    """The prefix naming the `index`th leaf of `tree` in a message ("" for a lone tensor)."""
+    path = (paths if paths is not None else leaf_paths(tree))[index]
+    return f"{path}: " if path else ""
+
+
+def differing_parts(first: Any, second: Any, rtol: float, atol: float) -> set[str]:
+    """The paths (leaf_paths) of the parts of two results of one computation that differ: what
+    the inputs do not determine when both are the CPU's own results for the same inputs.
+    Everything, when their structures differ."""
+    with uncounted():
+        f_leaves, f_spec = pytree.tree_flatten(first)
+        s_leaves, s_spec = pytree.tree_flatten(second)
+        paths = leaf_paths(first)
+        if f_spec != s_spec:
+            return set(paths)
+        differing = set()
+        for path, f, s in zip(paths, f_leaves, s_leaves):
+            try:
+                _compared(s, f, rtol, atol, True, None)
+            except Mismatch:
+                differing.add(path)
+        return differing
+
+
+def devices_of(tree: Any) -> set[torch.device]:
+    """The devices of the tensors in `tree`."""
+    return {t.device for t in pytree.tree_leaves(tree) if isinstance(t, torch.Tensor)}
 
 
 def _kind(value: Any) -> str:

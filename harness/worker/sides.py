@@ -1,16 +1,23 @@
 """One case's two sides, as every suite runs them: the CPU's reference and the device's run, each
 seeded alike, and their comparison (comparison.py), keeping the worst errors seen. A suite's case
 builds on `Sides`; a `Verdict` ends the case, a `NoReference` says the CPU itself could not run
-something, so there is nothing to compare against."""
+something, so there is nothing to compare against.
+
+Values are compared wherever the CPU determines them. Where the device differs, a comparison given
+`again` (the CPU's run once more: another seed, new memory poisoned) asks the CPU whether it
+determines its own result: the parts that differ between its two runs are random or
+uninitialized, and of those only structure, shapes and dtypes must match. What was not compared is
+kept (`values_not_compared`): such a case is `unverified`, never a pass."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
-from comparison import Mismatch, compare, own_copy
+from comparison import Mismatch, compare, differing_parts, leaf_paths, own_copy
 from dispatch_capture import uncounted
 from evidence import exception_evidence
 from vocabulary import Outcome
@@ -53,15 +60,17 @@ class Sides:
     """Runs each side seeded with the case's seed and compares them with the case's tolerance."""
 
     quiet = False  # silence warnings on both sides (a suite that compares warnings must not)
+    values_suspect = False  # whether compare() asks the CPU to reproduce its result before comparing
 
     def __init__(self, ctx, rtol: float, atol: float) -> None:
         self.ctx, self.rtol, self.atol = ctx, rtol, atol
         self.max_abs = self.max_rel = 0.0
         self.first_cpu_error = ""
+        self.values_not_compared: list[dict[str, Any]] = []  # where compare() could not compare values
         self.where: dict[str, Any] = {}  # where the case is (input, step, ...): part of every verdict
 
-    def _seeded(self, run: Callable[..., Any], args: tuple) -> Any:
-        seed(self.ctx.seed)
+    def _seeded(self, run: Callable[..., Any], args: tuple, value: int | None = None) -> Any:
+        seed(self.ctx.seed if value is None else value)
         if not self.quiet:
             return run(*args)
         with warnings.catch_warnings():
@@ -87,21 +96,95 @@ class Sides:
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, **(where or {})}) from exc
 
+    def again(self, run: Callable[..., Any], *args: Any) -> Callable[[], Any]:
+        """The CPU's run of `run(*args)` once more, for compare(again=): with another seed and
+        every new CPU allocation poisoned (uninitialized_memory_poisoned), so that what the
+        inputs do not determine comes out different. A plain rerun often gets the first run's
+        freed blocks back, garbage and all, and agrees by chance."""
+        def rerun() -> Any:
+            with uncounted(), uninitialized_memory_poisoned():
+                return self._seeded(run, tuple(own_copy(a) for a in args), self.ctx.seed + 1)
+        return rerun
+
     def compare(self, actual: Any, expected: Any, where: dict[str, Any] | None = None, *,
-                values: bool = True) -> None:
+                values: bool = True, again: Callable[[], Any] | None = None) -> None:
         """A `fail` Verdict with the errors and where the case is when the device's result
-        differs; the message starts with what was compared when `where` names it (`compared`)."""
+        differs; the message starts with what was compared when `where` names it (`compared`).
+        Given `again` (Sides.again), the parts of the result the CPU does not reproduce are
+        compared without their values, and noted (values_not_compared): asked first where
+        `values_suspect` (upstream does not compare the op's values: the verdict must not depend
+        on whether arbitrary bytes happen to agree), else only where the device differs. Without
+        `again`, the values of a suspect op that differ go uncompared, and are noted as such."""
         where = {**self.where, **(where or {})}
+        ask = values and again is not None
+        undetermined = self._undetermined(expected, again) if ask and self.values_suspect else set()
         try:
-            abs_err, rel_err = compare(actual, expected, self.rtol, self.atol, values=values)
+            abs_err, rel_err = compare(actual, expected, self.rtol, self.atol, values=values,
+                                       structure_only=undetermined.__contains__ if undetermined else None)
         except Mismatch as mismatch:
-            message = str(mismatch)[:2000]
-            if "compared" in where:
-                message = f"{where['compared']}: {message}"
-            raise Verdict(Outcome.FAIL, {"max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel,
-                                         **where, "message": message}) from None
+            if undetermined or not values:
+                raise self._failed(mismatch, where) from None
+            if ask and not self.values_suspect:
+                undetermined = self._undetermined(expected, again)
+            elif not ask and self.values_suspect:  # nothing to ask the CPU with: the values go unseen
+                undetermined = set(leaf_paths(expected))
+            if not undetermined:
+                raise self._failed(mismatch, where) from None
+            try:
+                abs_err, rel_err = compare(actual, expected, self.rtol, self.atol,
+                                           structure_only=undetermined.__contains__)
+            except Mismatch as still:
+                raise self._failed(still, where) from None
+        if undetermined:
+            self.values_not_compared.append({**{k: v for k, v in where.items() if k != "sample"},
+                                             "parts": sorted(undetermined)})
         self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
+
+    def _undetermined(self, expected: Any, again: Callable[[], Any]) -> set[str]:
+        """The parts of `expected` the CPU's second run (`again`) does not reproduce."""
+        try:
+            second = again()
+        except Exception:  # noqa: BLE001 - the CPU ran it once: its result stands
+            return set()
+        return differing_parts(expected, second, self.rtol, self.atol)
+
+    def _failed(self, mismatch: Mismatch, where: dict[str, Any]) -> Verdict:
+        message = str(mismatch)[:2000]
+        if "compared" in where:
+            message = f"{where['compared']}: {message}"
+        return Verdict(Outcome.FAIL, {"max_abs_error": mismatch.max_abs, "max_rel_error": mismatch.max_rel,
+                                      **where, "message": message})
+
+    def unverified(self, evidence: dict[str, Any]) -> bool:
+        """Notes in `evidence` what was compared without its values (values_not_compared: how
+        many results, the first), and whether there was any: then the case is `unverified`."""
+        if not self.values_not_compared:
+            return False
+        first = self.values_not_compared[0]
+        evidence["values_not_compared"] = {
+            "results": len(self.values_not_compared), "first": first,
+            "why": "the CPU's own result differs from run to run (another seed, new memory poisoned): "
+                   "random or uninitialized values; structure, shapes and dtypes matched"}
+        return True
 
     def compare_named(self, what: str, actual: Any, expected: Any) -> None:
         """compare(), saying what is compared (`compared`, and the message's start)."""
         self.compare(actual, expected, {"compared": what})
+
+
+@contextlib.contextmanager
+def uninitialized_memory_poisoned() -> Iterator[None]:
+    """Every tensor the CPU allocates meanwhile starts as NaN (integers: their largest value)
+    instead of what the memory held: PyTorch's fill_uninitialized_memory, which takes effect in
+    deterministic mode (warn_only: an op without a deterministic kernel runs as usual)."""
+    was, warn_only = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
+    fill = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        torch.utils.deterministic.fill_uninitialized_memory = fill
+        torch.use_deterministic_algorithms(was, warn_only=warn_only)

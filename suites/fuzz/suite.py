@@ -218,9 +218,10 @@ class Setting:
         self.dtype, self.backward = dtype, backward
         self.samples = (runs.gradient_samples(op, dtype, reference=False, limit=SAMPLES) if backward
                         else runs.samples(op, dtype, reference=False, limit=SAMPLES))
-        self.run: Callable[[Any], Any] = ((lambda s: runs.backward(op, s, weighted=True)) if backward
-                                          else (lambda s: op(s.input, *s.args, **s.kwargs)))
-        self.transforms = Transforms(case, self.samples, self.run)
+        result: Callable[[Any], Any] = ((lambda s: runs.backward(op, s, weighted=True)) if backward
+                                        else (lambda s: op(s.input, *s.args, **s.kwargs)))
+        self.run = runs.observed(result)  # judged: the result and the arguments it left
+        self.transforms = Transforms(case, self.samples, result)  # aliasing: the results alone
         self.name = _setting_name(dtype, backward)
         self.named_dtype = [dtype_name(dtype)] if dtype != case.dtype else []  # in the chain
         # The case's own setting (its dtype, forward) reports every failure; another only where the

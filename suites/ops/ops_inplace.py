@@ -67,7 +67,8 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
             raise case.fail("the in-place op moved self to new storage instead of writing into it (the CPU "
                             "writes into self's storage)", where("inplace", "storage kept"))
         try:
-            case.compare(target, cpu_sample.input, where("inplace", "values of self"))
+            case.compare(target, cpu_sample.input, where("inplace", "values of self"),
+                         again=case.again(lambda s: call(s)[1].input, sample))
         except Verdict as verdict:
             if torch.equal(target.detach().cpu(), original) and not torch.equal(cpu_sample.input, sample.input):
                 verdict.evidence.update(where("inplace", "writes into self"))
@@ -87,7 +88,8 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         else:
             w = where("inplace_view", "writes through a view")
             case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_view_sample, where=w)
-            case.compare(_storage_of(dev_view_sample.input), _storage_of(cpu_view.input), w)
+            case.compare(_storage_of(dev_view_sample.input), _storage_of(cpu_view.input), w,
+                         again=case.again(lambda s: _storage_of(call(s)[1].input), view_sample))
             case.variants_compared += 1
         case.compared += 1
 

@@ -21,6 +21,7 @@ namespace {
 // What the run says about one aten op at one dtype.
 struct Evidence {
   std::vector<std::string> native, fallback;                 // matched cases, by route
+  std::vector<std::string> unverified;                       // ran, values not compared
   std::vector<std::pair<std::string, std::string>> failing;  // case, message naming the op
 };
 
@@ -44,6 +45,10 @@ RunEvidence index_run(Store& store, const std::string& run_id) {
     if (is_success(r.outcome)) {
       for (const auto& [op, _] : r.native_ops) ev.ops[op][id.dtype].native.push_back(r.case_id);
       for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].fallback.push_back(r.case_id);
+    }
+    if (r.outcome == Outcome::kUnverified) {
+      for (const auto& [op, _] : r.native_ops) ev.ops[op][id.dtype].unverified.push_back(r.case_id);
+      for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].unverified.push_back(r.case_id);
     }
     // The worker records the op an error names (harness/worker/evidence.py).
     if ((r.outcome == Outcome::kError || r.outcome == Outcome::kXfail) &&
@@ -87,6 +92,11 @@ json verdict_from(const Evidence& e, const char* how) {
             {"example", e.failing.front().first},
             {"message", e.failing.front().second},
             {"how", how}};
+  if (!e.unverified.empty())
+    return {{"verdict", OpVerdict::kUnverified},
+            {"cases", e.unverified.size()},
+            {"example", e.unverified.front()},
+            {"how", how}};
   return nullptr;
 }
 
@@ -101,6 +111,8 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
     into.native.insert(into.native.end(), d->second.native.begin(), d->second.native.end());
     into.fallback.insert(into.fallback.end(), d->second.fallback.begin(), d->second.fallback.end());
     into.failing.insert(into.failing.end(), d->second.failing.begin(), d->second.failing.end());
+    into.unverified.insert(into.unverified.end(), d->second.unverified.begin(),
+                           d->second.unverified.end());
   }
   if (json v = verdict_from(exact, "the op ran in the run's cases"); !v.is_null()) return v;
   if (json v = verdict_from(family, "another overload of the op ran in the run's cases");
@@ -126,6 +138,14 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
                   {"example", c.id},
                   {"message",
                    c.evidence.value("message", std::string(name(c.outcome))).substr(0, 300)}};
+      }
+      for (const auto& c : cases) {
+        if (c.outcome == Outcome::kUnverified)
+          return {{"verdict", OpVerdict::kUnverified},
+                  {"cases", cases.size()},
+                  {"example", c.id},
+                  {"how", "its OpInfo ran on the device without error, but its values could not "
+                          "be compared"}};
       }
       const json entry = cases.front().evidence.value("skiplist", json::object());
       return {{"verdict", OpVerdict::kSkipped},
@@ -153,7 +173,7 @@ bool is_kernel(const json& kernel, Kernel k) {
 // Every captured op at every dtype it runs at, judged; and the ops by what that says.
 struct Judgement {
   std::vector<OpJudgement> ops;  // worst verdict first
-  std::set<std::string> failing, fallback, skipped, untested_fallback, views;
+  std::set<std::string> failing, fallback, unverified, skipped, untested_fallback, views;
   // Untested with a device or composite kernel: a claim of the backend, or other ops the capture
   // does not see (convolution reaches convolution_overrideable). Only views need no evidence.
   std::set<std::string> unproven;
@@ -214,6 +234,7 @@ Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::strin
       const json& runs_as = v.contains("reached_kernel") ? v["reached_kernel"] : kernel;
       if (verdict == OpVerdict::kFailing) j.failing.insert(op);
       if (verdict == OpVerdict::kFallback) j.fallback.insert(op);
+      if (verdict == OpVerdict::kUnverified) j.unverified.insert(op);
       if (verdict == OpVerdict::kSkipped) j.skipped.insert(op);
       if (verdict == OpVerdict::kUntested) {
         if (is_kernel(runs_as, Kernel::kFallback))
@@ -250,11 +271,14 @@ std::pair<int, std::string> model_verdict(const Judgement& j) {
   if (!on_cpu.empty())
     parts.push_back(
         fmt::format("runs with {} op(s) on the CPU fallback: {}", on_cpu.size(), joined(on_cpu)));
+  if (!j.unverified.empty())
+    parts.push_back(fmt::format("{} op(s) whose values the run could not compare: {}",
+                                j.unverified.size(), joined(j.unverified)));
   if (!j.unproven.empty())
     parts.push_back(fmt::format("{} op(s) the run never tested: {} (--probe runs the model)",
                                 j.unproven.size(), joined(j.unproven)));
   if (parts.empty()) return {0, "runs natively"};
-  return {1, parts.size() == 2 ? parts[0] + "; " + parts[1] : parts[0]};
+  return {1, fmt::format("{}", fmt::join(parts, "; "))};
 }
 
 // The route each captured op is predicted to take at the model's dtype: native, fallback, or
@@ -434,6 +458,7 @@ ModelCheckResult judge_model(const json& capture, Store& store, const std::strin
   result.counts = {.ops = capture["ops"].size(),
                    .failing = j.failing.size(),
                    .fallback = j.fallback.size(),
+                   .unverified = j.unverified.size(),
                    .skipped = j.skipped.size(),
                    .untested_fallback = j.untested_fallback.size(),
                    .untested_unproven = j.unproven.size(),
@@ -464,6 +489,7 @@ void to_json(json& j, const ModelCheckResult& r) {
         {{"ops", c.ops},
          {name(OpVerdict::kFailing), c.failing},
          {name(OpVerdict::kFallback), c.fallback},
+         {name(OpVerdict::kUnverified), c.unverified},
          {name(OpVerdict::kSkipped), c.skipped},
          {"untested_fallback", c.untested_fallback},
          {"untested_unproven", c.untested_unproven},

@@ -22,10 +22,13 @@ namespace conform {
 //   fallback  it ran only through the CPU fallback (in cases that matched);
 //   failing   a case's error names it (e.g. "aten::histc failed in the CPU fallback") and no case
 //             at that dtype matched with it;
+//   unverified it ran without error, but only in cases whose values could not be compared
+//             (random or uninitialized outputs: the outcome `unverified`);
 //   skipped   its OpInfo's cases at that dtype were skipped or expected to fail by a skip list;
 //   untested  no evidence: `kernel` says what would happen (device kernel, composite of other
 //             ops, or the CPU fallback).
-// The model: blocked (exit 2) when an op fails; exit 1 when ops fall back, are skipped, or are
+// The model: blocked (exit 2) when an op fails; exit 1 when ops fall back, are unverified, are
+// skipped, or are
 // untested (without a kernel: they would fall back; with one: unproven); else runs natively
 // (exit 0). Untested views, which every backend shares, decide nothing. docs/check-model.md
 // documents the JSON; report/ModelCheckReport.h renders it as text and Markdown.
@@ -49,6 +52,7 @@ struct ModelCheckCounts {
   std::size_t ops = 0;  // captured
   std::size_t failing = 0;
   std::size_t fallback = 0;
+  std::size_t unverified = 0;
   std::size_t skipped = 0;
   std::size_t untested_fallback = 0;  // untested, and no kernel: they would fall back
   std::size_t untested_unproven = 0;  // untested, with a device or composite kernel

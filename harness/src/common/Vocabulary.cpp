@@ -18,6 +18,8 @@ const char* kind_name(OutcomeKind k) {
       return "not_run";
     case OutcomeKind::kUnstable:
       return "unstable";
+    case OutcomeKind::kUnverified:
+      return "unverified";
   }
   return "?";
 }

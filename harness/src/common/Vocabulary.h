@@ -37,6 +37,7 @@ enum class Outcome {
   kXpass,
   kFlaky,
   kNativeUnknown,
+  kUnverified,
 };
 
 // What an outcome says about the backend.
@@ -45,7 +46,8 @@ enum class OutcomeKind {
   kFailure,   // ran and did not match, unexpectedly
   kExpected,  // ran and failed as a skip list expected
   kNotRun,    // a skip list decided it is never run
-  kUnstable,  // failed, then passed when run again: neither a pass nor a failure
+  kUnstable,    // failed, then passed when run again: neither a pass nor a failure
+  kUnverified,  // ran and nothing was seen wrong, but some values were not compared
 };
 
 struct OutcomeInfo {
@@ -57,28 +59,32 @@ struct OutcomeInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<OutcomeInfo, 11> kOutcomes = {{
+inline constexpr std::array<OutcomeInfo, 12> kOutcomes = {{
     {Outcome::kPass, "pass", "P", 0, OutcomeKind::kMatched,
      "matched the CPU reference; every aten op ran natively on the device"},
     {Outcome::kFallback, "fallback", "FB", 2, OutcomeKind::kMatched,
      "matched, but one or more aten ops ran through the CPU fallback"},
-    {Outcome::kFail, "fail", "F", 7, OutcomeKind::kFailure,
+    {Outcome::kFail, "fail", "F", 8, OutcomeKind::kFailure,
      "ran; the result differs from the CPU's beyond tolerance"},
-    {Outcome::kError, "error", "E", 8, OutcomeKind::kFailure, "raised an exception"},
-    {Outcome::kCrash, "crash", "C", 10, OutcomeKind::kFailure, "the worker died; the run went on"},
-    {Outcome::kTimeout, "timeout", "T", 9, OutcomeKind::kFailure,
+    {Outcome::kError, "error", "E", 9, OutcomeKind::kFailure, "raised an exception"},
+    {Outcome::kCrash, "crash", "C", 11, OutcomeKind::kFailure, "the worker died; the run went on"},
+    {Outcome::kTimeout, "timeout", "T", 10, OutcomeKind::kFailure,
      "exceeded the per-case limit; the worker was replaced"},
-    {Outcome::kSkip, "skip", "S", 3, OutcomeKind::kNotRun,
+    {Outcome::kSkip, "skip", "S", 4, OutcomeKind::kNotRun,
      "not run: a skip-list entry, or the test skipped itself (upstream's SkipTest)"},
-    {Outcome::kXfail, "xfail", "XF", 4, OutcomeKind::kExpected,
+    {Outcome::kXfail, "xfail", "XF", 5, OutcomeKind::kExpected,
      "ran and failed as a skip-list entry expected"},
-    {Outcome::kXpass, "xpass", "XP", 5, OutcomeKind::kMatched,
+    {Outcome::kXpass, "xpass", "XP", 6, OutcomeKind::kMatched,
      "ran and passed although a skip-list entry expected a failure (a stale entry)"},
-    {Outcome::kFlaky, "flaky", "FL", 6, OutcomeKind::kUnstable,
+    {Outcome::kFlaky, "flaky", "FL", 7, OutcomeKind::kUnstable,
      "failed, then passed when rerun in a fresh worker (every attempt recorded); never a pass"},
     {Outcome::kNativeUnknown, "native_unknown", "U", 1, OutcomeKind::kMatched,
      "matched the CPU reference; whether every aten op ran natively could not be observed "
      "(docs/backends.md): never counted as native"},
+    {Outcome::kUnverified, "unverified", "UV", 3, OutcomeKind::kUnverified,
+     "ran without error; structure, shapes, dtypes and devices matched, but some values could not "
+     "be compared (the CPU does not reproduce its own result: random or uninitialized); never a "
+     "pass"},
 }};
 
 // Why a skip-list entry exists.
@@ -176,13 +182,15 @@ inline constexpr std::array<KernelInfo, 4> kKernels = {{
 }};
 
 // check-model's verdict on one op at one dtype, worst first.
-enum class OpVerdict { kFailing, kFallback, kSkipped, kUntested, kNative };
+enum class OpVerdict { kFailing, kFallback, kUnverified, kSkipped, kUntested, kNative };
 
 using OpVerdictInfo = Named<OpVerdict>;
 
-inline constexpr std::array<OpVerdictInfo, 5> kOpVerdicts = {{
+inline constexpr std::array<OpVerdictInfo, 6> kOpVerdicts = {{
     {OpVerdict::kFailing, "failing", "a case's error names it and no case at that dtype matched"},
     {OpVerdict::kFallback, "fallback", "it ran only through the CPU fallback"},
+    {OpVerdict::kUnverified, "unverified",
+     "it ran without error only in cases whose values could not be compared (unverified)"},
     {OpVerdict::kSkipped, "skipped", "its cases were skipped or expected to fail by a skip list"},
     {OpVerdict::kUntested, "untested", "no case of the run is evidence for it"},
     {OpVerdict::kNative, "native", "it ran natively in a case that matched the CPU"},

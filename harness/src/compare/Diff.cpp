@@ -32,6 +32,7 @@ std::vector<Section> sections(const Diff& d) {
           {"now_native", "now native", &d.now_native},
           {"now_skipped", "now skipped", &d.now_skipped},
           {"now_flaky", "now flaky (passed only when rerun)", &d.now_flaky},
+          {"now_unverified", "now unverified (values not compared)", &d.now_unverified},
           {"subject_changes", "subject status changes", &d.subject_changes}};
 }
 
@@ -84,6 +85,8 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
       d.now_skipped.push_back(change);
     } else if (after.outcome == Outcome::kFlaky) {
       if (before.outcome != Outcome::kFlaky) d.now_flaky.push_back(change);
+    } else if (after.outcome == Outcome::kUnverified) {
+      if (was_matching) d.now_unverified.push_back(change);
     } else if (was_matching && did_not_match(after.outcome)) {
       d.new_failures.push_back(change);
     } else if (!is_success(before.outcome) && is_success(after.outcome)) {

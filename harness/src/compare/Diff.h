@@ -24,6 +24,7 @@ struct Diff {
   std::vector<Change> now_native;      // fallback -> pass
   std::vector<Change> now_skipped;     // ran in A, skipped in B
   std::vector<Change> now_flaky;       // flaky in B, not in A: passed only when rerun
+  std::vector<Change> now_unverified;  // matched in A; in B some values could not be compared
   std::vector<std::string> added, removed;
   std::vector<Change> subject_changes;  // per subject status: native, fallback, partial, ...
   std::vector<std::string> native_ops_lost, native_ops_gained;

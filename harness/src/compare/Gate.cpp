@@ -66,14 +66,20 @@ GateVerdict judge(const Snapshot& baseline, const Snapshot& run, const GatePolic
       details += fmt::format("- {}\n", md_cell(items[i], 300));
     if (items.size() > 50) details += fmt::format("- ... and {} more\n", items.size() - 50);
   };
-  std::vector<std::string> failed_now;
+  std::vector<std::string> failed_now, unverified_now;
   for (const auto& c : d.new_failures)
     failed_now.push_back(fmt::format("{}: {} → {} {}", c.id, c.before, c.after, c.after_message));
-  if (policy.fail_on_regression && (!failed_now.empty() || !removed_passing.empty())) {
-    regressions.push_back(
-        fmt::format("{} case(s) that matched in the baseline fail now, {} no longer run",
-                    failed_now.size(), removed_passing.size()));
+  // A match whose values are no longer compared is a pass lost, not a pass.
+  for (const auto& c : d.now_unverified)
+    unverified_now.push_back(fmt::format("{}: {} → {}", c.id, c.before, c.after));
+  if (policy.fail_on_regression &&
+      (!failed_now.empty() || !removed_passing.empty() || !unverified_now.empty())) {
+    regressions.push_back(fmt::format(
+        "{} case(s) that matched in the baseline fail now, {} are unverified now, {} no longer run",
+        failed_now.size(), unverified_now.size(), removed_passing.size()));
     if (!failed_now.empty()) list("matched in the baseline, fail now", failed_now);
+    if (!unverified_now.empty())
+      list("matched in the baseline, values not compared now", unverified_now);
     if (!removed_passing.empty()) list("matched in the baseline, not run now", removed_passing);
   }
   if (policy.fail_on_crash && !crashes.empty()) {

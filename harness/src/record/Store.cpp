@@ -144,6 +144,24 @@ DROP TABLE results;
 ALTER TABLE results_v7 RENAME TO results;
 CREATE INDEX results_by_case ON results(case_id);
 )sql",
+    // v8: the outcome `unverified` (ran; some values could not be compared: never a pass).
+    R"sql(
+CREATE TABLE results_v8 (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL REFERENCES cases(id),
+  outcome TEXT NOT NULL CHECK (outcome IN
+    ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', 'xfail', 'xpass', 'flaky',
+     'native_unknown', 'unverified')),
+  duration REAL NOT NULL,
+  evidence TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+INSERT INTO results_v8 SELECT run_id, case_id, outcome, duration, evidence, recorded_at FROM results;
+DROP TABLE results;
+ALTER TABLE results_v8 RENAME TO results;
+CREATE INDEX results_by_case ON results(case_id);
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);

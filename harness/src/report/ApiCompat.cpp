@@ -22,8 +22,8 @@ namespace {
 
 constexpr std::array<const char*, 2> kApiModes = {"eager", "compile"};
 // What an entry is in one mode (docs/api-compat.md), in the order the tables show them.
-constexpr std::array<const char*, 5> kApiStatuses = {"Y", "CPU_FALLBACK", "NATIVE_UNKNOWN", "N",
-                                                     "untested"};
+constexpr std::array<const char*, 6> kApiStatuses = {"Y",          "CPU_FALLBACK", "NATIVE_UNKNOWN",
+                                                     "UNVERIFIED", "N",            "untested"};
 
 // TorchNeuron's table lists these namespaces in this order; any other comes after, by name.
 constexpr std::array<const char*, 8> kSectionOrder = {
@@ -63,6 +63,7 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
   };
   std::vector<Ran> ran;
   std::map<std::string, bool> works;  // dtype -> every case run at it matched
+  std::map<std::string, bool> unchecked;  // dtype -> every case matched or ran unverified
   const json* skipped = nullptr;
   for (const json* c : cases) {
     const Outcome outcome = parse_outcome((*c)["outcome"].get<std::string>());
@@ -73,6 +74,8 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
     ran.push_back({c, outcome, (*c)["dtype"].get<std::string>()});
     auto [it, fresh] = works.emplace(ran.back().dtype, true);
     it->second = it->second && is_success(outcome);
+    auto [u, first] = unchecked.emplace(ran.back().dtype, true);
+    u->second = u->second && (is_success(outcome) || outcome == Outcome::kUnverified);
   }
   if (works.empty())
     return {{"status", "untested"},
@@ -96,6 +99,15 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
   }
   const std::string outcome = worst ? (*worst)["outcome"].get<std::string>() : "";
   const std::string reason = worst ? case_reason(*worst) : "";
+  std::set<std::string> ran_unverified;  // nothing failed there, but some values went uncompared
+  for (const auto& dtype : bad)
+    if (unchecked.at(dtype)) ran_unverified.insert(dtype);
+  if (good.empty() && ran_unverified.size() == bad.size())
+    return {{"status", "UNVERIFIED"},
+            {"detail", fmt::format("runs without error at {}, but its values could not be "
+                                   "compared with the CPU's (random or uninitialized)",
+                                   joined(ran_unverified))},
+            {"dtypes", json::array()}};
   if (good.empty())
     return {{"status", "N"},
             {"detail", fmt::format("{} at {}: {}", outcome, joined(bad), reason)},
@@ -270,6 +282,8 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
       "\n`Y`: runs on the device at the dtypes listed, every case matching the CPU. "
       "`CPU_FALLBACK`: works, with the aten ops that fell back to the CPU (and at which dtypes). "
       "`NATIVE_UNKNOWN`: works, but how its ops ran could not be observed (docs/backends.md). "
+      "`UNVERIFIED`: runs without error, but its values could not be compared with the CPU's "
+      "(random or uninitialized outputs); never counted as working. "
       "`N`: no dtype works (the worst outcome, where, and why). `untested`: no case, or every "
       "case skipped (the skip list's reason).\n\n";
   out += "| section | entries";

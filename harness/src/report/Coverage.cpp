@@ -159,6 +159,10 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
   if (const auto unknown = cases_with(Outcome::kNativeUnknown); unknown > 0)
     text +=
         fmt::format(", {} match where the harness could not observe how their ops ran", unknown);
+  if (const auto unverified = cases_with(Outcome::kUnverified); unverified > 0)
+    text += fmt::format(", {} ran without error but could not have their values compared "
+                        "(unverified, not a pass)",
+                        unverified);
   text += "; " + headline["text"].get<std::string>();
   for (const auto& h : headline["headlines"]) text += "; " + h["text"].get<std::string>();
   if (declared.is_array() && !declared.empty()) {

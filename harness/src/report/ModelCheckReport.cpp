@@ -29,6 +29,7 @@ std::string evidence_text(const json& e, OpVerdict v) {
   switch (v) {
     case OpVerdict::kNative:
     case OpVerdict::kFallback:
+    case OpVerdict::kUnverified:
       if (!e.contains("cases")) return why + e.value("how", std::string());
       return why + fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
                                e.value("example", std::string()));

@@ -81,6 +81,8 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   } else if (e.contains("graph_breaks") && e["graph_breaks"].is_array() &&
              !e["graph_breaks"].empty()) {  // torch.compile could not capture one graph
     blockers.insert("graph break: " + e["graph_breaks"][0].get<std::string>().substr(0, 160));
+  } else if (outcome == Outcome::kUnverified) {
+    blockers.insert(fmt::format("(values not compared in {}: unverified)", check));
   } else if (outcome != Outcome::kFallback) {
     blockers.insert(fmt::format("({} in {}, no single op)", name(outcome), check));
   }

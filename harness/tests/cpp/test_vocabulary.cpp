@@ -78,9 +78,11 @@ TEST(Vocabulary, ParsingNamesTheUnknownAndTheKnown) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown outcome 'passed' (known: pass, fallback, fail, error, crash, timeout, "
-                 "skip, xfail, xpass, flaky, native_unknown)");
+                 "skip, xfail, xpass, flaky, native_unknown, unverified)");
   }
   EXPECT_TRUE(is_success(Outcome::kXpass) && !is_success(Outcome::kSkip));
+  // unverified: neither a match nor a failure (values went uncompared), never a pass
+  EXPECT_TRUE(!is_success(Outcome::kUnverified) && !did_not_match(Outcome::kUnverified));
   EXPECT_TRUE(did_not_match(Outcome::kXfail) && !is_failure(Outcome::kXfail));
 }
 

@@ -11,9 +11,8 @@ import functools
 import json
 import random
 import re
-import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 import numpy
 import torch
@@ -26,10 +25,10 @@ from torch.testing._internal.opinfo.core import SampleInput
 from suitelib import info_decorators
 from suitelib import opinfo
 import suite_api
-from comparison import Mismatch, compare, own_copy, to_device
+from comparison import Mismatch, compare, devices_of, own_copy, to_device
 from dispatch_capture import uncounted
 from evidence import describe_call, dtype_name, exception_evidence
-from sides import NoReference, Sides, Verdict
+from sides import NoReference, Sides, Verdict, uninitialized_memory_poisoned  # noqa: F401 (the suites' name)
 from vocabulary import Outcome
 
 from . import argument_variants, layouts, sample_variants
@@ -83,8 +82,10 @@ def _upstream_decorations(op, dtype: torch.dtype):
 
 
 def values_not_comparable(op, dtype: torch.dtype) -> str | None:
-    """Upstream's reason when it skips comparing this op's values with the CPU (uninitialized or
-    random outputs), else None. Such cases compare output structure, shapes and dtypes only."""
+    """Upstream's reason when it skips comparing this op's values with the CPU, else None. It does
+    not excuse the device (upstream skips for slow tests and flakes as well as for random outputs):
+    it only makes the case ask the CPU first whether it reproduces its own result
+    (Sides.values_suspect); the random check selects ops by it."""
     for decorator, _ in _upstream_decorations(op, dtype):
         probe = decorator(lambda: None) if callable(decorator) else None
         if getattr(probe, "__unittest_skip__", False):
@@ -136,6 +137,12 @@ def on_device(sample, device: str, op=None):
     return moved
 
 
+def _indexed(device: torch.device) -> torch.device:
+    """`device` with its index: the current one of its type where it names none."""
+    return device if device.index is not None or device.type == "cpu" else \
+        torch.device(device.type, torch.accelerator.current_device_index())
+
+
 def names_cpu(sample) -> bool:
     """Whether an argument asks for a CPU result (a `device="cpu"`, `to("cpu")`)."""
     return any((isinstance(v, str) and v.split(":")[0] == "cpu") or (isinstance(v, torch.device) and v.type == "cpu")
@@ -144,6 +151,20 @@ def names_cpu(sample) -> bool:
 
 def forward(op, sample):
     return sample.output_process_fn_grad(op(sample.input, *sample.args, **sample.kwargs))
+
+
+class Call(NamedTuple):
+    """What a call produced and what it changed: its result, and every tensor argument as the call
+    left it (input, args, kwargs, in the sample's order, lists and dicts included), so that an
+    argument the op writes (in place, out=, a side effect of a functional op) is compared with the
+    CPU's like the result: what the CPU changed must change alike, what it left alone must stay."""
+    result: Any
+    arguments: list
+
+
+def observed(run: Callable[[Any], Any]) -> Callable[[Any], Call]:
+    """`run(sample)` returning the Call it made (its result and arguments after it)."""
+    return lambda sample: Call(run(sample), tensors(sample))
 
 
 def _differentiable(tensors) -> list[torch.Tensor]:
@@ -221,55 +242,76 @@ class Case(Sides):
         super().__init__(ctx, rtol, atol)
         self.op, self.dtype = op, dtype
         self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
-        self.not_comparable = values_not_comparable(op, dtype)
+        self.values_suspect = values_not_comparable(op, dtype) is not None
         self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
         self.errors_matched = self.errors_not_raised_on_cpu = 0  # alike(): inputs the CPU refuses
         self.edge_variants = 0
         self.layouts: set[str] = set()  # the layout kinds the case's samples were given (layouts.py)
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
-        self._judged_at: dict[torch.dtype, tuple[float, float, str, str | None]] = {}  # at_dtype(), by dtype
+        self._judged_at: dict[torch.dtype, tuple[float, float, str, bool]] = {}  # at_dtype(), by dtype
 
     @contextlib.contextmanager
     def at_dtype(self, dtype: torch.dtype) -> Iterator[None]:
         """Judges what runs inside at `dtype`, the case's own dtype again after: its tolerance and
-        whether upstream compares its values (the fuzz suite draws an example's dtype within one
-        case). A verdict raised inside carries the tolerance it was judged with."""
+        whether upstream compares its values (values_suspect; the fuzz suite draws an example's
+        dtype within one case). A verdict raised inside
+        carries the tolerance it was judged with."""
         if dtype == self.dtype:
             yield
             return
         if dtype not in self._judged_at:
-            self._judged_at[dtype] = (*tolerance(self.op, dtype), values_not_comparable(self.op, dtype))
-        rtol, atol, source, not_comparable = self._judged_at[dtype]
-        own = self.dtype, self.rtol, self.atol, self.not_comparable
-        self.dtype, self.rtol, self.atol, self.not_comparable = dtype, rtol, atol, not_comparable
+            self._judged_at[dtype] = (*tolerance(self.op, dtype), values_not_comparable(self.op, dtype) is not None)
+        rtol, atol, source, suspect = self._judged_at[dtype]
+        own = self.dtype, self.rtol, self.atol, self.values_suspect
+        self.dtype, self.rtol, self.atol, self.values_suspect = dtype, rtol, atol, suspect
         try:
             yield
         except Verdict as verdict:
             verdict.evidence.update({"rtol": rtol, "atol": atol, "tolerance_source": source})
             raise
         finally:
-            self.dtype, self.rtol, self.atol, self.not_comparable = own
+            self.dtype, self.rtol, self.atol, self.values_suspect = own
 
-    def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True) -> None:
-        try:
-            super().compare(actual, expected, where, values=values)
-        except Verdict:
-            if not self.not_comparable or not values:
-                raise
-            # Uninitialized or random outputs: only structure, shapes and dtypes must match.
-            super().compare(actual, expected, where, values=False)
-            self.evidence["values_not_compared"] = f"upstream does not compare them: {self.not_comparable}"
+    def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True,
+                again: Callable[[], Any] | None = None) -> None:
+        """Sides.compare, after checking that a Call's result is where its inputs are."""
+        if isinstance(actual, Call):
+            self.outputs_where_inputs(actual, where)
+        super().compare(actual, expected, where, values=values, again=again)
+
+    def outputs_where_inputs(self, call: Call, where: dict[str, Any]) -> None:
+        """Every tensor of the call's result on the device its inputs are on, type and index (a
+        kernel without a device guard allocates on the current device; one that computes on the
+        host may hand back a host tensor): the device, where no input is a device tensor and the
+        call is given a device (a factory function); nothing is asked where the call names the
+        CPU, has neither, or mixes devices."""
+        sample = where.get("sample")
+        if sample is not None and names_cpu(sample):
+            return
+        inputs = {d for d in devices_of(call.arguments) if d.type != "cpu"}
+        if len(inputs) > 1:
+            return  # operands on two devices: ops_devices and the fuzz suite's placements judge those
+        if not inputs and "device" not in getattr(sample, "kwargs", {}):
+            return  # numbers in, a tensor out: PyTorch makes it on the CPU (add(2.0, 3.0))
+        home = next(iter(inputs)) if inputs else _indexed(torch.device(self.ctx.device))
+        for position, t in enumerate(o for o in pytree.tree_leaves(call.result) if isinstance(o, torch.Tensor)):
+            if t.device != home:
+                raise self.fail(f"output {position} is on {t.device}, not on {home} where the inputs are",
+                                {**where, "property": "outputs on the inputs' device"})
 
     def fail(self, message: str, where: dict[str, Any]) -> Verdict:
         return Verdict(Outcome.FAIL, {"message": message, **where})
 
-    def against(self, actual, expected, where: dict[str, Any], own: Callable[[], Any]) -> bool:
+    def against(self, actual, expected, where: dict[str, Any], own: Callable[[], Any],
+                again: Callable[[], Any] | None = None) -> bool:
         """Compares a variant's device result with `expected`, the CPU's result for the sample the
         variant was made from. When they differ, `own()` runs the variant itself on the CPU: if
         the CPU's own result differs from `expected` too (an op whose result depends on the
         layout, such as as_strided, or a random op filling strided memory in another order), the
         device is judged against that; if the CPU cannot run the variant, there is no reference
-        (False). Raises Verdict when the device is wrong."""
+        (False). `again` (Sides.again) reruns the variant on the CPU: the parts of its result the
+        CPU does not reproduce are compared without values. Raises Verdict when the device is
+        wrong."""
         try:
             self.compare(actual, expected, where)
             return True
@@ -282,9 +324,12 @@ class Case(Sides):
             try:
                 compare(mine, expected, self.rtol, self.atol)
             except Mismatch:
-                self.compare(actual, mine, where)
+                self.compare(actual, mine, where, again=again)
                 return True
-            raise verdict from None
+            if again is None:
+                raise verdict from None
+            self.compare(actual, expected, where, again=again)  # random or uninitialized parts, or the verdict
+            return True
 
     # a sample and its variants against one CPU reference
     def judge(self, run: Callable[[Any], Any], index: int, variants: Iterable[tuple[str, Any]],
@@ -305,9 +350,10 @@ class Case(Sides):
                     self.variants_without_reference += 1
                     continue
                 raise
+            again = self.again(run, variant)
             if variant is reference:
-                self.compare(actual, expected, where)
-            elif not self.against(actual, expected, where, lambda: self.cpu(run, variant)):
+                self.compare(actual, expected, where, again=again)
+            elif not self.against(actual, expected, where, lambda: self.cpu(run, variant), again):
                 continue
             self.variants_compared += 1
 
@@ -316,6 +362,8 @@ class Case(Sides):
         a kernel without a device guard allocates on the current device."""
         if names_cpu(sample):
             return
+        if isinstance(actual, Call):
+            actual = actual.result
         for position, t in enumerate(o for o in pytree.tree_leaves(actual) if isinstance(o, torch.Tensor)):
             if t.device != torch.device(device):
                 raise self.fail(f"output {position} is on {t.device}, not on {device} where the inputs are "
@@ -357,7 +405,7 @@ class Case(Sides):
                 actual = self.device(lambda s: run(on_device(s, placed, self.op)), variant, where=where)
                 if device is not None:
                     self.outputs_on(actual, device, variant, where)
-                self._compare_reproducible(run, variant, actual, expected, where)
+                self.compare(actual, expected, where, again=self.again(run, variant))
                 self.variants_compared += 1
             return False
         cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
@@ -378,28 +426,6 @@ class Case(Sides):
         raise self.fail(f"the device returned a result where the CPU raises {cpu_says}",
                         {**where, "property": "raises"})
 
-    def _compare_reproducible(self, run: Callable[[Any], Any], variant, actual, expected,
-                              where: dict[str, Any]) -> None:
-        """compare(), except that where the device differs and the CPU's own second run of the
-        variant differs from its first (a result in uninitialized memory, such as resize_ growing
-        an emptied tensor), only structure, shapes and dtypes must match (and the evidence says so).
-        The second run's new memory is poisoned: a plain rerun often gets the first run's freed
-        blocks back, garbage and all, and agrees by chance, to disagree later (when the fuzzer
-        replays the example)."""
-        try:
-            self.compare(actual, expected, where)
-        except Verdict:
-            try:
-                with uninitialized_memory_poisoned():
-                    again = self._seeded(run, (own_copy(variant),))
-                compare(again, expected, self.rtol, self.atol)
-            except Mismatch:
-                self.compare(actual, expected, where, values=False)
-                self.evidence["values_not_compared"] = (f"{where['variant']}: the CPU's result is not reproducible "
-                                                        f"(uninitialized memory)")
-                return
-            raise
-
     def conclude(self) -> tuple[str, dict[str, Any]]:
         self.evidence.update({"inputs_compared": self.compared, "inputs_without_reference": self.without_reference,
                               "variants_compared": self.variants_compared,
@@ -417,7 +443,7 @@ class Case(Sides):
             return Outcome.PASS, self.evidence
         if self.compared == 0:
             return suite_api.no_reference(self.evidence, "sample input", self.first_cpu_error)
-        return Outcome.PASS, self.evidence
+        return Outcome.UNVERIFIED if self.unverified(self.evidence) else Outcome.PASS, self.evidence
 
     def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
         evidence = recordable(verdict.evidence)
@@ -479,24 +505,6 @@ def gradient_samples(op, dtype: torch.dtype, *, reference: bool, limit: int | No
     with uncounted():
         return [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
                 for s in made]
-
-
-@contextlib.contextmanager
-def uninitialized_memory_poisoned() -> Iterator[None]:
-    """Every tensor the CPU allocates meanwhile starts as NaN (integers: their largest value)
-    instead of what the memory held: PyTorch's fill_uninitialized_memory, which takes effect in
-    deterministic mode (warn_only: an op without a deterministic kernel runs as usual)."""
-    was, warn_only = torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()
-    fill = torch.utils.deterministic.fill_uninitialized_memory
-    torch.use_deterministic_algorithms(True, warn_only=True)
-    torch.utils.deterministic.fill_uninitialized_memory = True
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            yield
-    finally:
-        torch.utils.deterministic.fill_uninitialized_memory = fill
-        torch.use_deterministic_algorithms(was, warn_only=warn_only)
 
 
 @contextlib.contextmanager
@@ -572,7 +580,8 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
     CPU's result for the sample; with `edges`, also its edge variants (a zero-size dimension,
     0-dim tensor scalars), which the CPU may refuse: then the device must refuse them alike;
     with `arguments`, the arguments no sample moves off their default, at other values
-    (argument_variants)."""
+    (argument_variants). Every run is observed: its result and the arguments it left (Call)."""
+    run = observed(run)
     if with_variants and (why := layouts.not_at(case.op, case.dtype)) is not None:
         case.evidence["layouts_not_run"] = why
         with_variants = False
