@@ -111,9 +111,24 @@ def test_an_autocast_op_in_the_wrong_dtype_is_caught(planted):
     assert evidence["ops/softmax/bfloat16/autocast"]["policy"] == "fp32_set_opt_dtype"
     assert evidence["ops/mm/float32/autocast"]["policy"] == "lower_precision_fp"
     # the ops not planted (matmul reaches mm past the autocast layer, cast by matmul's own kernel;
-    # softmax and softmin at float32, already the fp32 list's dtype; SDPA at both dtypes)
-    others = {case: outcome for case, outcome in got.items() if case.endswith("/autocast") and case not in AUTOCAST_CAUGHT}
-    assert len(others) == 8 and set(others.values()) <= {"pass", "fallback"}, others
+    # softmax and softmin at float32, already the fp32 list's dtype)
+    others = {case: outcome for case, outcome in got.items() if case.endswith("/autocast") and case not in AUTOCAST_CAUGHT
+              and SDPA not in case}
+    assert len(others) == 6 and set(others.values()) <= {"pass", "fallback"}, others
+    _sdpa_autocast_is_the_backends_precision(got, evidence)
+
+
+def _sdpa_autocast_is_the_backends_precision(got: dict, evidence: dict) -> None:
+    """SDPA under autocast runs as its math decomposition in bfloat16 on the bundled backend (the
+    softmax rounded to bfloat16 before the second matmul), where the CPU's fused kernel
+    accumulates in float32: one element of a sample is several bfloat16 steps off. Once hidden
+    because upstream skips comparing SDPA's values, now compared (the CPU reproduces them):
+    skiplists/precision.json expects it."""
+    for dtype in ("float32", "bfloat16"):
+        found = evidence[f"ops/{SDPA}/{dtype}/autocast"]
+        assert got[f"ops/{SDPA}/{dtype}/autocast"] == "fail", found
+        assert found["property"] == "values" and "Tensor-likes are not close" in found["message"], found
+        assert found["max_abs_error"] < 0.05, found
 
 
 def test_an_sdpa_ignoring_its_masks_is_caught_by_the_masked_variants(planted):
@@ -132,8 +147,9 @@ def test_the_slice_passes_on_the_real_backend(real):
     got, evidence = real
     assert set(RANDOM_CAUGHT) <= set(got)
     failing = {case: (outcome, evidence[case].get("message", "")[:300]) for case, outcome in got.items()
-               if outcome not in ("pass", "fallback")}
+               if outcome not in ("pass", "fallback") and not (case.startswith(f"ops/{SDPA}/") and case.endswith("/autocast"))}
     assert not failing
+    _sdpa_autocast_is_the_backends_precision(got, evidence)
     for case in RANDOM_CAUGHT:
         found = evidence[case]
         assert set(found["sub_checks"]) == {"seeded", "successive", "reseeded", "rng_state", "generator",

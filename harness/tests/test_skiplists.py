@@ -62,8 +62,15 @@ def test_expect_mismatch_is_news(tmp_path, db):
     ])
     result = cli("run", *slice_of("^tan$"), "--skiplists", str(lists), "--db", str(db), "--strict", check=False)
     assert result.returncode == 1
-    assert outcomes(db) == {"ops/tan/float32/forward": "fail"}
-    assert "failed differently: fail" in result.stdout
+    # a failure, but not the recorded one: a new failure behind the known one, never hidden as xfail
+    assert outcomes(db) == {"ops/tan/float32/forward": "xfail_changed"}
+    evidence = evidences(db)["ops/tan/float32/forward"]
+    assert evidence["observed_outcome"] == "fail" and evidence["expectation_mismatch"]["expected_outcome"] == "error"
+    assert "failed differently (xfail_changed): fail" in result.stdout
+    stale = cli("skiplist", "stale", str(lists), "--db", str(db), check=False)
+    assert stale.returncode == 1
+    assert "its recorded failure no longer matches: 1 of 1 case(s) failed otherwise" in stale.stdout
+    assert "1 whose recorded failure no longer matches" in stale.stdout
 
 
 def test_a_bad_list_stops_the_run_before_any_case(tmp_path, db):
@@ -104,7 +111,9 @@ def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
     added = {a["subject"]: a for a in proposal["add"]}
     assert set(added) == {"sin", "tan"}  # the planted crash and the planted wrong result
     assert added["sin"]["mode"] == "skip" and added["sin"]["category"] == "crash"
-    assert added["tan"]["expect"] == "fail" and added["tan"]["reason"].startswith("EDIT ME")
+    # the failure it records: the outcome and the start of the message's first line
+    assert added["tan"]["expect"]["outcome"] == "fail" and added["tan"]["reason"].startswith("EDIT ME")
+    assert added["tan"]["expect"]["message"] and "\n" not in added["tan"]["expect"]["message"]
     # applying the proposal by hand, then rerunning, leaves nothing to update
     entries = [e for e in json.loads(lists.read_text())["entries"] if e["subject"] not in ("add", "erfinv")]
     entries += [{**a, "reason": "reviewed: planted fault"} for a in proposal["add"]]

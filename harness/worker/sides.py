@@ -128,6 +128,8 @@ class Sides:
                 undetermined = self._undetermined(expected, again)
             elif not ask and self.values_suspect:  # nothing to ask the CPU with: the values go unseen
                 undetermined = set(leaf_paths(expected))
+                where = {**where, "not_asked": "the check cannot rerun the CPU; upstream does not compare "
+                                              "the op's values"}
             if not undetermined:
                 raise self._failed(mismatch, where) from None
             try:

@@ -181,5 +181,5 @@ def run(case) -> None:
         case.rtol, case.atol, source = runs.tolerance(op, target or case.dtype)
         case.evidence.update({"rtol": case.rtol, "atol": case.atol, "tolerance_source": source,
                               "computed_in": dtype_name(target or case.dtype)})
-        case.compare(actual, expected, {**where, "property": "values"})
+        case.compare(actual, expected, {**where, "property": "values"}, again=case.again(forward, cast))
         case.compared += 1

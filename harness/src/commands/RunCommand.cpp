@@ -259,7 +259,8 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
             fmt::format("{} {} (entry {})", result.case_id,
                         result.outcome == Outcome::kXpass
                             ? std::string("passed unexpectedly")
-                            : fmt::format("failed differently: {}", name(result.outcome)),
+                            : fmt::format("failed differently ({}): {}", name(result.outcome),
+                                          result.evidence.value("observed_outcome", "")),
                         it->second->where.str()));
       }
     } else if (is_failure(result.outcome) || result.outcome == Outcome::kFlaky) {

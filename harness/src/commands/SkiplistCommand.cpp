@@ -4,6 +4,7 @@
 #include "common/Environment.h"
 #include "common/Files.h"
 #include "common/Result.h"
+#include "common/Text.h"
 #include "execute/Worker.h"
 #include "expect/Skiplist.h"
 #include "plan/Listing.h"
@@ -190,8 +191,10 @@ int stats(const SkiplistOptions& o) {
 }
 
 struct Staleness {
-  std::vector<const Entry*> stale;
+  std::vector<const Entry*> stale;  // to remove: nothing they decide fails as expected any more
   std::vector<std::string> why;
+  // to review: cases they decide failed otherwise than they record (xfail_changed)
+  std::vector<std::pair<const Entry*, std::string>> changed;
 };
 
 Staleness find_stale(const Expectations& x, const RunView& run) {
@@ -204,13 +207,22 @@ Staleness find_stale(const Expectations& x, const RunView& run) {
       continue;
     }
     bool all_pass = e.mode == Mode::kXfail;
+    std::size_t changed = 0;
+    std::string first_changed;
     for (const auto& id : ids) {
       auto it = run.results.find(id);
       all_pass = all_pass && it != run.results.end() && it->second.outcome == Outcome::kXpass;
+      if (it != run.results.end() && it->second.outcome == Outcome::kXfailChanged && !changed++)
+        first_changed = fmt::format("{}: {}", id, one_line(case_message(it->second.evidence), 160));
     }
     if (all_pass)
       out.stale.push_back(&e),
           out.why.push_back(fmt::format("all {} case(s) passed (xpass)", ids.size()));
+    if (changed > 0)
+      out.changed.emplace_back(
+          &e, fmt::format("{} of {} case(s) failed otherwise than it records (xfail_changed), "
+                          "e.g. {}",
+                          changed, ids.size(), first_changed));
   }
   return out;
 }
@@ -252,12 +264,16 @@ int stale(const SkiplistOptions& o) {
     fmt::print("{}: stale: {} ({}: {})\n", s.stale[i]->where.str(), s.why[i],
                name(s.stale[i]->category), s.stale[i]->reason);
   }
+  for (const auto& [entry, why] : s.changed)
+    fmt::print("{}: its recorded failure no longer matches: {}\n", entry->where.str(), why);
   const auto owned = harness_owned(x, run);
   for (const auto& [entry, why] : owned)
     fmt::print("{}: the harness's, not the backend's: {}\n", entry->where.str(), why);
-  fmt::print("{} stale entr{}, {} the harness's against run {}\n", s.stale.size(),
-             s.stale.size() == 1 ? "y" : "ies", owned.size(), run.id);
-  return s.stale.empty() && owned.empty() ? 0 : 1;
+  fmt::print("{} stale entr{}, {} whose recorded failure no longer matches, {} the harness's "
+             "against run {}\n",
+             s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(),
+             run.id);
+  return s.stale.empty() && s.changed.empty() && owned.empty() ? 0 : 1;
 }
 
 int update(const SkiplistOptions& o) {
@@ -270,10 +286,13 @@ int update(const SkiplistOptions& o) {
                                   "reasons, then apply by hand. Nothing was edited.",
                                   run.id)},
       {"remove", nlohmann::json::array()},
+      {"review", nlohmann::json::array()},
       {"add", nlohmann::json::array()}};
   for (std::size_t i = 0; i < s.stale.size(); ++i) {
     proposal["remove"].push_back({{"entry", s.stale[i]->where.str()}, {"why", s.why[i]}});
   }
+  for (const auto& [entry, why] : s.changed)  // a new failure behind a known one: not removed
+    proposal["review"].push_back({{"entry", entry->where.str()}, {"why", why}});
   for (const auto& id : run.planned) {
     auto it = run.results.find(id);
     if (it == run.results.end() || !is_failure(it->second.outcome)) continue;
@@ -296,14 +315,24 @@ int update(const SkiplistOptions& o) {
                          {"mode", name(crashed ? Mode::kSkip : Mode::kXfail)},
                          {"category", name(category)},
                          {"reason", "EDIT ME: observed " + observed}};
-    if (!crashed) entry["expect"] = r.outcome;
+    if (!crashed) {  // the failure it records: a case failing otherwise is news (xfail_changed)
+      nlohmann::json expect{{"outcome", r.outcome}};
+      const std::string message = r.evidence.value("message", std::string());
+      if (const auto first = message.substr(0, std::min<std::size_t>(message.find('\n'), 80));
+          !first.empty())
+        expect["message"] = first;  // its first line's start: what the entry pins
+      if (r.evidence.contains("failing_op")) expect["failing_op"] = r.evidence["failing_op"];
+      entry["expect"] = expect;
+    }
     proposal["add"].push_back(entry);
   }
   ensure_parent_dir(o.output);
   write_file(o.output, proposal.dump(2) + "\n");
-  fmt::print("wrote {}: remove {} stale entr{}, add {} for new failures (run {})\n", o.output,
-             proposal["remove"].size(), proposal["remove"].size() == 1 ? "y" : "ies",
-             proposal["add"].size(), run.id);
+  fmt::print(
+      "wrote {}: remove {} stale entr{}, review {} whose recorded failure no longer matches, add "
+      "{} for new failures (run {})\n",
+      o.output, proposal["remove"].size(), proposal["remove"].size() == 1 ? "y" : "ies",
+      proposal["review"].size(), proposal["add"].size(), run.id);
   return 0;
 }
 

@@ -19,7 +19,7 @@ const char* kind_name(OutcomeKind k) {
     case OutcomeKind::kUnstable:
       return "unstable";
     case OutcomeKind::kUnverified:
-      return "unverified";
+      return "unchecked";
   }
   return "?";
 }

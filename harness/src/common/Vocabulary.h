@@ -38,6 +38,7 @@ enum class Outcome {
   kFlaky,
   kNativeUnknown,
   kUnverified,
+  kXfailChanged,
 };
 
 // What an outcome says about the backend.
@@ -59,16 +60,16 @@ struct OutcomeInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<OutcomeInfo, 12> kOutcomes = {{
+inline constexpr std::array<OutcomeInfo, 13> kOutcomes = {{
     {Outcome::kPass, "pass", "P", 0, OutcomeKind::kMatched,
      "matched the CPU reference; every aten op ran natively on the device"},
     {Outcome::kFallback, "fallback", "FB", 2, OutcomeKind::kMatched,
      "matched, but one or more aten ops ran through the CPU fallback"},
-    {Outcome::kFail, "fail", "F", 8, OutcomeKind::kFailure,
+    {Outcome::kFail, "fail", "F", 9, OutcomeKind::kFailure,
      "ran; the result differs from the CPU's beyond tolerance"},
-    {Outcome::kError, "error", "E", 9, OutcomeKind::kFailure, "raised an exception"},
-    {Outcome::kCrash, "crash", "C", 11, OutcomeKind::kFailure, "the worker died; the run went on"},
-    {Outcome::kTimeout, "timeout", "T", 10, OutcomeKind::kFailure,
+    {Outcome::kError, "error", "E", 10, OutcomeKind::kFailure, "raised an exception"},
+    {Outcome::kCrash, "crash", "C", 12, OutcomeKind::kFailure, "the worker died; the run went on"},
+    {Outcome::kTimeout, "timeout", "T", 11, OutcomeKind::kFailure,
      "exceeded the per-case limit; the worker was replaced"},
     {Outcome::kSkip, "skip", "S", 4, OutcomeKind::kNotRun,
      "not run: a skip-list entry, or the test skipped itself (upstream's SkipTest)"},
@@ -85,6 +86,9 @@ inline constexpr std::array<OutcomeInfo, 12> kOutcomes = {{
      "ran without error; structure, shapes, dtypes and devices matched, but some values could not "
      "be compared (the CPU does not reproduce its own result: random or uninitialized); never a "
      "pass"},
+    {Outcome::kXfailChanged, "xfail_changed", "XC", 8, OutcomeKind::kFailure,
+     "ran and failed, but not as its skip-list entry records (another outcome, message or failing "
+     "op): a new failure behind a known one"},
 }};
 
 // Why a skip-list entry exists.
@@ -336,7 +340,8 @@ inline bool is_lost_worker(Outcome o) {
 // What a skip-list entry's `expect` may name: a failure, running through the fallback, or
 // passing only on a rerun.
 inline bool is_expectable(Outcome o) {
-  return is_failure(o) || o == Outcome::kFallback || o == Outcome::kFlaky;
+  return (is_failure(o) && o != Outcome::kXfailChanged) || o == Outcome::kFallback ||
+         o == Outcome::kFlaky;
 }
 
 // Every table, as coverage.json, the dashboard and harness/vocabulary.json carry it.

@@ -216,8 +216,11 @@ class EntryReader {
     } else if (x.is_object()) {
       if (x.contains("outcome")) outcome = x.value("outcome", "");
       if (x.contains("message")) entry_.expect_message = x.value("message", "");
+      if (x.contains("failing_op")) entry_.expect_failing_op = x.value("failing_op", "");
     } else {
-      problem("'expect' must be an outcome or {\"outcome\": ..., \"message\": ...}");
+      problem(
+          "'expect' must be an outcome or {\"outcome\": ..., \"message\": ..., "
+          "\"failing_op\": ...}");
     }
     if (!outcome) return;
     const auto parsed = find_named(kOutcomes, *outcome);
@@ -431,12 +434,14 @@ json entry_json(const Entry& e) {
            {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
   if (e.torch) out["torch"] = *e.torch;
-  if (e.expect_outcome && e.expect_message)
-    out["expect"] = {{"outcome", name(*e.expect_outcome)}, {"message", *e.expect_message}};
-  else if (e.expect_outcome)
+  json expect = json::object();
+  if (e.expect_outcome) expect["outcome"] = name(*e.expect_outcome);
+  if (e.expect_message) expect["message"] = *e.expect_message;
+  if (e.expect_failing_op) expect["failing_op"] = *e.expect_failing_op;
+  if (expect.size() == 1 && e.expect_outcome)
     out["expect"] = name(*e.expect_outcome);
-  else if (e.expect_message)
-    out["expect"] = {{"message", *e.expect_message}};
+  else if (!expect.empty())
+    out["expect"] = expect;
   return out;
 }
 
@@ -471,21 +476,30 @@ CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
     observed.outcome = Outcome::kXpass;
     return observed;
   }
+  // Ran without error, its values unseen: the failure expected did not happen, but no pass either.
+  if (observed.outcome == Outcome::kUnverified) return observed;
   const bool fell_back = observed.outcome == Outcome::kFallback;
+  if (fell_back && entry.expect_outcome != Outcome::kFallback) {
+    // It ran correctly (through the fallback): the failure it expected is gone.
+    observed.outcome = Outcome::kXpass;
+    return observed;
+  }
   const std::string message = observed.evidence.value("message", "");
+  const std::string failing_op = observed.evidence.value("failing_op", "");
   const bool outcome_ok = !entry.expect_outcome || *entry.expect_outcome == observed.outcome;
   const bool message_ok =
       !entry.expect_message || message.find(*entry.expect_message) != std::string::npos;
-  if (outcome_ok && message_ok && (!fell_back || entry.expect_outcome == Outcome::kFallback)) {
+  const bool op_ok = !entry.expect_failing_op || failing_op == *entry.expect_failing_op;
+  if (outcome_ok && message_ok && op_ok) {
     observed.outcome = Outcome::kXfail;
-  } else if (fell_back && !entry.expect_outcome) {
-    // It ran correctly (through the fallback): the failure it expected is gone.
-    observed.outcome = Outcome::kXpass;
   } else {
+    // A failure, but not the one recorded: a new defect behind a known one is news.
     observed.evidence["expectation_mismatch"] = {
         {"expected_outcome",
          entry.expect_outcome ? std::string(name(*entry.expect_outcome)) : "any failure"},
-        {"expected_message", entry.expect_message.value_or("")}};
+        {"expected_message", entry.expect_message.value_or("")},
+        {"expected_failing_op", entry.expect_failing_op.value_or("")}};
+    if (is_failure(observed.outcome)) observed.outcome = Outcome::kXfailChanged;
   }
   return observed;
 }

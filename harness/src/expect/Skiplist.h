@@ -26,6 +26,7 @@ struct Entry {
   std::optional<std::string> torch;           // version range, e.g. ">=2.13,<2.15"
   std::optional<Outcome> expect_outcome;      // the failing outcome it expects
   std::optional<std::string> expect_message;  // text the error message must contain
+  std::optional<std::string> expect_failing_op;  // the aten op the failure must name first
 
   bool matches(const CaseId& id) const;
   // Its case may pass or fail from one run to the next (category flaky, or expect: flaky): a

@@ -144,14 +144,15 @@ DROP TABLE results;
 ALTER TABLE results_v7 RENAME TO results;
 CREATE INDEX results_by_case ON results(case_id);
 )sql",
-    // v8: the outcome `unverified` (ran; some values could not be compared: never a pass).
+    // v8: the outcomes `unverified` (ran; some values could not be compared: never a pass) and
+    // `xfail_changed` (failed otherwise than its skip-list entry records).
     R"sql(
 CREATE TABLE results_v8 (
   run_id TEXT NOT NULL REFERENCES runs(id),
   case_id TEXT NOT NULL REFERENCES cases(id),
   outcome TEXT NOT NULL CHECK (outcome IN
     ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', 'xfail', 'xpass', 'flaky',
-     'native_unknown', 'unverified')),
+     'native_unknown', 'unverified', 'xfail_changed')),
   duration REAL NOT NULL,
   evidence TEXT NOT NULL,
   recorded_at TEXT NOT NULL,

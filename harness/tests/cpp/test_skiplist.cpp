@@ -176,12 +176,29 @@ TEST(Skiplist, ExpectationsTurnObservationsIntoOutcomes) {
       apply_expectation(e, observed("error", "aten::add: complex64 is not supported on neuron"))
           .outcome,
       Outcome::kXfail);
+  // A failure, but not the one recorded: a new failure behind the known one, whatever its kind.
   const auto different = apply_expectation(e, observed("error", "some other error"));
-  EXPECT_EQ(different.outcome, Outcome::kError);
+  EXPECT_EQ(different.outcome, Outcome::kXfailChanged);
+  EXPECT_EQ(different.evidence["observed_outcome"], "error");
   EXPECT_TRUE(is_expectation_mismatch(different));
   const auto crash = apply_expectation(e, observed("crash"));
-  EXPECT_EQ(crash.outcome, Outcome::kCrash);
-  EXPECT_TRUE(is_expectation_mismatch(crash));
+  EXPECT_EQ(crash.outcome, Outcome::kXfailChanged);
+  EXPECT_EQ(crash.evidence["observed_outcome"], "crash");
+  EXPECT_TRUE(is_failure(crash.outcome));  // --strict refuses it; diff and gate call it news
+  // Matched through the fallback: the failure it expected is gone (xpass), not changed.
+  EXPECT_EQ(apply_expectation(e, observed("fallback")).outcome, Outcome::kXpass);
+  // Ran, values unseen: neither the failure nor a pass.
+  EXPECT_EQ(apply_expectation(e, observed("unverified")).outcome, Outcome::kUnverified);
+  // The first failing op pins a failure as well as its message.
+  e.expect_failing_op = "aten::add.Tensor";
+  auto named = [&](const std::string& op) {
+    auto r = observed("error", "aten::add: complex64 is not supported on neuron");
+    r.evidence["failing_op"] = op;
+    return apply_expectation(e, r).outcome;
+  };
+  EXPECT_EQ(named("aten::add.Tensor"), Outcome::kXfail);
+  EXPECT_EQ(named("aten::mul.Tensor"), Outcome::kXfailChanged);
+  EXPECT_EQ(entry_json(e)["expect"]["failing_op"], "aten::add.Tensor");
 }
 
 TEST(Skiplist, MissingPathsAreProblems) {

@@ -78,7 +78,7 @@ TEST(Vocabulary, ParsingNamesTheUnknownAndTheKnown) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown outcome 'passed' (known: pass, fallback, fail, error, crash, timeout, "
-                 "skip, xfail, xpass, flaky, native_unknown, unverified)");
+                 "skip, xfail, xpass, flaky, native_unknown, unverified, xfail_changed)");
   }
   EXPECT_TRUE(is_success(Outcome::kXpass) && !is_success(Outcome::kSkip));
   // unverified: neither a match nor a failure (values went uncompared), never a pass

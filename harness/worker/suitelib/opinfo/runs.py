@@ -289,7 +289,8 @@ class Case(Sides):
         if sample is not None and names_cpu(sample):
             return
         inputs = {d for d in devices_of(call.arguments) if d.type != "cpu"}
-        if len(inputs) > 1:
+        host_operand = any(t.device.type == "cpu" and t.dim() > 0 for t in call.arguments)  # not a scalar
+        if len(inputs) > 1 or (inputs and host_operand):
             return  # operands on two devices: ops_devices and the fuzz suite's placements judge those
         if not inputs and "device" not in getattr(sample, "kwargs", {}):
             return  # numbers in, a tensor out: PyTorch makes it on the CPU (add(2.0, 3.0))
