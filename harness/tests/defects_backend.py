@@ -69,6 +69,12 @@ test_fuzz_suite.py (the harness testing itself).
                                                       leaves cos(x) in its input too      arguments after the call)
   host_output      aten::cosh                         returns its result on the host, not forward (sample: outputs
                                                       on the device                       on the inputs' device)
+  writes_past_view aten::sub_.Tensor                  writes its result as if self were   inplace (inplace_
+                                                      contiguous from its offset: into     interleaved)
+                                                      the gaps of a strided view
+  takes_overlap    aten::div_.Tensor                  writes into a self whose elements   inplace (inplace_
+                                                      share memory (the last write wins)  expanded: raises)
+                                                      where the CPU refuses
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -314,6 +320,23 @@ def _host_output_cosh(self):
     return torch.cosh(self.cpu())  # never copied back: a host tensor from a device op
 
 
+def _writes_past_view_sub_(self, other, *, alpha=1):
+    result = torch.sub(self.cpu(), _cpu(other), alpha=alpha)
+    as_if_contiguous = self.as_strided((self.numel(),), (1,), self.storage_offset())
+    as_if_contiguous.copy_(result.reshape(-1).to(self.device))
+    return self
+
+
+def _takes_overlap_div_(self, other):
+    result = torch.div(self.cpu(), _cpu(other)).to(self.device)
+    target = self
+    for d in reversed(range(self.dim())):
+        if self.stride(d) == 0 and self.shape[d] > 1:  # one memory location for the dimension: the last write
+            target, result = target.narrow(d, 0, 1), result.narrow(d, self.shape[d] - 1, 1)
+    target.copy_(result)
+    return self
+
+
 FOREACH_CHUNK = 32
 
 
@@ -367,6 +390,8 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "index_off_by_one": {"sort": _index_off_by_one_sort, "sort.stable": _index_off_by_one_sort_stable},
     "mutates_input": {"cos": _mutates_input_cos},
     "host_output": {"cosh": _host_output_cosh},
+    "writes_past_view": {"sub_.Tensor": _writes_past_view_sub_},
+    "takes_overlap": {"div_.Tensor": _takes_overlap_div_},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

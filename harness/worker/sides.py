@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Callable, Iterator
 
 import torch
+import torch.utils._python_dispatch
 
 from comparison import Mismatch, compare, differing_parts, leaf_paths, own_copy
 from dispatch_capture import uncounted
@@ -97,12 +98,13 @@ class Sides:
             raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, **(where or {})}) from exc
 
     def again(self, run: Callable[..., Any], *args: Any) -> Callable[[], Any]:
-        """The CPU's run of `run(*args)` once more, for compare(again=): with another seed and
+        """The CPU's run of `run(*args)` once more, for compare(again=): with another seed (also
+        where the call seeds itself: upstream's wrapper_set_seed calls torch.manual_seed(42)) and
         every new CPU allocation poisoned (uninitialized_memory_poisoned), so that what the
         inputs do not determine comes out different. A plain rerun often gets the first run's
         freed blocks back, garbage and all, and agrees by chance."""
-        def rerun() -> Any:
-            with uncounted(), uninitialized_memory_poisoned():
+        def rerun(poisoned: bool = True) -> Any:
+            with uncounted(), uninitialized_memory_poisoned() if poisoned else heap_zeroed(), reseeded_by(1):
                 return self._seeded(run, tuple(own_copy(a) for a in args), self.ctx.seed + 1)
         return rerun
 
@@ -142,13 +144,17 @@ class Sides:
                                              "parts": sorted(undetermined)})
         self.max_abs, self.max_rel = max(self.max_abs, abs_err), max(self.max_rel, rel_err)
 
-    def _undetermined(self, expected: Any, again: Callable[[], Any]) -> set[str]:
-        """The parts of `expected` the CPU's second run (`again`) does not reproduce."""
+    def _undetermined(self, expected: Any, again: Callable[..., Any]) -> set[str]:
+        """The parts of `expected` the CPU's second run (`again`) does not reproduce. For an op
+        upstream does not compare (values_suspect), a third run whose empty* factories hand out
+        zeros where the poisoned run agreed (heap_zeroed)."""
         try:
-            second = again()
+            differing = differing_parts(expected, again(), self.rtol, self.atol)
+            if not differing and self.values_suspect:
+                differing = differing_parts(expected, again(poisoned=False), self.rtol, self.atol)
+            return differing
         except Exception:  # noqa: BLE001 - the CPU ran it once: its result stands
             return set()
-        return differing_parts(expected, second, self.rtol, self.atol)
 
     def _failed(self, mismatch: Mismatch, where: dict[str, Any]) -> Verdict:
         message = str(mismatch)[:2000]
@@ -190,3 +196,37 @@ def uninitialized_memory_poisoned() -> Iterator[None]:
     finally:
         torch.utils.deterministic.fill_uninitialized_memory = fill
         torch.use_deterministic_algorithms(was, warn_only=warn_only)
+
+
+@contextlib.contextmanager
+def reseeded_by(offset: int) -> Iterator[None]:
+    """torch.manual_seed(s) seeds with s + offset meanwhile: a call that seeds itself draws other
+    numbers, so that its randomness shows."""
+    original = torch.manual_seed
+    torch.manual_seed = lambda value: original(int(value) + offset)
+    try:
+        yield
+    finally:
+        torch.manual_seed = original
+
+
+class _EmptyZeroed(torch.utils._python_dispatch.TorchDispatchMode):
+    """The empty* factories return zeros: what uninitialized_memory_poisoned fills with the
+    largest value, True, reads 0, False here."""
+
+    FACTORIES = frozenset({"empty.memory_format", "empty_strided.default", "empty_like.default",
+                           "new_empty.default", "new_empty_strided.default", "empty_permuted.default"})
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if f"{func.overloadpacket.__name__}.{func._overloadname}" in self.FACTORIES and isinstance(out, torch.Tensor):
+            out.zero_()
+        return out
+
+
+@contextlib.contextmanager
+def heap_zeroed() -> Iterator[None]:
+    """The empty* factories hand out zeros meanwhile (a bool or integer in uninitialized memory
+    poisons to True or its largest value, which the first run's garbage may hold too)."""
+    with _EmptyZeroed():
+        yield

@@ -1,6 +1,14 @@
 """The `inplace` check (OpInfos that have an in-place variant): it returns self, keeps self's
-storage, computes the CPU's values, leaves the other inputs untouched, and writes through a view
-of a larger tensor without touching the rest of it.
+storage, computes the CPU's values, leaves the other inputs untouched, and writes through views
+of a larger tensor without touching the rest of it, and refuses a self whose elements share memory
+as the CPU refuses it.
+
+The views (EMBEDDINGS): self inside a larger storage whose every other element is a finite
+sentinel (never NaN: a kernel that writes NaN over the whole span must not compare equal), at a
+storage offset with sentinels before it and after its end, as an interleaved view, transposed, and
+expanded (a stride of 0: its elements share memory, which the CPU refuses to write in place; the
+device must refuse it too, with an error of the same type, or, where the CPU takes it, match).
+The whole storage is compared: what the op wrote through the view, and every sentinel untouched.
 """
 
 from __future__ import annotations
@@ -8,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch.testing._internal.common_utils import noncontiguous_like
 
 import suite_api
 from dispatch_capture import uncounted
@@ -23,6 +30,56 @@ DESCRIPTION = ("the in-place variant: returns self, writes self and through a vi
 
 def applies(op, dtype: torch.dtype) -> bool:
     return op.inplace_variant is not None
+
+
+SENTINEL = 7.25  # finite, exact in every floating dtype; 7 for integers, True for bool
+PAD = 3  # sentinels before a view and after its end
+EMBEDDINGS = ("interleaved", "transposed", "expanded")
+
+
+def _sentinel(dtype: torch.dtype):
+    return SENTINEL if dtype.is_floating_point or dtype.is_complex else (True if dtype == torch.bool else 7)
+
+
+@uncounted()  # the harness's CPU input
+def embedded(t: torch.Tensor, kind: str) -> torch.Tensor | None:
+    """`t`'s values as a view into a larger storage of sentinels (a leaf, on the CPU), PAD
+    sentinels before it and after its end: "interleaved", every other element of each row a
+    sentinel; "transposed", its last two dimensions swapped in memory; "expanded", its first
+    dimension longer than 1 read from one row (stride 0: other values, elements sharing memory).
+    None where the kind changes nothing (fewer than two dimensions to transpose, none to expand)."""
+    t = t.detach()
+    shape = list(t.shape)
+    if kind == "transposed" and t.dim() < 2 or kind == "expanded" and not any(n > 1 for n in shape) \
+            or t.layout != torch.strided:
+        return None
+    if kind == "interleaved":
+        strides, values = [], t
+        step = 2
+        for n in reversed(shape):
+            strides.insert(0, step)
+            step *= max(n, 1)
+    elif kind == "transposed":
+        order = list(range(t.dim() - 2)) + [t.dim() - 1, t.dim() - 2]
+        strides = [0] * t.dim()
+        step = 1
+        for d in reversed(order):
+            strides[d] = step
+            step *= max(shape[d], 1)
+        values = t
+    else:
+        d = next(i for i, n in enumerate(shape) if n > 1)
+        strides = list(torch.empty(shape, device="meta").stride())
+        strides[d] = 0
+        values = t.select(d, 0).unsqueeze(d).expand(shape)
+    span = 1 + sum((n - 1) * st for n, st in zip(shape, strides) if n > 0) if all(shape) else 0
+    base = torch.full((PAD + span + PAD,), _sentinel(t.dtype), dtype=t.dtype)
+    view = base.as_strided(shape, strides, PAD)
+    if kind != "expanded":
+        view.copy_(values)
+    else:
+        view.select(d, 0).copy_(values.select(d, 0))
+    return view.requires_grad_(t.requires_grad) if t.requires_grad else view
 
 
 def _storage_of(t: torch.Tensor) -> torch.Tensor:
@@ -43,9 +100,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         if not isinstance(sample.input, torch.Tensor):
             case.without_reference += 1
             continue
-        with uncounted():  # an input the harness makes on the CPU: no op of the case's
-            view_sample = sample_variants.rebuilt(sample, input=noncontiguous_like(sample.input.detach().clone()))
-        dev_sample, dev_view_sample = runs.on_device(sample, device, case.op), runs.on_device(view_sample, device, case.op)
+        dev_sample = runs.on_device(sample, device, case.op)
         try:
             returned, cpu_sample, cpu_storage = case.cpu(call, sample)
         except NoReference:
@@ -81,17 +136,21 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
 
         # through a view: the op on a strided view of a larger tensor writes the view's elements of
         # that tensor and no other
-        try:
-            _, cpu_view, _ = case.cpu(call, view_sample)
-        except NoReference:
-            case.variants_without_reference += 1
-        else:
-            w = where("inplace_view", "writes through a view")
-            case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_view_sample, where=w)
-            case.compare(_storage_of(dev_view_sample.input), _storage_of(cpu_view.input), w,
-                         again=case.again(lambda s: _storage_of(call(s)[1].input), view_sample))
-            case.variants_compared += 1
+        for kind in EMBEDDINGS:
+            if (self_view := embedded(sample.input, kind)) is not None:
+                _through_view(case, call, index, kind, sample_variants.rebuilt(sample, input=self_view))
         case.compared += 1
+
+
+def _through_view(case: runs.Case, call, index: int, kind: str, variant) -> None:
+    """The in-place op on `variant`, whose self is a view into sentinels (embedded()): the whole
+    storage after it compared with the CPU's, or, where the CPU refuses (elements sharing
+    memory), the device must refuse alike (Case.alike)."""
+    whole = lambda s: _storage_of(call(s)[1].input)  # noqa: E731
+    if case.alike(whole, index, f"inplace_{kind}", variant):  # the CPU refused it, and the device with it
+        refused = case.evidence.setdefault("views_refused", [])
+        if kind not in refused:
+            refused.append(kind)
 
 
 @suite_api.check("inplace", DESCRIPTION, applies=applies)

@@ -358,6 +358,16 @@ class Case(Sides):
                 continue
             self.variants_compared += 1
 
+    def refused(self, run: Callable[[Any], Any], index: int, name: str, variant, refusal: NoReference) -> None:
+        """A variant the CPU refuses (`refusal`): the device must refuse it too, with an error of
+        the CPU's type (alike(): an accepted invalid input fails, the CPU's message its evidence),
+        unless the CPU has no kernel for it at the dtype ("not implemented for"), which says
+        nothing of the input's validity: then there is no reference."""
+        if "not implemented for" in str(refusal):
+            self.variants_without_reference += 1
+            return
+        self.alike(run, index, name, variant)
+
     def outputs_on(self, actual: Any, device: str, sample, where: dict[str, Any]) -> None:
         """Every tensor output on `device`, where the inputs are (unless the op asks for the CPU):
         a kernel without a device guard allocates on the current device."""
@@ -604,8 +614,8 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
         for kind, variant in own:
             try:  # the run returns the CPU's own copy of the variant (Sides.cpu) too: what it wrote there
                 reference, ran = case.cpu(lambda s: (run(s), s), variant)
-            except NoReference:
-                case.variants_without_reference += 1
+            except NoReference as refused:
+                case.refused(run, index, kind, variant, refused)
                 continue
             if layouts.writes_into_overlap(variant, ran):
                 case.evidence["layouts_not_run"] = f"{kind}: the op writes into an argument"
@@ -631,8 +641,8 @@ def check_values(case: Case, run: Callable[[Any], Any], samples: list, with_vari
     for index, name, variant in argument_variants.variants(case.op, samples) if arguments else ():
         try:
             expected = case.cpu(run, variant)
-        except NoReference:  # a value the CPU refuses for this sample
-            case.variants_without_reference += 1
+        except NoReference as refused:  # a value the CPU refuses for this sample: so must the device
+            case.refused(run, index, name, variant, refused)
             continue
         case.judge(run, index, [(name, variant)], variant, expected)
         varied.add(name.removeprefix("argument "))
