@@ -72,6 +72,8 @@ test_fuzz_suite.py (the harness testing itself).
   writes_past_view aten::sub_.Tensor                  writes its result as if self were   inplace (inplace_
                                                       contiguous from its offset: into     interleaved)
                                                       the gaps of a strided view
+  flushes_tiny     aten::atan                         returns 0 for results below 2^-20   fuzz (scaled_2^-24: the
+                                                      in magnitude (a flush to zero)      atol scaled with it)
   takes_overlap    aten::div_.Tensor                  writes into a self whose elements   inplace (inplace_
                                                       share memory (the last write wins)  expanded: raises)
                                                       where the CPU refuses
@@ -327,6 +329,11 @@ def _writes_past_view_sub_(self, other, *, alpha=1):
     return self
 
 
+def _flushes_tiny_atan(self):
+    result = torch.atan(self.cpu())
+    return torch.where(result.abs() < 2.0 ** -20, torch.zeros_like(result), result).to(self.device)
+
+
 def _takes_overlap_div_(self, other):
     result = torch.div(self.cpu(), _cpu(other)).to(self.device)
     target = self
@@ -392,6 +399,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "host_output": {"cosh": _host_output_cosh},
     "writes_past_view": {"sub_.Tensor": _writes_past_view_sub_},
     "takes_overlap": {"div_.Tensor": _takes_overlap_div_},
+    "flushes_tiny": {"atan": _flushes_tiny_atan},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

@@ -21,6 +21,8 @@ PLANTED = {
     "fuzz/nn.functional.layer_norm/float32/examples": ({"shifted_2^10"}, None),  # E[x^2] - E[x]^2
     "fuzz/_foreach_add/float32/examples": ({"length_33", "length_130"}, None),  # stops after 32 tensors
     "fuzz/floor/float32/examples": (None, "resource balance"),  # keeps a device buffer per call
+    # flushes results below 2^-20 to zero: within a fixed atol of the CPU's at 2^-24, not of its scaled one
+    "fuzz/atan/float32/examples": ({"scaled_2^-24"}, None),
 }
 NIGHTLY = ["--suite-option", "max_examples=200", "--suite-option", "seconds_per_op=60"]
 

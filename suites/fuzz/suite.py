@@ -97,6 +97,39 @@ def _floats(sample, change: Callable[[torch.Tensor], torch.Tensor]):
     return variant if changed else None
 
 
+def _integer_extremes(sample, pick: int):
+    """Every non-empty integer tensor of the sample (not bool) with its dtype's largest value at
+    every third element and its smallest at the elements after them (which comes first alternates
+    with `pick`); None where there is none. Index tensors become out of range: the CPU refuses
+    them, and the device must too."""
+    changed = []
+
+    def each(t: Any) -> Any:
+        if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.numel() and \
+                not t.is_floating_point() and not t.is_complex() and t.dtype != torch.bool:
+            info = torch.iinfo(t.dtype)
+            low, high = (info.min, info.max) if pick % 2 else (info.max, info.min)
+            flat = t.detach().reshape(-1).clone()
+            flat[0::3] = low
+            flat[1::3] = high
+            changed.append(True)
+            return flat.view(t.shape).clone().requires_grad_(t.requires_grad)
+        return t
+    variant = sample.transform(each)
+    return variant if changed else None
+
+
+def atol_scale(applied: list[str]) -> float:
+    """How much the transforms applied shrink the magnitudes an example's results may have: the
+    product of the scalings below 1 (scaled_2^-24: 2^-24). The absolute tolerance shrinks with
+    them; else every result of a tiny input is within a fixed atol of zero, the wrong result too."""
+    factor = 1.0
+    for name in applied:
+        if name.startswith("scaled_2^") and (power := int(name.removeprefix("scaled_2^"))) < 0:
+            factor *= 2.0 ** power
+    return factor
+
+
 # The list ops (beyond the _foreach_* ones) whose result grows linearly with their list: the others
 # (meshgrid, cartesian_prod, block_diag, einsum) grow as a product of it, and 130 tensors would not
 # fit in memory.
@@ -145,7 +178,7 @@ class Transforms:
     changes nothing of the sample. Simplest first: Hypothesis shrinks towards the start."""
 
     NAMES = ("noncontiguous", "permuted", "offset", "expanded", "channels_last", "zero_size", "zero_dim",
-             "scaled_2^8", "scaled_2^-8", "scaled_2^24", "scaled_2^-24", "shifted_2^10",
+             "scaled_2^8", "scaled_2^-8", "scaled_2^24", "scaled_2^-24", "shifted_2^10", "integer_extremes",
              "same_tensor_twice", "out_is_input", "argument", "length_33", "length_130")
 
     def __init__(self, case: runs.Case, samples: list, run: Callable[[Any], Any]) -> None:
@@ -168,6 +201,8 @@ class Transforms:
             return _floats(sample, lambda t: t * 2.0 ** power)
         if name == "shifted_2^10":  # a large common offset (where a cancelling kernel loses its digits)
             return _floats(sample, lambda t: t + 1024)
+        if name == "integer_extremes":  # iinfo's min and max among the values (where a kernel overflows)
+            return _integer_extremes(sample, pick)
         if name == "same_tensor_twice":
             made = [(v, apart) for _, v, apart in identity.same_tensor_twice(sample)]
             return self._aliasing_defined(*made[pick % len(made)]) if made else None
@@ -311,8 +346,9 @@ def examples(case: runs.Case) -> None:
                 reject()  # no valid input: the op writes into a stride-0 argument (running statistics, out=)
             drawn[0] += 1
             try:
-                placed = _judge(case, at, index, applied, variant, placement if devices >= 2 or placement in (
-                    "device", "cpu_operand") else "device", pick)
+                with case.atol_scaled(atol_scale(applied)):
+                    placed = _judge(case, at, index, applied, variant, placement if devices >= 2 or placement in (
+                        "device", "cpu_operand") else "device", pick)
             except Verdict as verdict:
                 verdict.evidence.update(chain=at.chain(applied, verdict.evidence.get("placement", "device")),
                                         sample_index=index)

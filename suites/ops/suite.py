@@ -24,7 +24,8 @@ docstring, listed in this order:
               rejects (int64 for floating results) rejected on the device too
   inplace     (ops_inplace.py) the in-place variant (OpInfos that have one): it returns self, keeps self's
               storage, computes the CPU's values, leaves the other inputs untouched, and writes
-              through a view of a larger tensor without touching the rest of it
+              through views into a larger storage of finite sentinels (interleaved, transposed)
+              without touching the rest of it; an expanded self is refused as the CPU refuses it
   backward    (ops_autograd.py) gradients of every input over the reference inputs, as generated and
               non-contiguously, and over the argument variants (OpInfos that support autograd,
               at dtypes with backward support), of the outputs' sum weighted by fixed

@@ -267,10 +267,28 @@ class Case(Sides):
         try:
             yield
         except Verdict as verdict:
-            verdict.evidence.update({"rtol": rtol, "atol": atol, "tolerance_source": source})
+            for key, value in {"rtol": rtol, "atol": atol, "tolerance_source": source}.items():
+                verdict.evidence.setdefault(key, value)  # an atol scaled inside (atol_scaled) stays
             raise
         finally:
             self.dtype, self.rtol, self.atol, self.values_suspect = own
+
+    @contextlib.contextmanager
+    def atol_scaled(self, factor: float) -> Iterator[None]:
+        """The absolute tolerance times `factor` (< 1: inputs scaled down, results as small) inside;
+        a verdict raised inside carries the atol it was judged with."""
+        if factor == 1.0:
+            yield
+            return
+        own = self.atol
+        self.atol = own * factor
+        try:
+            yield
+        except Verdict as verdict:
+            verdict.evidence.update({"atol": self.atol, "atol_scaled_by": factor})
+            raise
+        finally:
+            self.atol = own
 
     def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True,
                 again: Callable[[], Any] | None = None) -> None:
