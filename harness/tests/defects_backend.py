@@ -69,7 +69,7 @@ test_fuzz_suite.py (the harness testing itself).
                                                       leaves cos(x) in its input too      arguments after the call)
   host_output      aten::cosh                         returns its result on the host, not forward (sample: outputs
                                                       on the device                       on the inputs' device)
-  writes_past_view aten::sub_.Tensor                  writes its result as if self were   inplace (inplace_
+  writes_past_view aten::hypot_                       writes its result as if self were   inplace (inplace_
                                                       contiguous from its offset: into     interleaved)
                                                       the gaps of a strided view
   flushes_tiny     aten::atan                         returns 0 for results below 2^-20   fuzz (scaled_2^-24: the
@@ -322,8 +322,8 @@ def _host_output_cosh(self):
     return torch.cosh(self.cpu())  # never copied back: a host tensor from a device op
 
 
-def _writes_past_view_sub_(self, other, *, alpha=1):
-    result = torch.sub(self.cpu(), _cpu(other), alpha=alpha)
+def _writes_past_view_hypot_(self, other):
+    result = torch.hypot(self.cpu(), _cpu(other))
     as_if_contiguous = self.as_strided((self.numel(),), (1,), self.storage_offset())
     as_if_contiguous.copy_(result.reshape(-1).to(self.device))
     return self
@@ -397,7 +397,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "index_off_by_one": {"sort": _index_off_by_one_sort, "sort.stable": _index_off_by_one_sort_stable},
     "mutates_input": {"cos": _mutates_input_cos},
     "host_output": {"cosh": _host_output_cosh},
-    "writes_past_view": {"sub_.Tensor": _writes_past_view_sub_},
+    "writes_past_view": {"hypot_": _writes_past_view_hypot_},
     "takes_overlap": {"div_.Tensor": _takes_overlap_div_},
     "flushes_tiny": {"atan": _flushes_tiny_atan},
 }

@@ -6,8 +6,11 @@ the dtype and direction where only another dtype or the gradients show it), repl
 `repro`, and draws the same examples again under the same seed."""
 
 import json
+import os
+import subprocess
+import sys
 
-from conform_cli import cli, evidences, outcomes
+from conform_cli import REPO, cli, evidences, outcomes, suite_module
 
 SLICE = ["--suite", "fuzz", "--ops", "^(neg|bmm|abs|add|mm)$", "--no-skiplists", "--reruns", "0", "-j", "2"]
 
@@ -21,8 +24,6 @@ PLANTED = {
     "fuzz/nn.functional.layer_norm/float32/examples": ({"shifted_2^10"}, None),  # E[x^2] - E[x]^2
     "fuzz/_foreach_add/float32/examples": ({"length_33", "length_130"}, None),  # stops after 32 tensors
     "fuzz/floor/float32/examples": (None, "resource balance"),  # keeps a device buffer per call
-    # flushes results below 2^-20 to zero: within a fixed atol of the CPU's at 2^-24, not of its scaled one
-    "fuzz/atan/float32/examples": ({"scaled_2^-24"}, None),
 }
 NIGHTLY = ["--suite-option", "max_examples=200", "--suite-option", "seconds_per_op=60"]
 
@@ -130,3 +131,44 @@ def test_an_example_that_does_not_fail_again_is_an_error_that_keeps_what_it_show
     first = found["first_call"]
     assert first["outcome"] == "fail" and "Mismatched elements" in first["message"], first
     assert first["max_abs_error"] > 0.5 and isinstance(first["sample"], str), first
+
+
+def test_tiny_inputs_are_judged_with_a_tolerance_as_tiny():
+    # The atol shrinks with the scaling: a flushed-to-zero result of a 2^-24 input is ~1e-7 off,
+    # inside a fixed atol of 1e-5.
+    fuzz = suite_module("fuzz")
+    assert fuzz.atol_scale(["scaled_2^-24", "noncontiguous"]) == 2.0 ** -24
+    assert fuzz.atol_scale(["scaled_2^-8", "scaled_2^-8"]) == 2.0 ** -16
+    assert fuzz.atol_scale(["scaled_2^24", "shifted_2^10"]) == 1.0  # larger magnitudes: rtol's business
+
+
+FLUSHED = """
+import torch, defects_backend, suite_api
+suite_api.load_suite("fuzz")
+import importlib
+fuzz = importlib.import_module("neuron_conform_suites.fuzz.suite")
+from suitelib.opinfo import runs
+from case_context import Context
+case = runs.Case(fuzz.infos()["atan"], torch.float32, Context(defects_backend, "neuron", 0))
+setting = fuzz.Setting(case, torch.float32, False)
+for scale in (1.0, fuzz.atol_scale(["scaled_2^-24"])):
+    tiny = setting.transforms.apply("scaled_2^-24", setting.samples[0], 0)
+    try:
+        with case.atol_scaled(scale):
+            fuzz._judge(case, setting, 0, ["scaled_2^-24"], tiny, "device", 0)
+        print("pass")
+    except runs.Verdict as verdict:
+        print("fail", verdict.evidence["atol"], verdict.evidence["atol_scaled_by"])
+"""
+
+
+def test_a_kernel_that_flushes_tiny_results_to_zero_fails_only_under_the_scaled_atol():
+    # defects_backend's atan returns 0 below 2^-20: at inputs scaled by 2^-24 its results are ~1e-7
+    # off, inside a fixed atol of 1e-5 (what the fuzzer once judged with), outside the scaled one.
+    # In a process of its own: the planted kernels must not reach this one's other tests.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "harness" / "worker"), str(REPO / "harness" / "tests")])}
+    ran = subprocess.run([sys.executable, "-c", FLUSHED], capture_output=True, text=True, env=env, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    fixed, scaled = ran.stdout.split("\n")[:2]
+    assert fixed == "pass"
+    assert scaled.startswith("fail ") and float(scaled.split()[2]) == 2.0 ** -24, scaled

@@ -188,6 +188,15 @@ def test_gate_exit_codes_baseline_files_and_policies(small_db, tmp_path):
     # the baseline may be a run too
     assert cli("gate", "--baseline", "previous", "--db", str(small_db), "--policy", str(tolerant),
                check=False).returncode == 1
+    # a match whose values are no longer compared is a pass lost, not a pass: a regression
+    cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
+    clone_run(small_db, "20260104-000000-fourth", "2026-01-04T00:00:00.000Z",
+              {"ops/tan/float32/out": "unverified", "ops/add/float32/forward": "error", "ops/abs/float32/out": "fallback"})
+    unverified = cli("gate", *gate, check=False)
+    assert unverified.returncode == 1, unverified.stdout
+    assert "0 case(s) that matched in the baseline fail now, 1 are unverified now" in unverified.stdout
+    assert "ops/tan/float32/out: pass → unverified" in unverified.stdout
+    assert "now unverified (values not compared) (1):" in cli("diff", "previous", "latest", "--db", str(small_db)).stdout
 
 
 def test_gate_bad_baseline_and_policy_exit_3(small_db, tmp_path):

@@ -115,7 +115,8 @@ def test_an_autocast_op_in_the_wrong_dtype_is_caught(planted):
     others = {case: outcome for case, outcome in got.items() if case.endswith("/autocast") and case not in AUTOCAST_CAUGHT
               and SDPA not in case}
     assert len(others) == 6 and set(others.values()) <= {"pass", "fallback"}, others
-    _sdpa_autocast_is_the_backends_precision(got, evidence)
+    for dtype in ("float32", "bfloat16"):  # here SDPA ignores its masks too (the sdpa check's defect)
+        assert got[f"ops/{SDPA}/{dtype}/autocast"] == "fail", evidence[f"ops/{SDPA}/{dtype}/autocast"]
 
 
 def _sdpa_autocast_is_the_backends_precision(got: dict, evidence: dict) -> None:

@@ -85,7 +85,8 @@ def test_a_bad_list_stops_the_run_before_any_case(tmp_path, db):
 
 def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
     lists = write(tmp_path, [
-        {"suite": "ops", "subject": "add", "mode": "xfail", "category": "unsupported_op", "reason": "stale on purpose"},
+        {"suite": "ops", "subject": "add", "mode": "xfail", "category": "unsupported_op", "reason": "stale on purpose",
+         "expect": "error"},
         {"suite": "ops", "subject": "erfinv", "dtype": "float64", "mode": "skip", "category": "dtype",
          "reason": "matches nothing in a float32 run"},
     ])
@@ -96,6 +97,11 @@ def test_skiplist_subcommands_lint_stats_stale_update(tmp_path, db):
     linted = cli("skiplist", "lint", str(bad), check=False)
     assert linted.returncode == 1 and "subject 'not_an_op' names no case of suite 'ops'" in linted.stdout
     assert f"{bad}:3:5:" in linted.stdout
+    # an xfail entry that records no failure would hide any other behind it
+    shapeless = write(tmp_path, [{"suite": "ops", "subject": "add", "mode": "xfail", "category": "precision",
+                                  "reason": "x"}], name="shapeless.json")
+    linted = cli("skiplist", "lint", str(shapeless), check=False)
+    assert linted.returncode == 1 and "an xfail entry without 'expect' accepts any failure" in linted.stdout
 
     cli("run", *slice_of(), "--skiplists", str(lists), "--db", str(db))
     stats = cli("skiplist", "stats", str(lists), "--db", str(db)).stdout

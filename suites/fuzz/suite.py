@@ -97,28 +97,6 @@ def _floats(sample, change: Callable[[torch.Tensor], torch.Tensor]):
     return variant if changed else None
 
 
-def _integer_extremes(sample, pick: int):
-    """Every non-empty integer tensor of the sample (not bool) with its dtype's largest value at
-    every third element and its smallest at the elements after them (which comes first alternates
-    with `pick`); None where there is none. Index tensors become out of range: the CPU refuses
-    them, and the device must too."""
-    changed = []
-
-    def each(t: Any) -> Any:
-        if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.numel() and \
-                not t.is_floating_point() and not t.is_complex() and t.dtype != torch.bool:
-            info = torch.iinfo(t.dtype)
-            low, high = (info.min, info.max) if pick % 2 else (info.max, info.min)
-            flat = t.detach().reshape(-1).clone()
-            flat[0::3] = low
-            flat[1::3] = high
-            changed.append(True)
-            return flat.view(t.shape).clone().requires_grad_(t.requires_grad)
-        return t
-    variant = sample.transform(each)
-    return variant if changed else None
-
-
 def atol_scale(applied: list[str]) -> float:
     """How much the transforms applied shrink the magnitudes an example's results may have: the
     product of the scalings below 1 (scaled_2^-24: 2^-24). The absolute tolerance shrinks with
@@ -178,7 +156,7 @@ class Transforms:
     changes nothing of the sample. Simplest first: Hypothesis shrinks towards the start."""
 
     NAMES = ("noncontiguous", "permuted", "offset", "expanded", "channels_last", "zero_size", "zero_dim",
-             "scaled_2^8", "scaled_2^-8", "scaled_2^24", "scaled_2^-24", "shifted_2^10", "integer_extremes",
+             "scaled_2^8", "scaled_2^-8", "scaled_2^24", "scaled_2^-24", "shifted_2^10",
              "same_tensor_twice", "out_is_input", "argument", "length_33", "length_130")
 
     def __init__(self, case: runs.Case, samples: list, run: Callable[[Any], Any]) -> None:
@@ -201,8 +179,6 @@ class Transforms:
             return _floats(sample, lambda t: t * 2.0 ** power)
         if name == "shifted_2^10":  # a large common offset (where a cancelling kernel loses its digits)
             return _floats(sample, lambda t: t + 1024)
-        if name == "integer_extremes":  # iinfo's min and max among the values (where a kernel overflows)
-            return _integer_extremes(sample, pick)
         if name == "same_tensor_twice":
             made = [(v, apart) for _, v, apart in identity.same_tensor_twice(sample)]
             return self._aliasing_defined(*made[pick % len(made)]) if made else None

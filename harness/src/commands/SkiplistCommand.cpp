@@ -127,6 +127,14 @@ int lint(const SkiplistOptions& o) {
                                 checked.checked, lists.entries.size(),
                                 fmt::join(std::views::keys(listed), ", ")));
   }
+  // A known failure keeps its shape: an xfail entry records the failure it expects, so that a
+  // case failing otherwise is news (xfail_changed), not hidden behind it. Flakiness expects both.
+  for (const Entry& e : lists.entries)
+    if (e.mode == Mode::kXfail && !e.expects_flaky() && !e.expect_outcome && !e.expect_message &&
+        !e.expect_failing_op)
+      lists.problems.push_back(
+          {e.where, "an xfail entry without 'expect' accepts any failure: record the one it expects "
+                    "(its outcome, a message fragment or the failing op)"});
   for (const auto& p : lists.problems) fmt::print("{}\n", p.str());
   for (const auto& n : notes) fmt::print("{}\n", n);
   if (!lists.problems.empty()) {

@@ -307,7 +307,7 @@ class Case(Sides):
         if sample is not None and names_cpu(sample):
             return
         inputs = {d for d in devices_of(call.arguments) if d.type != "cpu"}
-        host_operand = any(t.device.type == "cpu" and t.dim() > 0 for t in call.arguments)  # not a scalar
+        host_operand = any(t.device.type == "cpu" for t in call.arguments)  # a gradient of it lives there
         if len(inputs) > 1 or (inputs and host_operand):
             return  # operands on two devices: ops_devices and the fuzz suite's placements judge those
         if not inputs and "device" not in getattr(sample, "kwargs", {}):
