@@ -211,3 +211,39 @@ def test_identical_results_take_the_fast_path_and_nan_does_not():
     half = torch.zeros(2, dtype=torch.complex32)  # no CPU equal kernel: the full comparison
     assert compare(half, half.clone(), rtol=0, atol=0) == (0.0, 0.0)
     assert compare(torch.tensor([NAN, 1.0]), torch.tensor([NAN, 1.5]), rtol=0, atol=1) == (0.5, 0.5 / 1.5)
+
+
+def test_low_precision_is_judged_against_a_float64_reference_three_ways():
+    # A fixed rtol passes a kernel that loses bits on small values and fails a faithful kernel on an
+    # ill-conditioned input; the device's error measured against the CPU's own at the same dtype does
+    # neither (comparison.three_way: 4 times the CPU's normwise, 8 times at an element).
+    from comparison import Accuracy, three_way
+
+    reference = torch.linspace(-1, 1, 101, dtype=torch.float64) * 1e-4
+    cpu = reference.to(torch.bfloat16)
+    lossy = (reference * 1.05).to(torch.bfloat16)  # 5 % off, every value: within the atol of 1e-5 at this size
+    compare(lossy, cpu, rtol=1.6e-2, atol=1e-5)  # a fixed tolerance takes it
+    with pytest.raises(Mismatch, match="three-way at bfloat16 against a float64 reference"):
+        three_way(lossy, cpu, reference, Accuracy())
+    # ill-conditioned: the CPU itself is far off the reference; a device as far off passes
+    wide = torch.tensor([1000.0, -999.5, 0.5], dtype=torch.float64)
+    cpu_wide, device_wide = torch.tensor([1000.0, -1000.0, 0.0], dtype=torch.bfloat16), \
+        torch.tensor([1000.0, -1000.0, 0.5], dtype=torch.bfloat16)
+    with pytest.raises(Mismatch):
+        compare(device_wide, cpu_wide, rtol=1.6e-2, atol=1e-5)  # 0.5 where the CPU gives 0: rtol fails it
+    accuracy = Accuracy()
+    three_way(device_wide, cpu_wide, wide, accuracy)
+    assert accuracy.judged == 1 and accuracy.reference_dtype == "float64" and accuracy.device_error <= accuracy.cpu_error
+    # where the CPU has NaN or an infinity, the device must have the same
+    with pytest.raises(Mismatch, match="not finite"):
+        three_way(torch.tensor([1.0, 2.0], dtype=torch.bfloat16), torch.tensor([NAN, 2.0], dtype=torch.bfloat16),
+                  torch.tensor([NAN, 2.0], dtype=torch.float64), Accuracy())
+    # through compare(): the reference is asked for only where a low-precision part differs
+    asked = []
+    reference_call = lambda: asked.append(1) or reference  # noqa: E731
+    compare(cpu, cpu, rtol=0, atol=0, reference=reference_call)
+    assert not asked
+    with pytest.raises(Mismatch, match="three-way"):
+        compare(lossy, cpu, rtol=1.6e-2, atol=1e-5, reference=reference_call)
+    assert asked == [1]
+    compare(lossy, cpu, rtol=1.6e-2, atol=1e-5, reference=reference_call, fixed_too=True)  # a reviewed override

@@ -12,6 +12,15 @@ Exactness is owed where the CPU's result is not a floating-point or complex numb
 bool and index outputs (and those parts of a mixed output) are compared exactly, whatever
 tolerance the case's dtype gives its floats (an argmax off by one is wrong at any dtype).
 A mismatch inside a structure names the part that differs (`[1]`, `.arguments[0]`).
+
+Low precision is judged three ways where a reference is given (compare(reference=)): a bfloat16
+or float16 result that is not the CPU's to the bit is measured against the same call at float64
+(the CPU's own result at the dtype too), and the device fails when its error is more than
+NORMWISE_MULTIPLE times the CPU's own normwise (at least half a rounding of the dtype), or more
+than ELEMENTWISE_MULTIPLE times it at any element (at least one rounding at the element's value),
+plus one rounding at the output's largest magnitude (for elements near zero amid large ones) and
+the case's atol where the whole output is near zero (a gradient that sums to zero). A fixed rtol lets a kernel
+that loses most of its bits pass on small values and fails a faithful one on ill-conditioned input.
 """
 
 from __future__ import annotations
@@ -25,6 +34,74 @@ import torch.utils._pytree as pytree
 
 from dispatch_capture import uncounted
 from evidence import dtype_name
+
+
+LOW_PRECISION = frozenset({torch.bfloat16, torch.float16})
+NORMWISE_MULTIPLE = 4.0
+ELEMENTWISE_MULTIPLE = 8.0
+
+
+class Accuracy:
+    """What three-way judging measured: the largest normwise errors against the reference (the
+    device's and the CPU's own, relative to the reference's norm) and how many results it judged."""
+
+    def __init__(self) -> None:
+        self.device_error = self.cpu_error = 0.0
+        self.judged = 0
+        self.reference_dtype = ""
+
+    def add(self, device: float, cpu: float, reference_dtype: torch.dtype) -> None:
+        self.device_error, self.cpu_error = max(self.device_error, device), max(self.cpu_error, cpu)
+        self.judged += 1
+        self.reference_dtype = dtype_name(reference_dtype)
+
+    def evidence(self) -> dict[str, Any]:
+        return {"reference": self.reference_dtype, "results_judged": self.judged,
+                "device_error": self.device_error, "cpu_error": self.cpu_error,
+                "normwise_multiple": NORMWISE_MULTIPLE, "elementwise_multiple": ELEMENTWISE_MULTIPLE}
+
+
+def three_way(actual: torch.Tensor, expected: torch.Tensor, reference: torch.Tensor, accuracy: Accuracy,
+              atol: float = 0.0) -> None:
+    """Raises Mismatch when the device's low-precision result (`actual`) is further from the
+    high-precision `reference` than the module's multiples of the CPU's own (`expected`) allow,
+    `atol` the absolute floor where the output is near zero everywhere (a gradient that sums to
+    zero). Where the CPU or the reference is not finite, the device must give the CPU's value (NaN
+    for NaN, infinities by sign)."""
+    dtype = expected.dtype
+    a, e, r = (t.detach().cpu().resolve_conj().resolve_neg().to(torch.float64) for t in (actual, expected, reference))
+    if a.shape != e.shape:
+        raise Mismatch(f"shape {list(a.shape)} on the device, {list(e.shape)} on the CPU", math.inf, math.inf)
+    finite = torch.isfinite(r) & torch.isfinite(e)
+    outside = ~finite
+    if bool(outside.any()):
+        a_out, e_out = a[outside], e[outside]
+        if not bool(((a_out == e_out) | (a_out.isnan() & e_out.isnan())).all()):
+            raise Mismatch("where the CPU's result or the reference is not finite the device's differs "
+                           f"({int((~((a_out == e_out) | (a_out.isnan() & e_out.isnan()))).sum())} element(s))",
+                           *errors(actual, expected))
+    unit = torch.finfo(dtype).eps / 2  # the dtype's unit roundoff: one correct rounding's error, relative
+    device = (a - r).abs().masked_fill_(outside, 0.0)
+    device = torch.where(torch.isfinite(a) | outside, device, torch.full_like(device, math.inf))
+    cpu = (e - r).abs().masked_fill_(outside, 0.0)
+    magnitude = r.abs().masked_fill_(outside, 0.0)
+    scale = float(magnitude.max()) if magnitude.numel() else 0.0
+    near_zero = atol if scale <= atol else 0.0  # an output near zero everywhere (a gradient summing to zero)
+    bound = ELEMENTWISE_MULTIPLE * torch.maximum(cpu, unit * magnitude) + unit * scale + near_zero
+    norm = float(magnitude.norm())
+    device_norm, cpu_norm = float(device.norm()), float(cpu.norm())
+    normwise_bound = NORMWISE_MULTIPLE * max(cpu_norm, unit / 2 * norm) + near_zero * math.sqrt(device.numel())
+    accuracy.add(device_norm / norm if norm else device_norm, cpu_norm / norm if norm else cpu_norm, reference.dtype)
+    worst = int((device - bound).argmax()) if device.numel() else 0
+    if device.numel() and (bool((device > bound).any()) or device_norm > normwise_bound):
+        index = tuple(int(i) for i in torch.unravel_index(torch.tensor(worst), device.shape)) if device.dim() else ()
+        raise Mismatch(
+            f"three-way at {dtype_name(dtype)} against a {dtype_name(reference.dtype)} reference: the device is "
+            f"{device_norm / norm if norm else device_norm:.3g} off it normwise, the CPU {cpu_norm / norm if norm else cpu_norm:.3g} "
+            f"(at most {NORMWISE_MULTIPLE:g} times the CPU's, {ELEMENTWISE_MULTIPLE:g} times at an element); at index "
+            f"{index} the device is {float(device.flatten()[worst]):.3g} off where the CPU is "
+            f"{float(cpu.flatten()[worst]):.3g} off (allowed {float(bound.flatten()[worst]):.3g})",
+            *errors(actual, expected))
 
 
 # (rtol, atol) for a whole model's output (logits, a loss, gradients) by dtype: the hf suite's and
@@ -167,15 +244,19 @@ _NO_FAST_PATH = {d for d in vars(torch).values() if isinstance(d, torch.dtype)
 
 
 def compare(actual: Any, expected: Any, rtol: float, atol: float, values: bool = True,
-            structure_only: Callable[[str], bool] | None = None) -> tuple[float, float]:
+            structure_only: Callable[[str], bool] | None = None, reference: Callable[[], Any] | None = None,
+            accuracy: Accuracy | None = None, fixed_too: bool = False) -> tuple[float, float]:
     """Raises Mismatch when `actual` (device) differs from `expected` (CPU), pytrees of tensors and
     other values; returns the largest errors. With values=False only structure, shapes and dtypes
     are compared; `structure_only(path)` says so of single parts, by their path (keystr: `[0]`,
-    `.result`), the parts whose values the CPU does not determine (random or uninitialized). The
-    copies back to the CPU are the harness's, not the case's: the dispatcher capture does not
-    count them."""
+    `.result`), the parts whose values the CPU does not determine (random or uninitialized).
+    `reference()` (made at most once, when a low-precision part is not the CPU's to the bit) gives
+    the same call at high precision: such parts are judged three ways (three_way), their errors
+    noted in `accuracy`; with `fixed_too` a part within rtol and atol passes as well (a reviewed
+    tolerance override). The copies back to the CPU are the harness's, not the case's: the
+    dispatcher capture does not count them."""
     with uncounted():
-        return _compared(actual, expected, rtol, atol, values, structure_only)
+        return _compared(actual, expected, rtol, atol, values, structure_only, reference, accuracy, fixed_too)
 
 
 def leaf_paths(tree: Any) -> list[str]:
@@ -184,12 +265,14 @@ def leaf_paths(tree: Any) -> list[str]:
 
 
 def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool,
-              structure_only: Callable[[str], bool] | None) -> tuple[float, float]:
+              structure_only: Callable[[str], bool] | None, reference: Callable[[], Any] | None = None,
+              accuracy: Accuracy | None = None, fixed_too: bool = False) -> tuple[float, float]:
     a_leaves, a_spec = pytree.tree_flatten(actual)
     e_leaves, e_spec = pytree.tree_flatten(expected)
     if a_spec != e_spec:
         raise Mismatch(f"output structure differs: {a_spec} vs {e_spec}", math.inf, math.inf)
     paths = leaf_paths(expected) if structure_only else None  # else made when a message needs them
+    references: list[Any] | None = None  # reference()'s leaves, once asked for
     max_abs = max_rel = 0.0
     for i, (a, e) in enumerate(zip(a_leaves, e_leaves)):
         if isinstance(a, torch.Tensor) != isinstance(e, torch.Tensor):
@@ -210,6 +293,17 @@ def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool
             continue  # the common case (the device ran the CPU's kernel): no mismatch, errors 0
         abs_err, rel_err = errors(a, e)
         max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
+        if reference is not None and e.dtype in LOW_PRECISION and not _within_one_step(a, e):
+            if references is None:
+                references = _reference_leaves(reference, e_spec)
+            r = references[i] if i < len(references) else None
+            if isinstance(r, torch.Tensor) and r.is_floating_point() and r.shape == e.shape:
+                try:
+                    three_way(a, e, r, accuracy if accuracy is not None else Accuracy(), atol)
+                    continue
+                except Mismatch as judged:
+                    if not fixed_too:
+                        raise Mismatch(f"{_named(expected, i, paths)}{judged}", judged.max_abs, judged.max_rel) from None
         exact = not (e.dtype.is_floating_point or e.dtype.is_complex)  # integers, bools, indices
         try:
             torch.testing.assert_close(a, e, rtol=0 if exact else rtol, atol=0 if exact else atol, equal_nan=True,
@@ -217,6 +311,26 @@ def _compared(actual: Any, expected: Any, rtol: float, atol: float, values: bool
         except AssertionError as exc:
             raise Mismatch(f"{_named(expected, i, paths)}{'(compared exactly) ' if exact else ''}{exc}", abs_err, rel_err) from None
     return max_abs, max_rel
+
+
+def _within_one_step(a: torch.Tensor, e: torch.Tensor) -> bool:
+    """Whether the device's result is within one step of the dtype of the CPU's at every element
+    (non-finite values equal): then its error against any reference is at most the CPU's plus
+    one step, within three_way's bounds, and the reference need not be made."""
+    eps = torch.finfo(e.dtype).eps
+    a64, e64 = a.to(torch.float64), e.to(torch.float64)
+    close = ((a64 - e64).abs() <= eps * e64.abs()) | (a64 == e64) | (a64.isnan() & e64.isnan())
+    return bool(close.all())
+
+
+def _reference_leaves(reference: Callable[[], Any], spec: Any) -> list[Any]:
+    """The leaves of reference() where it has the result's structure; none where it has another
+    or cannot be made (the call at high precision raises): then the fixed tolerance judges."""
+    try:
+        leaves, reference_spec = pytree.tree_flatten(reference())
+    except Exception:  # noqa: BLE001 - no reference: rtol and atol decide
+        return []
+    return leaves if reference_spec == spec else []
 
 
 def _named(tree: Any, index: int, paths: list[str] | None) -> str:

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 import torch
 import torch.utils._python_dispatch
 
-from comparison import Mismatch, compare, differing_parts, leaf_paths, own_copy
+from comparison import Accuracy, Mismatch, compare, differing_parts, leaf_paths, own_copy
 from dispatch_capture import uncounted
 from evidence import exception_evidence
 from vocabulary import Outcome
@@ -62,12 +62,14 @@ class Sides:
 
     quiet = False  # silence warnings on both sides (a suite that compares warnings must not)
     values_suspect = False  # whether compare() asks the CPU to reproduce its result before comparing
+    tolerance_overridden = False  # a reviewed rtol/atol that passes a low-precision result too
 
     def __init__(self, ctx, rtol: float, atol: float) -> None:
         self.ctx, self.rtol, self.atol = ctx, rtol, atol
         self.max_abs = self.max_rel = 0.0
         self.first_cpu_error = ""
         self.values_not_compared: list[dict[str, Any]] = []  # where compare() could not compare values
+        self.accuracy = Accuracy()  # what three-way judging of low precision measured (comparison.py)
         self.where: dict[str, Any] = {}  # where the case is (input, step, ...): part of every verdict
 
     def _seeded(self, run: Callable[..., Any], args: tuple, value: int | None = None) -> Any:
@@ -109,20 +111,24 @@ class Sides:
         return rerun
 
     def compare(self, actual: Any, expected: Any, where: dict[str, Any] | None = None, *,
-                values: bool = True, again: Callable[[], Any] | None = None) -> None:
+                values: bool = True, again: Callable[[], Any] | None = None,
+                reference: Callable[[], Any] | None = None) -> None:
         """A `fail` Verdict with the errors and where the case is when the device's result
         differs; the message starts with what was compared when `where` names it (`compared`).
         Given `again` (Sides.again), the parts of the result the CPU does not reproduce are
         compared without their values, and noted (values_not_compared): asked first where
         `values_suspect` (upstream does not compare the op's values: the verdict must not depend
         on whether arbitrary bytes happen to agree), else only where the device differs. Without
-        `again`, the values of a suspect op that differ go uncompared, and are noted as such."""
+        `again`, the values of a suspect op that differ go uncompared, and are noted as such.
+        Given `reference` (the call at high precision), low-precision parts are judged three ways
+        (comparison.three_way)."""
         where = {**self.where, **(where or {})}
         ask = values and again is not None
         undetermined = self._undetermined(expected, again) if ask and self.values_suspect else set()
+        judged = {"reference": reference, "accuracy": self.accuracy, "fixed_too": self.tolerance_overridden}
         try:
             abs_err, rel_err = compare(actual, expected, self.rtol, self.atol, values=values,
-                                       structure_only=undetermined.__contains__ if undetermined else None)
+                                       structure_only=undetermined.__contains__ if undetermined else None, **judged)
         except Mismatch as mismatch:
             if undetermined or not values:
                 raise self._failed(mismatch, where) from None
@@ -136,7 +142,7 @@ class Sides:
                 raise self._failed(mismatch, where) from None
             try:
                 abs_err, rel_err = compare(actual, expected, self.rtol, self.atol,
-                                           structure_only=undetermined.__contains__)
+                                           structure_only=undetermined.__contains__, **judged)
             except Mismatch as still:
                 raise self._failed(still, where) from None
         if undetermined:

@@ -25,7 +25,7 @@ from torch.testing._internal.opinfo.core import SampleInput
 from suitelib import info_decorators
 from suitelib import opinfo
 import suite_api
-from comparison import Mismatch, compare, devices_of, own_copy, to_device
+from comparison import LOW_PRECISION, Mismatch, compare, devices_of, own_copy, to_device
 from dispatch_capture import uncounted
 from evidence import describe_call, dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict, uninitialized_memory_poisoned  # noqa: F401 (the suites' name)
@@ -171,12 +171,12 @@ def _differentiable(tensors) -> list[torch.Tensor]:
     return [t for t in tensors if isinstance(t, torch.Tensor) and t.requires_grad]
 
 
-def grad_weights(output: torch.Tensor, index: int) -> torch.Tensor:
-    """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, float32, on its device, a
-    tensor of the caller's own: the same on both sides, and drawn from a generator of their own
+def grad_weights(output: torch.Tensor, index: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+    """Fixed pseudo-random weights in [0.5, 1.5) of the output's shape, of `dtype`, on its device,
+    a tensor of the caller's own: the same on both sides, and drawn from a generator of their own
     (the case's seeded ones are left alone)."""
-    with uncounted():  # the harness's weights: their copy to the device is no op of the case's
-        return _weights(tuple(output.shape), index).to(output.device, copy=True)
+    with uncounted():  # the harness's weights: their cast and copy to the device are no ops of the case's
+        return _weights(tuple(output.shape), index).to(output.device, dtype=dtype, copy=True)
 
 
 @functools.lru_cache(maxsize=64)
@@ -196,6 +196,12 @@ def backward(op, sample, weighted: bool = False):
     outputs = _differentiable(pytree.tree_leaves(forward(op, sample)))
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
+    if weighted and not any(o.is_complex() for o in outputs):
+        # The gradients the weighted sum's own backward would hand the op (the weights, cast to each
+        # output's dtype), handed to it directly: the sum, products and casts that make the loss
+        # are the harness's, and would be counted as the case's ops on the device.
+        return torch.autograd.grad(outputs, inputs, [grad_weights(o, i, o.dtype) for i, o in enumerate(outputs)],
+                                   allow_unused=True)
     terms = [o.to(torch.float32) if not o.is_complex() else o.abs() for o in outputs]
     if weighted:
         terms = [t * grad_weights(t, i) for i, t in enumerate(terms)]
@@ -211,7 +217,8 @@ def backward_from(op, sample, lay: Callable[[torch.Tensor], torch.Tensor]):
     outputs = _differentiable(pytree.tree_leaves(forward(op, sample)))
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
-    grads = [lay(grad_weights(o, i).to(o.dtype)) for i, o in enumerate(outputs)]
+    with uncounted():  # the incoming gradients, laid out: the harness's
+        grads = [lay(grad_weights(o, i, o.dtype)) for i, o in enumerate(outputs)]
     return torch.autograd.grad(outputs, inputs, grads, allow_unused=True)
 
 
@@ -243,6 +250,7 @@ class Case(Sides):
         self.op, self.dtype = op, dtype
         self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
         self.values_suspect = values_not_comparable(op, dtype) is not None
+        self.tolerance_overridden = source != info_decorators.DEFAULT_SOURCE
         self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
         self.errors_matched = self.errors_not_raised_on_cpu = 0  # alike(): inputs the CPU refuses
         self.edge_variants = 0
@@ -262,8 +270,9 @@ class Case(Sides):
         if dtype not in self._judged_at:
             self._judged_at[dtype] = (*tolerance(self.op, dtype), values_not_comparable(self.op, dtype) is not None)
         rtol, atol, source, suspect = self._judged_at[dtype]
-        own = self.dtype, self.rtol, self.atol, self.values_suspect
+        own = self.dtype, self.rtol, self.atol, self.values_suspect, self.tolerance_overridden
         self.dtype, self.rtol, self.atol, self.values_suspect = dtype, rtol, atol, suspect
+        self.tolerance_overridden = source != info_decorators.DEFAULT_SOURCE
         try:
             yield
         except Verdict as verdict:
@@ -271,7 +280,7 @@ class Case(Sides):
                 verdict.evidence.setdefault(key, value)  # an atol scaled inside (atol_scaled) stays
             raise
         finally:
-            self.dtype, self.rtol, self.atol, self.values_suspect = own
+            self.dtype, self.rtol, self.atol, self.values_suspect, self.tolerance_overridden = own
 
     @contextlib.contextmanager
     def atol_scaled(self, factor: float) -> Iterator[None]:
@@ -291,11 +300,11 @@ class Case(Sides):
             self.atol = own
 
     def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True,
-                again: Callable[[], Any] | None = None) -> None:
+                again: Callable[[], Any] | None = None, reference: Callable[[], Any] | None = None) -> None:
         """Sides.compare, after checking that a Call's result is where its inputs are."""
         if isinstance(actual, Call):
             self.outputs_where_inputs(actual, where)
-        super().compare(actual, expected, where, values=values, again=again)
+        super().compare(actual, expected, where, values=values, again=again, reference=reference)
 
     def outputs_where_inputs(self, call: Call, where: dict[str, Any]) -> None:
         """Every tensor of the call's result on the device its inputs are on, type and index (a
@@ -322,7 +331,7 @@ class Case(Sides):
         return Verdict(Outcome.FAIL, {"message": message, **where})
 
     def against(self, actual, expected, where: dict[str, Any], own: Callable[[], Any],
-                again: Callable[[], Any] | None = None) -> bool:
+                again: Callable[[], Any] | None = None, reference: Callable[[], Any] | None = None) -> bool:
         """Compares a variant's device result with `expected`, the CPU's result for the sample the
         variant was made from. When they differ, `own()` runs the variant itself on the CPU: if
         the CPU's own result differs from `expected` too (an op whose result depends on the
@@ -332,7 +341,7 @@ class Case(Sides):
         CPU does not reproduce are compared without values. Raises Verdict when the device is
         wrong."""
         try:
-            self.compare(actual, expected, where)
+            self.compare(actual, expected, where, reference=reference)
             return True
         except Verdict as verdict:
             try:
@@ -343,11 +352,12 @@ class Case(Sides):
             try:
                 compare(mine, expected, self.rtol, self.atol)
             except Mismatch:
-                self.compare(actual, mine, where, again=again)
+                self.compare(actual, mine, where, again=again, reference=reference)
                 return True
             if again is None:
                 raise verdict from None
-            self.compare(actual, expected, where, again=again)  # random or uninitialized parts, or the verdict
+            # random or uninitialized parts, or the verdict
+            self.compare(actual, expected, where, again=again, reference=reference)
             return True
 
     # a sample and its variants against one CPU reference
@@ -369,12 +379,28 @@ class Case(Sides):
                     self.variants_without_reference += 1
                     continue
                 raise
-            again = self.again(run, variant)
+            again, precise = self.again(run, variant), self.precise(run, variant)
             if variant is reference:
-                self.compare(actual, expected, where, again=again)
-            elif not self.against(actual, expected, where, lambda: self.cpu(run, variant), again):
+                self.compare(actual, expected, where, again=again, reference=precise)
+            elif not self.against(actual, expected, where, lambda: self.cpu(run, variant), again, precise):
                 continue
             self.variants_compared += 1
+
+    def precise(self, run: Callable[[Any], Any], variant) -> Callable[[], Any] | None:
+        """For a low-precision case, `run` on the CPU with the variant's tensors of the case's
+        dtype at float64 (float32 where the OpInfo has no float64 on the CPU): the reference that
+        three-way judging measures both sides' errors against. None at other dtypes."""
+        if self.dtype not in LOW_PRECISION:
+            return None
+        high = torch.float64 if torch.float64 in self.op.supported_dtypes("cpu") else torch.float32
+        low = self.dtype
+
+        def made() -> Any:
+            with uncounted():
+                raised = variant.transform(lambda t: t.detach().to(high).requires_grad_(t.requires_grad)
+                                           if isinstance(t, torch.Tensor) and t.dtype == low else t)
+                return self._seeded(run, (own_copy(raised),))
+        return made
 
     def refused(self, run: Callable[[Any], Any], index: int, name: str, variant, refusal: NoReference) -> None:
         """A variant the CPU refuses (`refusal`): the device must refuse it too, with an error of
@@ -434,7 +460,8 @@ class Case(Sides):
                 actual = self.device(lambda s: run(on_device(s, placed, self.op)), variant, where=where)
                 if device is not None:
                     self.outputs_on(actual, device, variant, where)
-                self.compare(actual, expected, where, again=self.again(run, variant))
+                self.compare(actual, expected, where, again=self.again(run, variant),
+                             reference=self.precise(run, variant))
                 self.variants_compared += 1
             return False
         cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
@@ -467,6 +494,8 @@ class Case(Sides):
             self.evidence["edge_variants"] = self.edge_variants
         if self.layouts:
             self.evidence["layouts"] = sorted(self.layouts)
+        if self.accuracy.judged:
+            self.evidence["accuracy"] = self.accuracy.evidence()
         if self.vacuous:
             self.evidence["not_applicable"] = self.vacuous
             return Outcome.PASS, self.evidence
@@ -480,6 +509,8 @@ class Case(Sides):
             evidence["first_failing_sample"] = evidence.get("sample_index")
         self.evidence.update(evidence)
         self.evidence["inputs_compared"] = self.compared
+        if self.accuracy.judged:
+            self.evidence["accuracy"] = self.accuracy.evidence()
         return verdict.outcome, self.evidence
 
 
