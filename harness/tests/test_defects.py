@@ -146,12 +146,13 @@ def test_a_kernel_that_leaks_device_memory_fails_every_case_that_calls_it(db):
 # integer output within a float tolerance, an input the op writes behind the caller's back, an
 # output left on the host. Each is caught by the forward check's first sample; the ops beside
 # them (the same check, no defect) still match.
-JUDGED = ["--ops", "^(nn.functional.embedding|sort|cos|cosh|abs|hypot|div.no_rounding_mode|add)$",
+JUDGED = ["--ops", "^(nn.functional.embedding|sort|cos|cosh|abs|hypot|div.no_rounding_mode|add|log2)$",
           "--dtypes", "float32,bfloat16", "--checks", "forward,inplace", "--no-skiplists", "--reruns", "0", "--timeout", "300", "-j", "2"]
 JUDGE_CAUGHT = {
     # case: (variant, property or None, what the message names)
-    **{f"ops/nn.functional.embedding/{dtype}/forward": ("sample", None, "Tensor-likes are not close")
-       for dtype in ("float32", "bfloat16")},  # upstream skips comparing embedding's values
+    # upstream skips comparing embedding's values (at bfloat16 judged three ways: the wrong rows are far off)
+    "ops/nn.functional.embedding/float32/forward": ("sample", None, "Tensor-likes are not close"),
+    "ops/nn.functional.embedding/bfloat16/forward": ("sample", None, "three-way at bfloat16"),
     "ops/sort/bfloat16/forward": ("sample", None, "(compared exactly)"),  # an index off by one, at 63 and above
     **{f"ops/cos/{dtype}/forward": ("sample", None, ".arguments[0]") for dtype in ("float32", "bfloat16")},
     **{f"ops/cosh/{dtype}/forward": ("sample", "outputs on the inputs' device", "cpu")  # a host tensor
@@ -162,6 +163,8 @@ JUDGE_CAUGHT = {
        for dtype in ("float32", "bfloat16")},
     **{f"ops/div.no_rounding_mode/{dtype}/inplace": ("inplace_expanded", "raises", "the device returned a result")
        for dtype in ("float32", "bfloat16")},
+    # 1.2 % off at bfloat16: judged against a float64 reference, several times the CPU's own error
+    "ops/log2/bfloat16/forward": ("sample", None, "three-way at bfloat16 against a float64 reference"),
 }
 
 
@@ -171,6 +174,8 @@ def test_what_the_judge_once_skipped_is_compared(db):
     for case, (variant, prop, named) in JUDGE_CAUGHT.items():
         found = evidence[case]
         assert got[case] == "fail", (case, got[case], found)
+        if "three-way" in named:  # the device's error and the CPU's own, against the reference
+            assert found["accuracy"]["device_error"] > 2 * found["accuracy"]["cpu_error"], found
         assert found["variant"] == variant and named in found["message"], (case, found)
         if prop:
             assert found["property"] == prop, (case, found)

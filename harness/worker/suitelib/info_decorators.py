@@ -32,14 +32,11 @@ def decorations(info, dtype: torch.dtype, test_class: str, tests: Iterable[str],
                 yield inner, where
 
 
-DEFAULT_SOURCE = "torch.testing default"  # no override: what Case.tolerance_overridden tells apart
-
-
 def tolerance(decorators: Iterable[tuple[Any, str]], dtype: torch.dtype, kind: str) -> tuple[float, float, str]:
     """(rtol, atol, source): torch.testing's defaults for `dtype`, then the last toleranceOverride
     or precisionOverride among `decorators` that names it; `kind` (OpInfo, ...) names the source."""
     rtol, atol = default_tolerances(torch.empty(0, dtype=dtype))
-    source = DEFAULT_SOURCE
+    source = "torch.testing default"
     for decorator, where in decorators:
         if isinstance(decorator, toleranceOverride) and dtype in decorator.d:
             atol, rtol = decorator.d[dtype].atol, decorator.d[dtype].rtol
