@@ -47,8 +47,8 @@ RunEvidence index_run(Store& store, const std::string& run_id) {
       for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].fallback.push_back(r.case_id);
     }
     if (r.outcome == Outcome::kUnverified) {
-      for (const auto& [op, _] : r.native_ops) ev.ops[op][id.dtype].unverified.push_back(r.case_id);
-      for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].unverified.push_back(r.case_id);
+      for (const auto* ops : {&r.native_ops, &r.fallback_ops})
+        for (const auto& [op, _] : *ops) ev.ops[op][id.dtype].unverified.push_back(r.case_id);
     }
     // The worker records the op an error names (harness/worker/evidence.py).
     if ((r.outcome == Outcome::kError || r.outcome == Outcome::kXfail) &&

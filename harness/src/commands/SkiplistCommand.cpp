@@ -132,9 +132,10 @@ int lint(const SkiplistOptions& o) {
   for (const Entry& e : lists.entries)
     if (e.mode == Mode::kXfail && !e.expects_flaky() && !e.expect_outcome && !e.expect_message &&
         !e.expect_failing_op)
-      lists.problems.push_back(
-          {e.where, "an xfail entry without 'expect' accepts any failure: record the one it expects "
-                    "(its outcome, a message fragment or the failing op)"});
+      lists.problems.push_back({e.where,
+                                "an xfail entry without 'expect' accepts any failure: record the "
+                                "one it expects (its outcome, a message fragment or the failing "
+                                "op)"});
   for (const auto& p : lists.problems) fmt::print("{}\n", p.str());
   for (const auto& n : notes) fmt::print("{}\n", n);
   if (!lists.problems.empty()) {
