@@ -106,7 +106,7 @@ class Sides:
         inputs do not determine comes out different. A plain rerun often gets the first run's
         freed blocks back, garbage and all, and agrees by chance."""
         def rerun(poisoned: bool = True) -> Any:
-            with uncounted(), uninitialized_memory_poisoned() if poisoned else heap_zeroed(), reseeded_by(1):
+            with uncounted(), uninitialized_memory_poisoned() if poisoned else empty_zeroed(), reseeded_by(1):
                 return self._seeded(run, tuple(own_copy(a) for a in args), self.ctx.seed + 1)
         return rerun
 
@@ -153,7 +153,7 @@ class Sides:
     def _undetermined(self, expected: Any, again: Callable[..., Any]) -> set[str]:
         """The parts of `expected` the CPU's second run (`again`) does not reproduce. For an op
         upstream does not compare (values_suspect), a third run whose empty* factories hand out
-        zeros where the poisoned run agreed (heap_zeroed)."""
+        zeros where the poisoned run agreed (empty_zeroed)."""
         try:
             differing = differing_parts(expected, again(), self.rtol, self.atol)
             if not differing and self.values_suspect:
@@ -220,18 +220,19 @@ class _EmptyZeroed(torch.utils._python_dispatch.TorchDispatchMode):
     """The empty* factories return zeros: what uninitialized_memory_poisoned fills with the
     largest value, True, reads 0, False here."""
 
-    FACTORIES = frozenset({"empty.memory_format", "empty_strided.default", "empty_like.default",
-                           "new_empty.default", "new_empty_strided.default", "empty_permuted.default"})
+    FACTORIES = frozenset({torch.ops.aten.empty.memory_format, torch.ops.aten.empty_strided.default,
+                           torch.ops.aten.empty_like.default, torch.ops.aten.new_empty.default,
+                           torch.ops.aten.new_empty_strided.default, torch.ops.aten.empty_permuted.default})
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        if f"{func.overloadpacket.__name__}.{func._overloadname}" in self.FACTORIES and isinstance(out, torch.Tensor):
+        if func in self.FACTORIES and isinstance(out, torch.Tensor):
             out.zero_()
         return out
 
 
 @contextlib.contextmanager
-def heap_zeroed() -> Iterator[None]:
+def empty_zeroed() -> Iterator[None]:
     """The empty* factories hand out zeros meanwhile (a bool or integer in uninitialized memory
     poisons to True or its largest value, which the first run's garbage may hold too)."""
     with _EmptyZeroed():

@@ -8,7 +8,7 @@ sentinel (never NaN: a kernel that writes NaN over the whole span must not compa
 storage offset with sentinels before it and after its end, as an interleaved view, transposed, and
 expanded (a stride of 0: its elements share memory, which the CPU refuses to write in place; the
 device must refuse it too, with an error of the same type; where the CPU takes it, the last write
-wins in an order PyTorch does not define, and nothing is compared).
+wins in an order PyTorch does not define, and nothing is compared: evidence `views_not_compared`).
 The whole storage is compared: what the op wrote through the view, and every sentinel untouched.
 """
 
@@ -151,9 +151,13 @@ def _through_view(case: runs.Case, call, index: int, kind: str, variant) -> None
     # Where the CPU takes an expanded self, the last write wins, in an order PyTorch does not
     # define: only its refusal is judged (the device must refuse alike), not what it writes.
     if case.alike(whole, index, f"inplace_{kind}", variant, compare_accepted=kind != "expanded"):
-        refused = case.evidence.setdefault("views_refused", [])  # by the CPU, and the device with it
-        if kind not in refused:
-            refused.append(kind)
+        seen = case.evidence.setdefault("views_refused", [])  # by the CPU, and the device with it
+    elif kind == "expanded":  # taken by the CPU: what either side wrote was not compared, and says so
+        seen = case.evidence.setdefault("views_not_compared", [])
+    else:
+        return
+    if kind not in seen:
+        seen.append(kind)
 
 
 @suite_api.check("inplace", DESCRIPTION, applies=applies)

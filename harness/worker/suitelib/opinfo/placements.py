@@ -107,6 +107,7 @@ def mixed_call(case, run, variant, expected, may_take: bool, where: dict[str, An
                         f"where CUDA raises a RuntimeError", {**where, "property": "error type"}) from None
     if isinstance(actual, runs.Call):  # the moved operand is a copy: what the call wrote there is no argument's
         actual, expected = actual.result, expected.result
+        case.evidence["arguments_not_compared"] = "operands on two devices: the moved operand is a copy"
     if not may_take:
         placed = sorted({str(t.device) for t in outputs(actual)})
         raise case.fail(f"the device computed a result (on {', '.join(placed) or 'no tensor'}) from operands on two "
