@@ -425,7 +425,8 @@ Command add_skiplist_command(CLI::App& cli) {
       "lint",
       "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, "
       "subjects that name no case of the suites their entries name (each listed once), duplicate "
-      "and shadowed entries; exit 1 on any. Without paths: the lists the backend ships and every "
+      "and shadowed entries, xfail entries that record no expected failure ('expect'); exit 1 on "
+      "any. Without paths: the lists the backend ships and every "
       "suite's own (<suite>/not_runnable.json)");
   add_paths(lint_cmd);
   lint_cmd->add_option(
@@ -442,14 +443,17 @@ Command add_skiplist_command(CLI::App& cli) {
   add_run(stats_cmd);
   auto* stale_cmd = cmd->add_subcommand(
       "stale",
-      "Entries whose cases all passed (xpass) or that matched nothing, and entries that are the "
+      "Entries whose cases all passed (xpass) or that matched nothing, entries whose recorded "
+      "failure no longer matches (xfail_changed), and entries that are the "
       "harness's rather than the backend's (every case they expected to fail failed in the "
       "harness or the CPU reference, evidence `where: harness`): exit 1 when there is any");
   add_paths(stale_cmd);
   add_run(stale_cmd);
   auto* update_cmd = cmd->add_subcommand("update",
-                                         "Write a proposal (remove stale entries, add entries for "
-                                         "new failures) for review; edits nothing");
+                                         "Write a proposal (remove stale entries, review those "
+                                         "whose recorded failure changed, add entries for new "
+                                         "failures, each with the failure it expects) for review; "
+                                         "edits nothing");
   add_paths(update_cmd);
   add_run(update_cmd);
   update_cmd->add_option("-o,--output", o->output, "Proposal file")->capture_default_str();
