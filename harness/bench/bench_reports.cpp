@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
     std::vector<conform::CaseResult> results;
     for (std::size_t i = 0; i < cases.size(); ++i) {
       conform::CaseResult r{
-          cases[i].str(), outcomes[state[i]], 0.01 * (i % 7), fail_evidence, {}, {}};
+          cases[i].str(), outcomes[state[i]], 0.01 * (i % 7), fail_evidence, {}, {}, {}};
       if (r.outcome != Outcome::kFail) r.evidence = pass_evidence;
       (r.outcome == Outcome::kFallback ? r.fallback_ops
                                        : r.native_ops)["aten::" + cases[i].subject] = 1;

@@ -81,10 +81,14 @@ test_fuzz_suite.py (the harness testing itself).
   takes_overlap    aten::div_.Tensor                  writes into a self whose elements   inplace (inplace_
                                                       share memory (the last write wins)  expanded: raises)
                                                       where the CPU refuses
+  computes_on_host aten::erf                          right values, computed on the host  every case (host_only:
+                                                      (a device kernel that copies its    the capture sees the
+                                                      input to the CPU and back)          copy inside the kernel)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
-device tensors, but leaks_memory's, which calls the backend's own floor.out. Everything else is
+device tensors, but leaks_memory's, which calls the backend's own floor.out: so each is also a
+kernel that computes on the host, and a case it matches in is host_only, never a pass. Everything else is
 torch_neuronsim, including its op tracking API.
 """
 
@@ -345,6 +349,10 @@ def _flushes_tiny_atan(self):
     return torch.where(result.abs() < 2.0 ** -20, torch.zeros_like(result), result).to(self.device)
 
 
+def _computes_on_host_erf(self):
+    return torch.erf(self.cpu()).to(self.device)  # right, but never on the device
+
+
 def _takes_overlap_div_(self, other):
     result = torch.div(self.cpu(), _cpu(other)).to(self.device)
     target = self
@@ -412,6 +420,7 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "takes_overlap": {"div_.Tensor": _takes_overlap_div_},
     "flushes_tiny": {"atan": _flushes_tiny_atan},
     "loses_bits": {"log2": _loses_bits_log2},
+    "computes_on_host": {"erf": _computes_on_host_erf},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

@@ -2,7 +2,9 @@
 defects_backend.py plants one per class), names the variant that caught it, and passes the real
 backend on the same slice."""
 
-from conform_cli import EVERY_RUN, cli, evidences, outcomes, run_record
+import json
+
+from conform_cli import EVERY_RUN, cli, evidences, outcomes, results, run_record
 
 # Every planted op at float32, with every check that has a variant catching one of the classes,
 # plus ops with no defect: a check must catch its class, not flag every op.
@@ -62,6 +64,16 @@ CAUGHT = {
 }
 
 
+def assert_matched_but_planted(db, others: dict[str, str]) -> None:
+    """The cases no defect showed in matched: natively, through the fallback, or host-only where a
+    planted kernel (each computes on the host) ran, and the capture named it."""
+    found = results(db, EVERY_RUN)
+    wrong = {case: (outcome, found[case]["evidence"].get("message", "")[:200]) for case, outcome in others.items()
+             if outcome not in ("pass", "fallback", "host_only")
+             or outcome == "host_only" and not found[case]["host_only_ops"]}
+    assert others and not wrong, wrong
+
+
 def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
     got, evidence = run_slices(db, "--backend-module", "defects_backend"), evidences(db)
     for case, (outcome, variant, prop) in CAUGHT.items():
@@ -84,10 +96,7 @@ def test_each_planted_defect_is_caught_by_the_variant_for_its_class(db):
     assert evidence["ops/mm/float32/errors"]["change"].endswith("+ 1")
     assert evidence["ops/index_select/float32/errors"]["change"].startswith("index ")
     # Everything not planted still matches: the checks flag the defects, not the ops
-    others = {case: outcome for case, outcome in got.items() if case not in CAUGHT}
-    assert others and set(others.values()) <= {"pass", "fallback"}, {
-        case: (outcome, evidence[case].get("message", "")[:200]) for case, outcome in others.items()
-        if outcome not in ("pass", "fallback")}
+    assert_matched_but_planted(db, {case: outcome for case, outcome in got.items() if case not in CAUGHT})
 
 
 def test_the_same_slice_passes_on_the_real_backend(db):
@@ -180,9 +189,59 @@ def test_what_the_judge_once_skipped_is_compared(db):
         if prop:
             assert found["property"] == prop, (case, found)
     # sort at float32 is right (the planted kernel is wrong at bfloat16 only); the rest has no defect
-    others = {case: outcome for case, outcome in got.items() if case not in JUDGE_CAUGHT}
-    assert others and set(others.values()) <= {"pass", "fallback"}, {
-        case: (outcome, evidence[case].get("message", "")[:200]) for case, outcome in others.items()
-        if outcome not in ("pass", "fallback")}
+    assert_matched_but_planted(db, {case: outcome for case, outcome in got.items() if case not in JUDGE_CAUGHT})
     cli("run", *JUDGED, "--db", str(db))  # the real backend: the same cases match
     assert set(outcomes(db).values()) <= {"pass", "fallback"}, outcomes(db)
+
+
+def test_a_kernel_that_computes_on_the_host_is_host_only_in_every_report(db, tmp_path):
+    """erf's planted kernel is right, but copies its input to the host and computes there: each
+    case calling it matches host-only (never a pass), and the coverage report, the API table and
+    check-model say so, apart from native and fallback; the same slice on the real backend passes."""
+    # forward only: erf's backward calls neg, whose planted kernel ignores strides
+    common = ("--ops", "^(erf|abs)$", "--dtypes", "float32", "--checks", "forward", "--no-skiplists",
+              "--reruns", "0", "--db", str(db))
+    cli("run", *common, "--backend-module", "defects_backend")
+    got = results(db)
+    erf = got["ops/erf/float32/forward"]
+    assert erf["outcome"] == "host_only" and set(erf["host_only_ops"]) == {"aten::erf"}, erf
+    assert "aten::erf" not in erf["native_ops"] and not erf["fallback_ops"], erf
+    assert got["ops/abs/float32/forward"]["outcome"] == "pass"
+
+    cli("report", "--db", str(db), "--out", str(tmp_path / "report"))
+    coverage = json.loads((tmp_path / "report" / "coverage.json").read_text())
+    assert coverage["headline"]["outcomes"]["host_only"] == 1
+    assert "1 match with a kernel of the backend that computed on the host" in coverage["headline"]["text"]
+    subject = next(s for s in coverage["subjects"] if s["name"] == "erf")
+    assert subject["status"] == "host_only" and subject["verdict"] == "matches, host-only"
+    assert subject["host_only_ops"] == ["aten::erf"] and "aten::erf (host-only)" in subject["blockers"]
+    aten = next(a for a in coverage["aten"] if a["op"] == "aten::erf")
+    assert aten["cases_host_only"] == 1 and aten["cases_native"] == 0
+
+    cli("api-compat", "--db", str(db), "--out", str(tmp_path / "api"))
+    table = json.loads((tmp_path / "api" / "torch_api_compatibility.json").read_text())
+    rows = {e["name"]: e for s in table["sections"] for e in s["entries"]}
+    assert rows["torch.erf"]["eager"]["status"] == "HOST_ONLY", rows["torch.erf"]
+    assert rows["torch.erf"]["eager"]["host_only_ops"] == ["aten::erf (float32)"]
+    assert rows["torch.abs"]["eager"]["status"] == "Y"
+
+    script = tmp_path / "model.py"
+    script.write_text("import torch\n"
+                      "def build():\n"
+                      "    return torch.nn.Sequential(torch.nn.Linear(4, 4)), (torch.randn(2, 4),)\n"
+                      "def erf_model():\n"
+                      "    class Erf(torch.nn.Module):\n"
+                      "        def forward(self, x):\n"
+                      "            return torch.erf(x).abs()\n"
+                      "    return Erf(), (torch.randn(2, 4),)\n")
+    checked = cli("check-model", "--script", f"{script}:erf_model", "--probe", "--backend-module", "defects_backend",
+                  "--db", str(db), "--json", check=False)
+    assert checked.returncode == 1, checked.stdout[-2000:] + checked.stderr
+    verdict = json.loads(checked.stdout)
+    ops = {o["op"]: o["verdict"] for o in verdict["ops"]}
+    assert ops["aten::erf"] == "host_only" and ops["aten::abs"] == "native", ops
+    assert "computes on the host (host-only): aten::erf" in verdict["verdict"]
+    assert verdict["counts"]["host_only"] == 1 and "aten::erf" in verdict["probe"]["host_only_ops"]
+
+    cli("run", *common)  # the real backend: the same cases pass
+    assert set(outcomes(db).values()) == {"pass"}, outcomes(db)

@@ -46,7 +46,8 @@ def test_the_fuzzer_finds_and_shrinks_each_planted_defect_of_its_axes(db):
         assert "strides" in found["sample"] and "index" in found["message"]  # the first differing element
         assert found["fuzz"]["examples_run"] >= 1 and found["fuzz"]["seed"] == 0
     assert got["fuzz/abs/float32/examples"] in ("pass", "fallback"), evidence["fuzz/abs/float32/examples"]
-    assert got["fuzz/add/float32/examples"] in ("pass", "fallback"), evidence["fuzz/add/float32/examples"]
+    # add's backward reduces through the planted sum.dim_IntList, which computes on the host
+    assert got["fuzz/add/float32/examples"] == "host_only", evidence["fuzz/add/float32/examples"]
     # replayed: the same search finds the same shrunk example
     replay = cli("repro", "fuzz/bmm/float32/examples", "--db", str(db), check=False)
     assert replay.returncode == 1

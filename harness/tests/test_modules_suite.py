@@ -46,7 +46,8 @@ def test_a_planted_wrong_layer_norm_fails_its_modules(db):
     assert failed["compared"] == "output" and abs(failed["max_abs_error"] - 0.25) < 1e-3
     assert failed["module_input"] == 0 and failed["mode"] == "train" and "Tensor-likes are not close" in failed["message"]
     # planted: batch norm's running statistics never reach the device buffers; only `state` sees it
-    assert got["modules/nn.BatchNorm2d/float32/forward"] == "pass"
+    # (forward matches, host-only: the planted kernel computes on the host)
+    assert got["modules/nn.BatchNorm2d/float32/forward"] == "host_only"
     assert got["modules/nn.BatchNorm2d/float32/state"] == "fail"
     state = evidence["modules/nn.BatchNorm2d/float32/state"]
     assert state["compared"] == "buffer running_mean" and state["max_rel_error"] == 1.0 and state["max_abs_error"] > 0

@@ -124,7 +124,75 @@ def test_fake_tensors_are_not_the_device_s():
     capture.clear()
     with FakeTensorMode(), capture:
         (torch.empty(4, 4, device=device) * 2).sum()
-    assert capture.counts == {"native": {}, "fallback": {}, "composite": {}}
+    assert capture.counts == {"native": {}, "fallback": {}, "composite": {}, "host_only": {}}
+
+
+def both_captures(device: str):
+    from dispatch_capture import Capture
+    from native_capture import NativeCapture, load
+
+    return [Capture(device), NativeCapture(load()[0])]
+
+
+@pytest.fixture(scope="module")
+def test_ops():
+    """Ops of a namespace of the test's own, each a kernel of a kind the captures must tell apart:
+    computed on the device, copied to the host and computed there (with the host's result moved
+    back, or a scalar read on the host only), registered on the autograd key alone, and one whose
+    device kernel comes later (the CPU fallback runs it until then)."""
+    device = torch._C._get_privateuse1_backend_name()
+    lib = torch.library.Library("conform_test", "DEF")
+    for name in ("on_device", "round_trip", "reads_scalar", "autograd_only", "late_0", "late_1"):
+        lib.define(f"{name}(Tensor x) -> Tensor")
+        lib.impl(name, torch.sin, "CPU")
+    lib.impl("on_device", lambda x: torch.sin(x), "PrivateUse1")
+    lib.impl("round_trip", lambda x: torch.sin(x.cpu()).to(x.device), "PrivateUse1")
+    lib.impl("reads_scalar", lambda x: torch.sin(x) * (1.0 if x.sum().item() else 1.0), "PrivateUse1")
+    lib.impl("autograd_only", lambda x: torch.sin(x), "AutogradPrivateUse1")
+    yield lib, device
+    lib._destroy()
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["python", "native"])
+def test_a_kernel_that_copies_to_the_host_is_host_only(test_ops, which):
+    """Over kernels of every kind: a copy of device data to the host inside the backend's own
+    kernel makes the call host-only (its device ops and the copies are the kernel's, uncounted);
+    a scalar read, a kernel on the autograd key, a kernel on the device are native."""
+    _, device = test_ops
+    x = torch.randn(4, device=device)
+    capture = both_captures(device)[which]
+    for op, route in [("on_device", "native"), ("round_trip", "host_only"), ("reads_scalar", "native"),
+                      ("autograd_only", "native")]:
+        capture.clear()
+        with capture:
+            for _ in range(3):
+                getattr(torch.ops.conform_test, op)(x)
+        counts = {r: ops for r, ops in capture.counts.items() if ops}
+        seen = f"conform_test::{op}"
+        if op == "autograd_only" and which == 0:
+            seen = "aten::sin"  # the Python mode, below autograd, sees the autograd kernel's parts
+        assert counts == {route: {seen: 3}}, op
+    capture.clear()
+    with capture:  # a move to the host by the case itself is the case's, not a kernel computing there
+        x.cpu()
+    assert not capture.counts["host_only"]
+
+
+@pytest.mark.parametrize("which", [0, 1], ids=["python", "native"])
+def test_a_kernel_registered_later_is_seen_after_clear(test_ops, which):
+    lib, device = test_ops
+    x = torch.randn(4, device=device)
+    capture = both_captures(device)[which]
+    late = f"late_{which}"
+    capture.clear()
+    with capture:
+        getattr(torch.ops.conform_test, late)(x)
+    assert capture.counts["fallback"] == {f"conform_test::{late}": 1}
+    lib.impl(late, lambda t: torch.sin(t), "PrivateUse1")
+    capture.clear()  # a new case: the dispatcher's registrations are read again
+    with capture:
+        getattr(torch.ops.conform_test, late)(x)
+    assert capture.counts["native"] == {f"conform_test::{late}": 1} and not capture.counts["fallback"]
 
 
 SLICES = {

@@ -12,6 +12,11 @@ from dispatch_capture import capture_for
 from vocabulary import Route
 
 
+def ops_field(route: Route) -> str:
+    """A result's field for the ops of a route: "native_ops", "fallback_ops", "host_only_ops"."""
+    return f"{route}_ops"
+
+
 def _add_counts(into: dict[str, int], counts: dict[str, int]) -> None:
     for op, count in counts.items():
         into[op] = into.get(op, 0) + count
@@ -34,14 +39,14 @@ class Context:
         self.capture, self.capture_kind = capture_for(device.split(":")[0])
         # bytes the device's tensors hold now, or None when the backend cannot say (device_memory.py)
         self.memory = device_memory.allocated_reader(device)
-        self._other_processes: tuple[dict[str, int], dict[str, int]] = ({}, {})
+        self._other_processes: dict[str, dict[str, int]] = {ops_field(r): {} for r in Route}
         self._unobserved: list[str] = []
 
     def clear_tracking(self) -> None:
         if self.tracking:
             self.backend.clear_op_tracking()
         self.capture.clear()
-        self._other_processes = ({}, {})
+        self._other_processes = {ops_field(r): {} for r in Route}
         self._unobserved = []
 
     def unobservable(self, what: str) -> None:
@@ -50,41 +55,54 @@ class Context:
         if what not in self._unobserved:
             self._unobserved.append(what)
 
-    def add_tracked_ops(self, native: dict[str, int], fallback: dict[str, int]) -> None:
-        """Ops the case ran in other processes (the distributed suite's ranks), counted with this
-        process's own."""
-        for mine, theirs in zip(self._other_processes, (native, fallback)):
-            _add_counts(mine, theirs)
+    def add_tracked_ops(self, other: dict[str, Any]) -> None:
+        """Ops the case ran in another process (the distributed suite's ranks), as that process's
+        tracked_ops() gave them, counted with this process's own."""
+        for field, mine in self._other_processes.items():
+            _add_counts(mine, other.get(field, {}))
 
     def compile_cache(self) -> dict[str, float]:
         """The backend's compile-cache counters, if it reports them (compile_cache_stats())."""
         stats = getattr(self.backend, "compile_cache_stats", None)
         return dict(stats()) if callable(stats) else {}
 
-    def tracked_ops(self) -> tuple[dict[str, int], dict[str, int]]:
-        """The ops the case ran, natively and through the fallback: the backend's account where it
-        tracks its ops, else the dispatcher's."""
+    def tracked_ops(self) -> dict[str, dict[str, int]]:
+        """The ops the case ran by route, as a result's fields: {"native_ops": {op: calls},
+        "fallback_ops": ..., "host_only_ops": ...}. Native and fallback are the backend's account
+        where it tracks its ops, else the dispatcher's; host-only calls (a kernel of the backend
+        that copied device data to the host) are the dispatcher's, taken out of native."""
+        seen = self.capture.counts
         if self.tracking:
             native, fallback = dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
         else:
-            native, fallback = dict(self.capture.counts[Route.NATIVE]), dict(self.capture.counts[Route.FALLBACK])
-        for mine, theirs in zip((native, fallback), self._other_processes):
-            _add_counts(mine, theirs)
-        return native, fallback
+            native, fallback = dict(seen[Route.NATIVE]), dict(seen[Route.FALLBACK])
+        host_only = dict(seen[Route.HOST_ONLY])
+        for op, calls in host_only.items():
+            left = native.get(op, 0) - calls
+            if left > 0:
+                native[op] = left
+            else:
+                native.pop(op, None)
+        ops = {ops_field(Route.NATIVE): native, ops_field(Route.FALLBACK): fallback,
+               ops_field(Route.HOST_ONLY): host_only}
+        for field, theirs in self._other_processes.items():
+            _add_counts(ops[field], theirs)
+        return ops
 
     @property
     def ops_source(self) -> str:
         """Whose account of the ops decides native or fallback: the backend's, or the dispatcher's."""
         return "backend" if self.tracking else "dispatcher"
 
-    def observation(self, native: dict[str, int], fallback: dict[str, int]) -> dict[str, Any]:
-        """The evidence of how the case's ops were observed: `ops_source`, what could not be seen,
-        and where the dispatcher and the backend's tracking disagree."""
+    def observation(self, ops: dict[str, dict[str, int]]) -> dict[str, Any]:
+        """The evidence of how the case's ops (tracked_ops()) were observed: `ops_source`, what
+        could not be seen, and where the dispatcher and the backend's tracking disagree."""
         observed: dict[str, Any] = {"ops_source": self.ops_source}
         if self._unobserved:
             observed["unobserved"] = list(self._unobserved)
         if self.tracking:
             seen = self.capture.counts
+            native, fallback = ops[ops_field(Route.NATIVE)], ops[ops_field(Route.FALLBACK)]
             disagree = {op: {"dispatcher": Route.NATIVE, "backend": Route.FALLBACK}
                         for op in seen[Route.NATIVE] if op in fallback}
             disagree |= {op: {"dispatcher": Route.FALLBACK, "backend": Route.NATIVE}

@@ -178,8 +178,7 @@ def reached_on_device(func, args, kwargs, ctx: Context) -> dict[str, Any]:
             func(*device_args, **device_kwargs)
     except Exception as exc:
         reached["raised"] = exception_evidence(exc, limit=500)
-    native, fallback = ctx.tracked_ops()
-    reached["native_ops"], reached["fallback_ops"] = sorted(native), sorted(fallback)
+    reached.update({field: sorted(ops) for field, ops in ctx.tracked_ops().items()})
     reached["ops_source"] = ctx.ops_source
     return reached
 
@@ -664,9 +663,9 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
     with ctx.capture:
         result = _against_cpu(rebuild_tiny, device, lambda model: model, "ran",
                               lambda exc: exception_evidence(exc, limit=1000), device_map, watch=True)
-    native, fallback = ctx.tracked_ops()
-    result["native_ops"], result["fallback_ops"] = native, fallback
-    result.update(ctx.observation(native, fallback))
+    ops = ctx.tracked_ops()
+    result.update(ops)
+    result.update(ctx.observation(ops))
     return result
 
 

@@ -3,16 +3,20 @@ from it (docs/backends.md, "Native or fallback").
 
 A TorchDispatchMode sees every aten op a case calls on the device's tensors, below autograd (so
 the backward's ops too) and after PyTorch's implicit decompositions. Each is classified by what
-the dispatcher would run for the device's dispatch key (PrivateUse1):
+the dispatcher would run for the device's dispatch key (PrivateUse1, or its autograd key: a
+backend's autograd kernel is its own), afresh for each case (clear()), since a case may register
+kernels (torch.library):
 
-- `device`: a kernel the backend registered for its key: native ("registered"; a kernel that
-  computes on the host is still the backend's own kernel);
+- `device`: a kernel the backend registered for its key: native ("registered"), unless the call
+  copied device data to the host inside the kernel (Tensor.cpu(), the CPU fallback's copies):
+  then the kernel computed on the host, TorchNeuron's "Host-only", and the call is `host_only`;
 - `composite` or `view`: a kernel PyTorch shares with every backend, made of other ops: judged by
   its parts, which the capture follows into (the kernel is called with the capture active);
 - `fallback`: no kernel of the backend's, only its boxed fallback (the CPU fallback).
 
-What the capture cannot see: the inside of a kernel (ops a registered kernel calls itself are
-the backend's business) and the inside of a compiled graph (the mode steps aside while torch.compile
+What the capture cannot see: the inside of a kernel beyond its copies to the host (ops a
+registered kernel calls itself are the backend's business; a kernel that reads device memory
+on the host without the dispatcher is not seen) and the inside of a compiled graph (the mode steps aside while torch.compile
 traces, and the executable a backend builds is opaque): a suite says so with `unobservable()`.
 What it does not count: the harness's own work, moving a case's inputs to the device and its
 results back, and the CPU reference (uncounted()). The harness's CPU work (making samples and
@@ -46,11 +50,12 @@ COMPOSITE_KEYS = ("CompositeExplicitAutogradNonFunctional", "CompositeExplicitAu
 
 @functools.lru_cache(maxsize=None)
 def kernel_kind(name: str, device_key: str = DEVICE_KEY) -> Kernel | None:
-    """What the dispatcher runs for overload `name` ("aten::add.Tensor") on `device_key`: DEVICE,
-    VIEW (a composite view kernel), COMPOSITE or FALLBACK; None for an overload it does not know."""
+    """What the dispatcher runs for overload `name` ("aten::add.Tensor") on `device_key`: DEVICE
+    (a kernel of the backend's, on the key or its autograd key), VIEW (a composite view kernel),
+    COMPOSITE or FALLBACK; None for an overload it does not know. Cached until refresh()."""
     has = torch._C._dispatch_has_kernel_for_dispatch_key
     try:
-        if has(name, device_key):
+        if has(name, device_key) or has(name, f"Autograd{device_key}"):
             return Kernel.DEVICE
         composite = composite_key(name)
     except RuntimeError:
@@ -58,6 +63,52 @@ def kernel_kind(name: str, device_key: str = DEVICE_KEY) -> Kernel | None:
     if composite is not None:
         return Kernel.VIEW if _is_view(name) else Kernel.COMPOSITE
     return Kernel.FALLBACK
+
+
+def refresh() -> None:
+    """Forgets the cached classifications: the dispatcher's registrations may have changed."""
+    kernel_kind.cache_clear()
+    composite_key.cache_clear()
+
+
+# The copies every device-to-host path of the dispatcher ends in (Tensor.cpu(), .to("cpu"), the
+# CPU fallback's _to_cpu): a kernel of the backend that makes one computed on the host. The
+# kernels of these ops move data where they are asked to, and a collective's (c10d) between
+# processes through the process group's transport, which may stage through the host: never
+# host-only.
+_COPIES = frozenset({"aten::copy_", "aten::_copy_from", "aten::_copy_from_and_resize", "aten::_to_copy"})
+
+
+def _moves_data(name: str) -> bool:
+    return name in _COPIES or name.startswith("c10d::")
+
+
+def _moves_to_host(args: tuple, kwargs: dict, result: Any, device_type: str) -> bool:
+    """Whether a call took device data and gave back a host tensor (a copy, or .to("cpu") as the
+    mode sees it from Python). A scalar read (item()) sizes an output and computes nothing: not a
+    round trip here."""
+    if not (_on_device(args, device_type) or _on_device(kwargs.values(), device_type)):
+        return False
+    results = result if isinstance(result, (list, tuple)) else (result,)
+    return any(isinstance(t, torch.Tensor) and t.device.type == "cpu" for t in results)
+
+
+class _HostWatch(TorchDispatchMode):
+    """Active while a device kernel runs under the Python capture: whether the kernel copies
+    device data to the host, or calls an op the CPU fallback runs (the C++ observer's account of
+    the same, capture_observer.cpp, sees the fallback's copies)."""
+
+    def __init__(self, device_type: str) -> None:
+        super().__init__()
+        self.device_type, self.to_host = device_type, False
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        result = func(*args, **kwargs)
+        if not self.to_host and isinstance(func, torch._ops.OpOverload):
+            self.to_host = (_moves_to_host(args, kwargs, result, self.device_type) or
+                            kernel_kind(func.name()) == Kernel.FALLBACK and _on_device(args, self.device_type))
+        return result
 
 
 @functools.lru_cache(maxsize=None)
@@ -150,8 +201,10 @@ class Capture(TorchDispatchMode):
     def __init__(self, device_type: str, device_key: str = DEVICE_KEY) -> None:
         super().__init__()
         self.device_type, self.device_key = device_type, device_key
-        # Route.NATIVE and Route.FALLBACK, and Kernel.COMPOSITE: ops followed into their parts
-        self.counts: dict[str, dict[str, int]] = {Route.NATIVE: {}, Route.FALLBACK: {}, Kernel.COMPOSITE: {}}
+        # Route.NATIVE, Route.FALLBACK, Route.HOST_ONLY, and Kernel.COMPOSITE: ops followed into
+        # their parts
+        self.counts: dict[str, dict[str, int]] = {Route.NATIVE: {}, Route.FALLBACK: {}, Route.HOST_ONLY: {},
+                                                  Kernel.COMPOSITE: {}}
         # Below the mode: the device key alone, whose computed kernel is the composite one.
         self.keyset = torch._C.DispatchKeySet(getattr(torch._C.DispatchKey, device_key))
         self._descending: set[str] = set()  # composite ops being followed: never twice in a row
@@ -168,6 +221,8 @@ class Capture(TorchDispatchMode):
     def clear(self) -> None:
         for counts in self.counts.values():
             counts.clear()
+        self._routes.clear()  # classified afresh: a case may register kernels
+        refresh()
 
     def _route_of(self, func) -> tuple[str, dict[str, int] | None, bool, bool]:
         """(name, the counts it adds to or None, whether to follow it into its parts, whether its
@@ -208,7 +263,20 @@ class Capture(TorchDispatchMode):
                 self._descending.discard(name)
         if wraps_numbers:  # a wrapped number comes as a number
             args, kwargs = _numbers_as_tensors(func, args, kwargs or {})
-        return func(*args, **kwargs) if kwargs else func(*args)
+        if counts is not self.counts[Route.NATIVE] or _moves_data(name):
+            return func(*args, **kwargs) if kwargs else func(*args)
+        # The backend's kernel, run below the Python key so that what it calls reaches the watch:
+        # does it compute on the host?
+        args, kwargs = _numbers_as_tensors(func, args, kwargs or {})
+        with _HostWatch(device_type) as watch:
+            result = func.redispatch(self.keyset, *args, **kwargs)
+        if watch.to_host:
+            counts[name] -= 1
+            if not counts[name]:
+                del counts[name]
+            host = self.counts[Route.HOST_ONLY]
+            host[name] = host.get(name, 0) + 1
+        return result
 
 
 @functools.lru_cache(maxsize=None)

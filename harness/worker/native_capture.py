@@ -120,8 +120,9 @@ class NativeCapture:
     @property
     def counts(self) -> dict[str, dict[str, int]]:
         """{route: {overload: calls}} since clear(), as Capture.counts."""
-        native, fallback, composite = self._ops.counts()
-        return {Route.NATIVE: dict(native), Route.FALLBACK: dict(fallback), Kernel.COMPOSITE: dict(composite)}
+        native, fallback, composite, host_only = self._ops.counts()
+        return {Route.NATIVE: dict(native), Route.FALLBACK: dict(fallback), Kernel.COMPOSITE: dict(composite),
+                Route.HOST_ONLY: dict(host_only)}
 
     def clear(self) -> None:
         self._ops.clear()

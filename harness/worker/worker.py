@@ -52,11 +52,11 @@ import device_memory
 import sides
 import suite_api
 import zygote
-from case_context import Context
+from case_context import Context, ops_field
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
 from quick_exit import run_main
-from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Where
+from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Route, Where
 
 
 def protocol_stream() -> TextIO:
@@ -97,14 +97,16 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         outcome = Outcome.ERROR
         evidence = {**exception_evidence(exc), "where": Where.HARNESS, "traceback": traceback.format_exc()[-4000:]}
         evidence.pop("failing_op", None)  # the suite failed, not an op of the backend
-    native, fallback = ctx.tracked_ops()
+    ops = ctx.tracked_ops()
     if outcome == Outcome.PASS and evidence.get("values_not_compared"):
         outcome = Outcome.UNVERIFIED  # what was not compared is not a pass, whichever suite says so
-    if outcome == Outcome.PASS and fallback:
+    if outcome == Outcome.PASS and ops[ops_field(Route.FALLBACK)]:
         outcome = Outcome.FALLBACK  # matched, but not every op ran on the device
+    elif outcome == Outcome.PASS and ops[ops_field(Route.HOST_ONLY)]:
+        outcome = Outcome.HOST_ONLY  # matched, every op in the backend's kernels, some on the host
     elif outcome == Outcome.PASS and ctx.route_unknown():
         outcome = Outcome.NATIVE_UNKNOWN  # matched; never called native without seeing it
-    evidence.update(ctx.observation(native, fallback))
+    evidence.update(ctx.observation(ops))
     cache_after = ctx.compile_cache()
     if cache_after:
         hits = sum(cache_after.get(k, 0) - cache_before.get(k, 0) for k in ("memory_hits", "disk_hits"))
@@ -117,8 +119,7 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         "outcome": outcome,
         "duration": time.perf_counter() - start,
         "evidence": evidence,
-        "native_ops": native,
-        "fallback_ops": fallback,
+        **ops,
     }
 
 
@@ -272,7 +273,7 @@ def main() -> None:
     if args.repro:
         result = run_one(suite, ctx, args.repro, verbose=True)
         emit(out, result, indent=2)
-        sys.exit(0 if result["outcome"] in (Outcome.PASS, Outcome.FALLBACK) else 1)
+        sys.exit(0 if result["outcome"] in MATCHED else 1)
     zygote.run(out, hello, {"serve": serving, "list": listing})
 
 

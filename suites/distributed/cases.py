@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import torch
+import torch.utils._pytree as pytree
+
+from dispatch_capture import uncounted
 
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16, "int32": torch.int32}
 COLLECTIVE_DTYPES = ("float32", "bfloat16", "float16", "int32")
@@ -41,8 +44,19 @@ class Rank:
     seed: int
     mesh: Callable[[], Any] = field(repr=False, default=lambda: None)  # the world's 1-D DeviceMesh
 
+    @uncounted()  # the harness's copy to the device: no op of the case's
     def input(self, shape: tuple[int, ...], which: int = 0, rank: int | None = None) -> torch.Tensor:
         return data(self.seed, self.rank if rank is None else rank, shape, self.dtype, which).to(self.device)
+
+    @uncounted()  # the harness's: where a collective writes its result
+    def empty(self, shape: tuple[int, ...]) -> torch.Tensor:
+        return torch.empty(shape, dtype=self.dtype, device=self.device)
+
+
+@uncounted()  # the harness's copies back to the host: no op of the case's
+def host(value: Any) -> Any:
+    """What a rank returns (tensors, in lists and dicts), copied to the host."""
+    return pytree.tree_map_only(torch.Tensor, lambda t: t.detach().cpu(), value)
 
 
 @dataclass(frozen=True)
@@ -93,9 +107,10 @@ def _all_reduce(op: str, noncontiguous: bool) -> tuple[Callable, Callable]:
 
     def run(r: Rank) -> torch.Tensor:
         dist = _dist()
-        x = shaped(r.input(SHAPE))
+        with uncounted():  # the harness's input
+            x = shaped(r.input(SHAPE))
         dist.all_reduce(x, getattr(dist.ReduceOp, op.upper()), async_op=True).wait()
-        return x.cpu()
+        return host(x)
 
     def reference(world: int, dtype: torch.dtype, seed: int) -> list[Any]:
         out = _reduced(op, [shaped(data(seed, k, SHAPE, dtype)) for k in range(world)])
@@ -110,9 +125,10 @@ case("all_reduce.sum.noncontiguous", COLLECTIVE_DTYPES, same_on_every_rank=True)
 
 
 def _broadcast_run(r: Rank) -> torch.Tensor:
-    x = r.input(SHAPE).t()  # non-contiguous: the backend must write through the view's strides
+    with uncounted():  # the harness's input
+        x = r.input(SHAPE).t()  # non-contiguous: the backend must write through the view's strides
     _dist().broadcast(x, src=0, async_op=True).wait()
-    return x.cpu()
+    return host(x)
 
 
 case("broadcast", COLLECTIVE_DTYPES, same_on_every_rank=True)(
@@ -120,9 +136,9 @@ case("broadcast", COLLECTIVE_DTYPES, same_on_every_rank=True)(
 
 
 def _all_gather_into_tensor_run(r: Rank) -> torch.Tensor:
-    out = torch.empty((r.world_size * SHAPE[0], SHAPE[1]), dtype=r.dtype, device=r.device)
+    out = r.empty((r.world_size * SHAPE[0], SHAPE[1]))
     _dist().all_gather_into_tensor(out, r.input(SHAPE), async_op=True).wait()
-    return out.cpu()
+    return host(out)
 
 
 case("all_gather_into_tensor", COLLECTIVE_DTYPES, same_on_every_rank=True)(
@@ -131,9 +147,9 @@ case("all_gather_into_tensor", COLLECTIVE_DTYPES, same_on_every_rank=True)(
 
 
 def _all_gather_run(r: Rank) -> list[torch.Tensor]:
-    out = [torch.empty(SHAPE, dtype=r.dtype, device=r.device) for _ in range(r.world_size)]
+    out = [r.empty(SHAPE) for _ in range(r.world_size)]
     _dist().all_gather(out, r.input(SHAPE), async_op=True).wait()
-    return [t.cpu() for t in out]
+    return host(out)
 
 
 case("all_gather", COLLECTIVE_DTYPES, same_on_every_rank=True)(
@@ -141,9 +157,9 @@ case("all_gather", COLLECTIVE_DTYPES, same_on_every_rank=True)(
 
 
 def _reduce_scatter_run(r: Rank) -> torch.Tensor:
-    out = torch.empty(SHAPE, dtype=r.dtype, device=r.device)
+    out = r.empty(SHAPE)
     _dist().reduce_scatter_tensor(out, r.input((r.world_size * SHAPE[0], SHAPE[1])), async_op=True).wait()
-    return out.cpu()
+    return host(out)
 
 
 def _reduce_scatter_reference(world: int, dtype: torch.dtype, seed: int) -> list[Any]:
@@ -163,10 +179,10 @@ def _all_to_all(uneven: bool) -> tuple[Callable, Callable]:
     def run(r: Rank) -> torch.Tensor:
         send = _splits(r.rank, r.world_size, uneven)
         receive = [_splits(k, r.world_size, uneven)[r.rank] for k in range(r.world_size)]
-        out = torch.empty((sum(receive), 3), dtype=r.dtype, device=r.device)
+        out = r.empty((sum(receive), 3))
         _dist().all_to_all_single(out, r.input((sum(send), 3)), receive if uneven else None,
                                   send if uneven else None, async_op=True).wait()
-        return out.cpu()
+        return host(out)
 
     def reference(world: int, dtype: torch.dtype, seed: int) -> list[Any]:
         inputs = [data(seed, k, (sum(_splits(k, world, uneven)), 3), dtype).split(_splits(k, world, uneven))
@@ -183,12 +199,12 @@ case("all_to_all_single.uneven", COLLECTIVE_DTYPES)(_all_to_all(True))
 def _send_recv_run(r: Rank) -> torch.Tensor:
     """A ring: every rank sends its input to the next and receives the previous one's."""
     dist = _dist()
-    received = torch.empty(SHAPE, dtype=r.dtype, device=r.device)
+    received = r.empty(SHAPE)
     works = [dist.isend(r.input(SHAPE), (r.rank + 1) % r.world_size),
              dist.irecv(received, (r.rank - 1) % r.world_size)]
     for work in works:
         work.wait()
-    return received.cpu()
+    return host(received)
 
 
 case("send_recv", COLLECTIVE_DTYPES)(
@@ -228,13 +244,13 @@ def _mlp_loss(model: torch.nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) 
 
 
 def _ddp_run(r: Rank) -> dict[str, Any]:
-    model = _mlp(r.seed).to(r.device)
+    model = _to(_mlp(r.seed), r.device)
     ddp = torch.nn.parallel.DistributedDataParallel(model)
-    x, y = _mlp_batch(r.seed, r.rank)
-    torch.nn.functional.mse_loss(ddp(x.to(r.device)), y.to(r.device)).backward()
-    grads = [p.grad.cpu() for p in model.parameters()]
+    x, y = _to(_mlp_batch(r.seed, r.rank), r.device)
+    torch.nn.functional.mse_loss(ddp(x), y).backward()
+    grads = host([p.grad for p in model.parameters()])
     torch.optim.SGD(model.parameters(), lr=0.1).step()
-    return {"grads": grads, "params": [p.detach().cpu() for p in model.parameters()]}
+    return {"grads": grads, "params": host(list(model.parameters()))}
 
 
 def _ddp_reference(world: int, dtype: torch.dtype, seed: int) -> list[Any]:
@@ -284,6 +300,7 @@ MLP = Trained(_mlp, _mlp_batch, _mlp_loss, lambda bs: (torch.cat([b[0] for b in 
 LLAMA = Trained(_tiny_llama, _llama_batch, _llama_loss, torch.cat, lambda m: list(m.model.layers))
 
 
+@uncounted()  # the harness's copies to the device (a model, a batch): no op of the case's
 def _to(batch: Any, device: torch.device) -> Any:
     return tuple(t.to(device) for t in batch) if isinstance(batch, tuple) else batch.to(device)
 
@@ -293,12 +310,13 @@ def _fsdp2(trained: Trained) -> tuple[Callable, Callable]:
         from torch.distributed.fsdp import fully_shard
         from torch.distributed.tensor import DTensor, Shard
 
-        model = trained.build(r.seed).to(r.device)
+        model = _to(trained.build(r.seed), r.device)
         for sub in trained.shard(model):
             fully_shard(sub, mesh=r.mesh())
         fully_shard(model, mesh=r.mesh())
         for name, p in model.named_parameters():
-            local = p.to_local() if isinstance(p, DTensor) else p
+            with uncounted():  # the harness looks at where the shard is
+                local = p.to_local() if isinstance(p, DTensor) else p
             if not isinstance(p, DTensor) or p.placements != (Shard(0),) or local.device != r.device:
                 raise AssertionError(f"parameter {name} is not a Shard(0) DTensor on {r.device} after fully_shard "
                                      f"({type(p).__name__}, {getattr(p, 'placements', None)}, {local.device})")
@@ -309,8 +327,8 @@ def _fsdp2(trained: Trained) -> tuple[Callable, Callable]:
             loss.backward()
             optimizer.step()
             optimizer.zero_grad()
-            losses.append(loss.detach().cpu())
-        return {"losses": torch.stack(losses), "params": [p.full_tensor().cpu() for p in model.parameters()]}
+            losses.append(host(loss))
+        return {"losses": torch.stack(losses), "params": host([p.full_tensor() for p in model.parameters()])}
 
     def reference(world: int, dtype: torch.dtype, seed: int) -> list[Any]:
         """One process over the concatenated batch (FSDP2 averages the ranks' gradients); each rank's
@@ -344,7 +362,7 @@ def _global(seed: int, world: int, dtype: torch.dtype, which: int = 0) -> torch.
 
 
 def _sharded(r: Rank, api: Any, placement: Any, which: int = 0) -> Any:
-    whole = _global(r.seed, r.world_size, r.dtype, which).to(r.device)
+    whole = _to(_global(r.seed, r.world_size, r.dtype, which), r.device)
     return api.distribute_tensor(whole, r.mesh(), [placement])
 
 
@@ -360,7 +378,7 @@ def _dtensor(run: Callable[[Rank, Any], Any], whole: Callable[[int, int, torch.d
         shard = result.to_local()
         if shard.device != r.device:
             raise AssertionError(f"the local shard is on {shard.device}, not on {r.device}")
-        return {"local": shard.cpu(), "full": result.full_tensor().cpu()}
+        return {"local": host(shard), "full": host(result.full_tensor())}
 
     def reference(world: int, dtype: torch.dtype, seed: int) -> list[Any]:
         expected = whole(seed, world, dtype)

@@ -90,10 +90,8 @@ def main() -> None:
                 reply: dict[str, Any] = {"result": case.run(rank)}
         except Exception as exc:
             reply = {"raised": exception_evidence(exc), "traceback": traceback.format_exc()[-3000:]}
-        native, fallback = ctx.tracked_ops()
         reply.update(seconds=time.perf_counter() - began,
-                     collectives=_call(backend, "get_collective_stats", None),
-                     native_ops=native, fallback_ops=fallback)
+                     collectives=_call(backend, "get_collective_stats", None), **ctx.tracked_ops())
         _send(replies, reply)
     dist.destroy_process_group()
 

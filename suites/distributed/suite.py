@@ -197,7 +197,7 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     evidence["collectives"] = _summed_collectives([r for r in replies if not r.get("stuck")])
     evidence["rank_seconds"] = [r.get("seconds") for r in replies]
     for reply in replies:
-        ctx.add_tracked_ops(reply.get("native_ops", {}), reply.get("fallback_ops", {}))
+        ctx.add_tracked_ops(reply)
     outcome = _judge(case, dtype, replies, ctx, evidence)
     if outcome != Outcome.PASS:
         _end_world()  # a failed collective can leave the process group unusable

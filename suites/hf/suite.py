@@ -28,6 +28,7 @@ import comparison
 import backend_contract
 import compilation
 from comparison import Mismatch, to_device
+from dispatch_capture import uncounted
 from evidence import exception_evidence
 import suite_api
 import vocabulary
@@ -111,7 +112,8 @@ def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
                                 lambda: dev.generate(**to_device(batch, ctx.device), **kwargs))
     # the new tokens end the last axis: (batch, seq), or (batch, codebooks, seq) for MusicGen
     evidence["cpu_tokens"] = expected[..., -NEW_TOKENS:].tolist()
-    evidence["device_tokens"] = actual[..., -NEW_TOKENS:].cpu().tolist()
+    with uncounted():  # the device's tokens copied back by the harness
+        evidence["device_tokens"] = actual[..., -NEW_TOKENS:].cpu().tolist()
     if evidence["cpu_tokens"] != evidence["device_tokens"]:
         evidence["message"] = (f"greedy tokens differ: CPU {evidence['cpu_tokens']}, "
                                f"device {evidence['device_tokens']}")
@@ -125,6 +127,7 @@ def named_parameters_to_check(model: torch.nn.Module) -> list[str]:
     return sorted(picks)
 
 
+@uncounted()  # the harness's view of the input ids (on the device for the device's model): no op of the case's
 def labels_for(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
     """labels=input_ids, in the layout the model's loss reads (harness/worker/suitelib/tiny_models.json "labels")."""
     if label_layouts().get(type(model).__name__) == "codebooks_last":
@@ -228,7 +231,8 @@ def move(cpu: torch.nn.Module, device: str) -> tuple[torch.nn.Module, list[str],
     previous = torch.__future__.get_swap_module_params_on_conversion()
     torch.__future__.set_swap_module_params_on_conversion(True)
     try:
-        dev = copy.deepcopy(cpu).to(device)
+        with uncounted():  # the harness's copies of the weights: no op of the case's
+            dev = copy.deepcopy(cpu).to(device)
     finally:
         torch.__future__.set_swap_module_params_on_conversion(previous)
     cpu_params = dict(cpu.named_parameters(remove_duplicate=False))

@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 import torch
 
+from dispatch_capture import uncounted
 from sides import Verdict
 from vocabulary import Outcome
 
@@ -43,6 +44,7 @@ def first_of_its_kind(case, constructor: str) -> bool:
     return True
 
 
+@uncounted()  # what the harness saves (the module's tensors and views of them): no op of the case's
 def payload(module: torch.nn.Module) -> dict[str, Any]:
     state = module.state_dict()
     views: dict[str, torch.Tensor] = {}
@@ -79,6 +81,7 @@ def _round_trip(saved: dict[str, Any], map_location: Any) -> dict[str, Any]:
     return torch.load(buffer, map_location=map_location, weights_only=False)  # a whole module: not weights only
 
 
+@uncounted()  # both sides copied back and compared by the harness
 def _same_values(a: torch.Tensor, b: torch.Tensor) -> bool:
     a, b = a.detach().cpu(), b.detach().cpu()
     return bool(((a == b) | (a.isnan() & b.isnan())).all()) if a.is_floating_point() else torch.equal(a, b)

@@ -46,6 +46,7 @@ from torch.testing._internal.common_modules import module_db
 from torch.testing._internal.common_utils import noncontiguous_like
 
 from comparison import to_device
+from dispatch_capture import uncounted
 from evidence import describe_call, dtype_name
 from suitelib import info_decorators
 from sides import NoReference, Sides, Verdict, seed
@@ -225,6 +226,7 @@ class GradOutputs:
     def __init__(self, seed_value: int) -> None:
         self.seed = seed_value
 
+    @uncounted()  # the harness's gradients, and their copy to the device: no op of the case's
     def __call__(self, outputs: list[torch.Tensor]) -> list[torch.Tensor]:
         g = torch.Generator().manual_seed(self.seed)
         made = [torch.randn(o.shape, generator=g, dtype=torch.float64).to(o.dtype)
@@ -361,7 +363,8 @@ def _build_device(case: Case, module_input, inputs, training: bool) -> torch.nn.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cpu = _build_cpu(case, module_input, inputs, training)
-    return copy.deepcopy(cpu).to(case.ctx.device)
+    with uncounted():  # the harness's copy of the module's state: no op of the case's
+        return copy.deepcopy(cpu).to(case.ctx.device)
 
 
 @suite_api.check("state", "buffers (running statistics) after two training-mode forwards", native=False,

@@ -14,6 +14,7 @@ import torch
 import torch.utils._pytree as pytree
 
 import suite_api
+from dispatch_capture import uncounted
 
 from suitelib.opinfo import sample_variants
 from suitelib.opinfo import runs
@@ -37,23 +38,27 @@ def _gradgrad(op, sample, lay=None):
                if isinstance(o, torch.Tensor) and o.requires_grad]
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
-    if lay is None:
-        loss = sum(o.to(torch.float32).sum() if not o.is_complex() else o.abs().sum() for o in outputs)
-        grads = torch.autograd.grad(loss, inputs, create_graph=True, allow_unused=True)
-    else:
-        incoming = [lay(runs.grad_weights(o, i).to(o.dtype)).requires_grad_() for i, o in enumerate(outputs)]
-        grads = torch.autograd.grad(outputs, inputs, incoming, create_graph=True, allow_unused=True)
+    # The incoming gradients are handed over directly, made with the capture aside: the sums, casts
+    # and magnitudes of a loss, and their backward, are the harness's, not the case's ops. A sum's
+    # are constants (a complex output's magnitudes' too: their sgn, the abs's own curvature left out).
+    with uncounted():
+        if lay is None:
+            incoming = [runs.loss_gradient(o, i, weighted=False) for i, o in enumerate(outputs)]
+        else:
+            incoming = [lay(runs.grad_weights(o, i, o.dtype)).requires_grad_() for i, o in enumerate(outputs)]
+    grads = torch.autograd.grad(outputs, inputs, incoming, create_graph=True, allow_unused=True)
+    if lay is not None:
         inputs = inputs + incoming
     differentiable = [g for g in grads if g is not None and g.requires_grad]
     if not differentiable:  # constant gradients (a linear op; or a backward that is not differentiable)
-        return [torch.zeros_like(t) for t in inputs]
-    if lay is None:
-        total = sum(g.to(torch.float32).sum() if not g.is_complex() else g.abs().sum() for g in differentiable)
-        second = torch.autograd.grad(total, inputs, allow_unused=True)
-    else:
-        second = torch.autograd.grad(differentiable, inputs, [lay(runs.grad_weights(g, len(outputs) + i).to(g.dtype))
-                                                              for i, g in enumerate(differentiable)], allow_unused=True)
-    return [torch.zeros_like(t) if g is None else g for g, t in zip(second, inputs)]
+        with uncounted():  # the harness's zeros
+            return [torch.zeros_like(t) for t in inputs]
+    with uncounted():
+        outer = [runs.loss_gradient(g, len(outputs) + i, weighted=False) if lay is None
+                 else lay(runs.grad_weights(g, len(outputs) + i, g.dtype)) for i, g in enumerate(differentiable)]
+    second = torch.autograd.grad(differentiable, inputs, outer, allow_unused=True)
+    with uncounted():  # the harness's zeros for an input the gradients do not reach
+        return [torch.zeros_like(t) if g is None else g for g, t in zip(second, inputs)]
 
 
 @suite_api.check("gradgrad", DESCRIPTION, applies=applies, api=False)

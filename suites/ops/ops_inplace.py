@@ -83,6 +83,7 @@ def embedded(t: torch.Tensor, kind: str) -> torch.Tensor | None:
     return view.requires_grad_(t.requires_grad) if t.requires_grad else view
 
 
+@uncounted()  # the harness's view of what the op wrote: no op of the case's
 def _storage_of(t: torch.Tensor) -> torch.Tensor:
     """The whole storage under `t`, as a 1-d tensor of its dtype."""
     storage = t.untyped_storage()
@@ -114,7 +115,8 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
             return {"variant": name, "property": prop, "sample_index": index, "sample": sample}
 
         target, storage = dev_sample.input, dev_sample.input.untyped_storage().data_ptr()
-        original = target.detach().cpu().clone()
+        with uncounted():  # self before the op, copied back by the harness
+            original = target.detach().cpu().clone()
         returned = case.device(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs), dev_sample,
                                where=where("inplace", "runs"))
         if returns_self and returned is not target:
@@ -126,7 +128,9 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
             case.compare(target, cpu_sample.input, where("inplace", "values of self"),
                          again=case.again(lambda s: call(s)[1].input, sample))
         except Verdict as verdict:
-            if torch.equal(target.detach().cpu(), original) and not torch.equal(cpu_sample.input, sample.input):
+            with uncounted():  # self after the op, copied back by the harness
+                unchanged = torch.equal(target.detach().cpu(), original)
+            if unchanged and not torch.equal(cpu_sample.input, sample.input):
                 verdict.evidence.update(where("inplace", "writes into self"))
                 verdict.evidence["message"] = ("self is unchanged: the in-place op computed its result elsewhere "
                                                "(a copy) instead of writing into self. " + verdict.evidence["message"])

@@ -45,6 +45,7 @@ import numpy
 import torch
 import torch.nn.functional as F
 
+from dispatch_capture import uncounted
 from evidence import exception_evidence
 from sides import Verdict
 from vocabulary import Outcome, Where
@@ -92,19 +93,45 @@ class Draw:
 N = DRAW_COUNT
 
 
+# A draw's inputs and what it makes of the op's result are the harness's: made with the capture
+# aside (uncounted), only the op's own ops are the case's.
+@uncounted()
 def _empty(device, dtype):
     return torch.empty(N, device=device, dtype=dtype)
 
 
+@uncounted()
+def _full(device, dtype, value: float, *shape):
+    return torch.full(shape or (N,), value, device=device, dtype=dtype)
+
+
 def _ones(device, dtype, *shape):
-    return torch.ones(*(shape or (N,)), device=device, dtype=dtype)
+    return _full(device, dtype, 1.0, *shape)
+
+
+@uncounted()
+def _placed(t: torch.Tensor, device, *shape) -> torch.Tensor:
+    """A CPU tensor on the device (expanded to `shape` and made contiguous, given one)."""
+    t = t.to(device)
+    return t.expand(*shape).contiguous() if shape else t
+
+
+@uncounted()
+def _host(t: torch.Tensor) -> torch.Tensor:
+    """A draw copied back to the host."""
+    return t.cpu()
 
 
 def _feature(dropout, dims: int):
     """A feature dropout over N channels of 2**dims elements, each draw a channel's mean: a
     channel is kept or dropped whole, so an elementwise mask gives other values."""
-    return Draw(lambda device, dtype: dropout(_ones(device, dtype, 100, 100, *([2] * dims)), 0.4, True)
-                .mean(tuple(range(2, 2 + dims))), generator=False)
+    return Draw(lambda device, dtype: _channel_means(dropout(_ones(device, dtype, 100, 100, *([2] * dims)), 0.4, True),
+                                                     dims), generator=False)
+
+
+@uncounted()
+def _channel_means(t: torch.Tensor, dims: int) -> torch.Tensor:
+    return t.mean(tuple(range(2, 2 + dims)))
 
 
 def _fractional(pool, dims: int):
@@ -113,27 +140,29 @@ def _fractional(pool, dims: int):
     size, kernel, out = (9, 3, 5) if dims == 2 else (5, 2, 3)
 
     def call(device, dtype):
-        grid = torch.arange(size ** dims, device=device, dtype=dtype).reshape([1, 1] + [size] * dims)
-        result = pool(grid.expand([100, 100] + [size] * dims).contiguous(), kernel, output_size=out)
-        return result[(slice(None), slice(None)) + (1,) * dims]
+        with uncounted():
+            grid = torch.arange(size ** dims, device=device, dtype=dtype).reshape([1, 1] + [size] * dims)
+            grid = grid.expand([100, 100] + [size] * dims).contiguous()
+        result = pool(grid, kernel, output_size=out)
+        with uncounted():
+            return result[(slice(None), slice(None)) + (1,) * dims]
     return Draw(call, generator=False)
 
 
 def _attention(device, dtype):
     """Uniform attention over 100 keys whose values are one-hot: each output element is one
     key's dropout decision, scaled."""
-    q = torch.zeros(1, 1, 100, 8, device=device, dtype=dtype)
-    v = torch.eye(100, device=device, dtype=dtype)[None, None]
+    with uncounted():
+        q = torch.zeros(1, 1, 100, 8, device=device, dtype=dtype)
+        v = torch.eye(100, device=device, dtype=dtype)[None, None]
     return F.scaled_dot_product_attention(q, q, v, dropout_p=0.4)
 
 
 DRAWS: dict[str, Draw] = {
-    "bernoulli": Draw(lambda device, dtype, **g: torch.bernoulli(
-        torch.full((N,), 0.3, device=device, dtype=dtype), **g)),
+    "bernoulli": Draw(lambda device, dtype, **g: torch.bernoulli(_full(device, dtype, 0.3), **g)),
     "multinomial": Draw(lambda device, dtype, **g: torch.multinomial(
-        torch.tensor([0.1, 0.2, 0.3, 0.4], device=device, dtype=dtype), N, replacement=True, **g)),
-    "normal": Draw(lambda device, dtype, **g: torch.normal(
-        torch.full((N,), 1.5, device=device, dtype=dtype), torch.full((N,), 2.0, device=device, dtype=dtype), **g)),
+        _placed(torch.tensor([0.1, 0.2, 0.3, 0.4], dtype=dtype), device), N, replacement=True, **g)),
+    "normal": Draw(lambda device, dtype, **g: torch.normal(_full(device, dtype, 1.5), _full(device, dtype, 2.0), **g)),
     "normal.number_mean": Draw(lambda device, dtype, **g: torch.normal(
         0.3, 1.6, (N,), device=device, dtype=dtype, **g)),
     "normal.in_place": Draw(lambda device, dtype, **g: _empty(device, dtype).normal_(-2.0, 0.5, **g)),
@@ -153,7 +182,7 @@ DRAWS: dict[str, Draw] = {
     "nn.functional.dropout2d": _feature(F.dropout2d, 2),
     "nn.functional.dropout3d": _feature(F.dropout3d, 3),
     "nn.functional.feature_alpha_dropout.with_train": _feature(F.feature_alpha_dropout, 2),
-    "nn.functional.rrelu": Draw(lambda device, dtype: F.rrelu(-_ones(device, dtype), 0.1, 0.3, True),
+    "nn.functional.rrelu": Draw(lambda device, dtype: F.rrelu(_full(device, dtype, -1.0), 0.1, 0.3, True),
                                 generator=False),
     "nn.functional.fractional_max_pool2d": _fractional(F.fractional_max_pool2d, 2),
     "nn.functional.fractional_max_pool3d": _fractional(F.fractional_max_pool3d, 3),
@@ -186,7 +215,7 @@ def _worst(z: torch.Tensor, parameters: torch.Tensor, name: str) -> tuple[bool, 
 
 def _bernoulli_per_element(device, dtype, **g):
     p = torch.linspace(0.05, 0.95, POSITIONS, dtype=dtype)
-    draws = torch.bernoulli(p.to(device).expand(ROWS, POSITIONS).contiguous(), **g).cpu().to(torch.float64)
+    draws = _host(torch.bernoulli(_placed(p, device, ROWS, POSITIONS), **g)).to(torch.float64)
     if not bool(((draws == 0) | (draws == 1)).all()):
         return False, "values other than 0 and 1", {}
     q = p.to(torch.float64)
@@ -196,8 +225,8 @@ def _bernoulli_per_element(device, dtype, **g):
 def _normal_per_element(device, dtype, **g):
     mean = torch.linspace(-4.0, 4.0, POSITIONS, dtype=dtype)
     std = torch.linspace(0.5, 2.0, POSITIONS, dtype=dtype)
-    draws = torch.normal(mean.to(device).expand(ROWS, POSITIONS).contiguous(),
-                         std.to(device).expand(ROWS, POSITIONS).contiguous(), **g).cpu().to(torch.float64)
+    draws = _host(torch.normal(_placed(mean, device, ROWS, POSITIONS), _placed(std, device, ROWS, POSITIONS),
+                               **g)).to(torch.float64)
     m, sd = mean.to(torch.float64), std.to(torch.float64)
     z_mean = (draws.mean(0) - m).abs() / (sd / math.sqrt(ROWS))
     z_var = (draws.var(0) - sd ** 2).abs() / (sd ** 2 * math.sqrt(2.0 / (ROWS - 1)))
@@ -211,13 +240,13 @@ def _multinomial_rows(device, dtype, **g):
     weights = torch.ones(POSITIONS, k, dtype=dtype)
     weights[torch.arange(POSITIONS), torch.arange(POSITIONS) % k] = 5.0
     probs = (weights / weights.sum(1, keepdim=True)).to(torch.float64)
-    draws = torch.multinomial(weights.to(device), ROWS, replacement=True, **g).cpu()
+    draws = _host(torch.multinomial(_placed(weights, device), ROWS, replacement=True, **g))
     counts = torch.zeros(POSITIONS, k, dtype=torch.float64).scatter_add_(1, draws, torch.ones_like(draws, dtype=torch.float64))
     z = ((counts / ROWS - probs).abs() / (probs * (1 - probs) / ROWS).sqrt()).max(1).values
     holds, found, stats = _worst(z, torch.arange(POSITIONS) % k, "heavy_category")
     if not holds:
         return holds, f"row frequencies: {found}", stats
-    apart = torch.multinomial(weights.to(device), k, replacement=False, **g).cpu()
+    apart = _host(torch.multinomial(_placed(weights, device), k, replacement=False, **g))
     repeated = [i for i, row in enumerate(apart.tolist()) if len(set(row)) != k]
     if repeated:
         return False, f"draws without replacement repeat a category in rows {repeated[:5]}", stats
@@ -228,7 +257,7 @@ def _within(low: float, high: float, integers: bool):
     """Every value in [low, high) (integers: every integer of the range drawn, none outside)."""
     def check(draw: Callable[..., torch.Tensor]):
         def run(device, dtype, **g):
-            values = draw(device, dtype, **g).cpu().to(torch.float64)
+            values = _host(draw(device, dtype, **g)).to(torch.float64)
             found = {"min": float(values.min()), "max": float(values.max()), "range": [low, high]}
             if not bool(((values >= low) & (values < high)).all()):
                 return False, f"values outside [{low:g}, {high:g}): min {found['min']:g}, max {found['max']:g}", found
@@ -319,7 +348,7 @@ class _Run:
 
     def on_device(self, variant: str, **gen) -> torch.Tensor:
         try:
-            return self.draw.call(self.device, self.case.dtype, **gen).cpu()
+            return _host(self.draw.call(self.device, self.case.dtype, **gen))
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "variant": variant}) from exc
 

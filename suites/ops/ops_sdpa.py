@@ -20,6 +20,8 @@ from typing import Any, Callable
 import torch
 import torch.nn.functional as F
 
+from comparison import to_device
+from dispatch_capture import uncounted
 from evidence import exception_evidence
 from sides import Verdict
 from vocabulary import Outcome
@@ -97,6 +99,7 @@ def reference(query, key, value, attn_mask=None, is_causal=False, scale=None, en
     return torch.softmax(scores, dim=-1) @ v
 
 
+@uncounted()  # the device's result copied back and measured by the harness
 def _max_error(actual: torch.Tensor, expected: torch.Tensor) -> float:
     return float((actual.detach().cpu().to(torch.float64) - expected).abs().max())
 
@@ -110,7 +113,7 @@ def run(case) -> None:
         expected = reference(**kwargs)
         call: Callable[..., torch.Tensor] = lambda kw: F.scaled_dot_product_attention(dropout_p=0.0, **kw)  # noqa: E731
         cpu_error = _max_error(case._seeded(call, (kwargs,)), expected)
-        moved = {k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in kwargs.items()}
+        moved = to_device(kwargs, device)
         try:
             actual = case._seeded(call, (moved,))
         except Exception as exc:

@@ -49,6 +49,7 @@ from torch.testing._internal.common_optimizers import (
 from torch.utils._foreach_utils import _get_foreach_kernels_supported_devices
 
 from comparison import to_device
+from dispatch_capture import uncounted
 from evidence import dtype_name
 from suitelib import info_decorators
 from sides import NoReference, Sides, Verdict
@@ -196,8 +197,11 @@ class Side:
     def step(self) -> None:
         def closure():
             self.optimizer.zero_grad()
-            loss = self.problem.loss(self.params)
-            loss.backward()
+            # The harness's loss and its gradients (the problem the optimizer is given): the case's
+            # ops are the optimizer's, which reads them.
+            with uncounted():
+                loss = self.problem.loss(self.params)
+                loss.backward()
             return loss
 
         loss = self.optimizer.step(closure)

@@ -20,7 +20,7 @@ namespace {
 
 // What the run says about one aten op at one dtype.
 struct Evidence {
-  std::vector<std::string> native, fallback;                 // matched cases, by route
+  std::vector<std::string> native, host_only, fallback;      // matched cases, by route
   std::vector<std::string> unverified;                       // ran, values not compared
   std::vector<std::pair<std::string, std::string>> failing;  // case, message naming the op
 };
@@ -45,9 +45,11 @@ RunEvidence index_run(Store& store, const std::string& run_id) {
     if (is_success(r.outcome)) {
       for (const auto& [op, _] : r.native_ops) ev.ops[op][id.dtype].native.push_back(r.case_id);
       for (const auto& [op, _] : r.fallback_ops) ev.ops[op][id.dtype].fallback.push_back(r.case_id);
+      for (const auto& [op, _] : r.host_only_ops)
+        ev.ops[op][id.dtype].host_only.push_back(r.case_id);
     }
     if (r.outcome == Outcome::kUnverified) {
-      for (const auto* ops : {&r.native_ops, &r.fallback_ops})
+      for (const auto* ops : {&r.native_ops, &r.fallback_ops, &r.host_only_ops})
         for (const auto& [op, _] : *ops) ev.ops[op][id.dtype].unverified.push_back(r.case_id);
     }
     // The worker records the op an error names (harness/worker/evidence.py).
@@ -81,6 +83,11 @@ json verdict_from(const Evidence& e, const char* how) {
             {"example", e.native.front()},
             {"failing_cases", e.failing.size()},
             {"how", how}};
+  if (!e.host_only.empty())
+    return {{"verdict", OpVerdict::kHostOnly},
+            {"cases", e.host_only.size()},
+            {"example", e.host_only.front()},
+            {"how", how}};
   if (!e.fallback.empty())
     return {{"verdict", OpVerdict::kFallback},
             {"cases", e.fallback.size()},
@@ -110,6 +117,8 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
     Evidence& into = name == op ? exact : family;
     into.native.insert(into.native.end(), d->second.native.begin(), d->second.native.end());
     into.fallback.insert(into.fallback.end(), d->second.fallback.begin(), d->second.fallback.end());
+    into.host_only.insert(into.host_only.end(), d->second.host_only.begin(),
+                          d->second.host_only.end());
     into.failing.insert(into.failing.end(), d->second.failing.begin(), d->second.failing.end());
     into.unverified.insert(into.unverified.end(), d->second.unverified.begin(),
                            d->second.unverified.end());
@@ -173,7 +182,7 @@ bool is_kernel(const json& kernel, Kernel k) {
 // Every captured op at every dtype it runs at, judged; and the ops by what that says.
 struct Judgement {
   std::vector<OpJudgement> ops;  // worst verdict first
-  std::set<std::string> failing, fallback, unverified, skipped, untested_fallback, views;
+  std::set<std::string> failing, fallback, host_only, unverified, skipped, untested_fallback, views;
   // Untested with a device or composite kernel: a claim of the backend, or other ops the capture
   // does not see (convolution reaches convolution_overrideable). Only views need no evidence.
   std::set<std::string> unproven;
@@ -194,7 +203,8 @@ json verdict_through(const RunEvidence& ev, const std::string& op, const json& r
   }
   json worst, reaches = json::object();
   for (const auto& [route, kernel] :
-       {std::pair{"native_ops", Kernel::kDevice}, std::pair{"fallback_ops", Kernel::kFallback}}) {
+       {std::pair{"native_ops", Kernel::kDevice}, std::pair{"host_only_ops", Kernel::kDevice},
+        std::pair{"fallback_ops", Kernel::kFallback}}) {
     for (const auto& reached_op : reached.value(route, json::array())) {
       json v = verdict_of(ev, reached_op, dtype, name(kernel));
       reaches[reached_op.get<std::string>()] = v["verdict"];
@@ -234,6 +244,7 @@ Judgement judge_ops(const json& capture, const RunEvidence& ev, const std::strin
       const json& runs_as = v.contains("reached_kernel") ? v["reached_kernel"] : kernel;
       if (verdict == OpVerdict::kFailing) j.failing.insert(op);
       if (verdict == OpVerdict::kFallback) j.fallback.insert(op);
+      if (verdict == OpVerdict::kHostOnly) j.host_only.insert(op);
       if (verdict == OpVerdict::kUnverified) j.unverified.insert(op);
       if (verdict == OpVerdict::kSkipped) j.skipped.insert(op);
       if (verdict == OpVerdict::kUntested) {
@@ -271,6 +282,9 @@ std::pair<int, std::string> model_verdict(const Judgement& j) {
   if (!on_cpu.empty())
     parts.push_back(
         fmt::format("runs with {} op(s) on the CPU fallback: {}", on_cpu.size(), joined(on_cpu)));
+  if (!j.host_only.empty())
+    parts.push_back(fmt::format("{} op(s) whose kernel computes on the host (host-only): {}",
+                                j.host_only.size(), joined(j.host_only)));
   if (!j.unverified.empty())
     parts.push_back(fmt::format("{} op(s) whose values the run could not compare: {}",
                                 j.unverified.size(), joined(j.unverified)));
@@ -291,6 +305,8 @@ class Prediction {
       std::string route(name(Route::kFallback));
       if (o.verdict == OpVerdict::kFailing) {
         route = name(OpVerdict::kFailing);
+      } else if (o.verdict == OpVerdict::kHostOnly) {
+        route = name(Route::kHostOnly);
       } else if (o.verdict == OpVerdict::kNative ||
                  (o.verdict == OpVerdict::kUntested && !is_kernel(o.kernel, Kernel::kFallback))) {
         route = name(Route::kNative);
@@ -320,10 +336,10 @@ void add_probe(ModelCheckResult& result, const json& probe, const Judgement& j,
     if (p && *p != name(observed))
       disagreements.push_back({{"op", op}, {"predicted", *p}, {"observed", name(observed)}});
   };
-  const json ran_native = probe.value("native_ops", json::object());
-  const json ran_fallback = probe.value("fallback_ops", json::object());
-  for (const auto& [op, _] : ran_native.items()) check(op, Route::kNative);
-  for (const auto& [op, _] : ran_fallback.items()) check(op, Route::kFallback);
+  for (const auto& route : kRoutes) {
+    const json ran = probe.value(fmt::format("{}_ops", route.name), json::object());
+    for (const auto& [op, _] : ran.items()) check(op, route.value);
+  }
   const std::string message = probe.value("message", std::string());
   for (const auto& op : j.failing) {
     if (probe.value("outcome", "") == "ran" && message.find(op) == std::string::npos)
@@ -458,6 +474,7 @@ ModelCheckResult judge_model(const json& capture, Store& store, const std::strin
   result.counts = {.ops = capture["ops"].size(),
                    .failing = j.failing.size(),
                    .fallback = j.fallback.size(),
+                   .host_only = j.host_only.size(),
                    .unverified = j.unverified.size(),
                    .skipped = j.skipped.size(),
                    .untested_fallback = j.untested_fallback.size(),
@@ -489,6 +506,7 @@ void to_json(json& j, const ModelCheckResult& r) {
         {{"ops", c.ops},
          {name(OpVerdict::kFailing), c.failing},
          {name(OpVerdict::kFallback), c.fallback},
+         {name(OpVerdict::kHostOnly), c.host_only},
          {name(OpVerdict::kUnverified), c.unverified},
          {name(OpVerdict::kSkipped), c.skipped},
          {"untested_fallback", c.untested_fallback},

@@ -19,6 +19,8 @@ namespace conform {
 //
 // Verdict of an op at a dtype, from the run's cases at that dtype:
 //   native    it ran natively in a case that matched the CPU;
+//   host_only it ran in the backend's kernel, which computed on the host (cases that matched,
+//             none natively: TorchNeuron's "Host-only");
 //   fallback  it ran only through the CPU fallback (in cases that matched);
 //   failing   a case's error names it (e.g. "aten::histc failed in the CPU fallback") and no case
 //             at that dtype matched with it;
@@ -27,10 +29,9 @@ namespace conform {
 //   skipped   its OpInfo's cases at that dtype were skipped or expected to fail by a skip list;
 //   untested  no evidence: `kernel` says what would happen (device kernel, composite of other
 //             ops, or the CPU fallback).
-// The model: blocked (exit 2) when an op fails; exit 1 when ops fall back, are unverified, are
-// skipped, or are
-// untested (without a kernel: they would fall back; with one: unproven); else runs natively
-// (exit 0). Untested views, which every backend shares, decide nothing. docs/check-model.md
+// The model: blocked (exit 2) when an op fails; exit 1 when ops fall back, compute on the host,
+// are unverified, are skipped, or are untested (without a kernel: they would fall back; with
+// one: unproven); else runs natively (exit 0). Untested views, which every backend shares, decide nothing. docs/check-model.md
 // documents the JSON; report/ModelCheckReport.h renders it as text and Markdown.
 
 // One captured op at one dtype it ran at, judged.
@@ -52,6 +53,7 @@ struct ModelCheckCounts {
   std::size_t ops = 0;  // captured
   std::size_t failing = 0;
   std::size_t fallback = 0;
+  std::size_t host_only = 0;
   std::size_t unverified = 0;
   std::size_t skipped = 0;
   std::size_t untested_fallback = 0;  // untested, and no kernel: they would fall back

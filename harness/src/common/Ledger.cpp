@@ -22,6 +22,8 @@ std::string_view name(LedgerStatus s) {
     // Reached: by the route the op events name.
     case LedgerStatus::kNative:
       return name(Route::kNative);
+    case LedgerStatus::kHostOnly:
+      return name(Route::kHostOnly);
     case LedgerStatus::kFallback:
       return name(Route::kFallback);
     case LedgerStatus::kNotApplicable:
@@ -75,10 +77,23 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
     row.overload = overload;
     const auto d = disposed.find(overload);
     const auto r = reached.find(overload);
-    if (r != reached.end() && (r->second.native_case || r->second.fallback_case)) {
-      row.status = r->second.native_case ? LedgerStatus::kNative : LedgerStatus::kFallback;
-      row.case_id = r->second.native_case ? *r->second.native_case : *r->second.fallback_case;
-      ++(row.status == LedgerStatus::kNative ? out.native : out.fallback);
+    // Reached: by its best route (a native case wins over a host-only one, that over the
+    // fallback), with that route's case.
+    const auto best = [&]() -> std::optional<std::pair<LedgerStatus, std::string>> {
+      if (r == reached.end()) return std::nullopt;
+      for (const auto& [route, status] : {std::pair{Route::kNative, LedgerStatus::kNative},
+                                          std::pair{Route::kHostOnly, LedgerStatus::kHostOnly},
+                                          std::pair{Route::kFallback, LedgerStatus::kFallback}}) {
+        if (const auto& first = r->second.first_case[static_cast<std::size_t>(route)])
+          return std::pair{status, *first};
+      }
+      return std::nullopt;
+    }();
+    if (best) {
+      std::tie(row.status, row.case_id) = *best;
+      ++(row.status == LedgerStatus::kNative     ? out.native
+         : row.status == LedgerStatus::kHostOnly ? out.host_only
+                                                 : out.fallback);
       if (d != disposed.end() && d->second.disposition == Disposition::kNotApplicable)
         out.reached_but_not_applicable.push_back(overload);
     } else if (composite.contains(overload)) {
@@ -169,6 +184,7 @@ json ledger_json(const Ledger& ledger, int top, bool with_rows) {
   json out{{"overloads", ledger.total},
            {"reached", ledger.reached()},
            {"native", ledger.native},
+           {std::string(name(Route::kHostOnly)), ledger.host_only},
            {std::string(name(Route::kFallback)), ledger.fallback},
            {"not_applicable", ledger.not_applicable},
            {"composite", ledger.composite},
@@ -194,11 +210,11 @@ json ledger_json(const Ledger& ledger, int top, bool with_rows) {
 
 std::string ledger_summary(const Ledger& ledger, int top) {
   std::string text = fmt::format(
-      "ledger: {} of {} applicable overloads reached ({:.1f}%): {} native, {} fallback; of {} "
-      "with a CPU kernel, {} not_applicable and {} served by a composite kernel on the device; "
-      "unreached {} ({} with a disposition, {} without)\n",
+      "ledger: {} of {} applicable overloads reached ({:.1f}%): {} native, {} host-only, {} "
+      "fallback; of {} with a CPU kernel, {} not_applicable and {} served by a composite kernel "
+      "on the device; unreached {} ({} with a disposition, {} without)\n",
       ledger.reached(), ledger.applicable(), ledger.coverage_percent(), ledger.native,
-      ledger.fallback, ledger.total, ledger.not_applicable, ledger.composite,
+      ledger.host_only, ledger.fallback, ledger.total, ledger.not_applicable, ledger.composite,
       ledger.unreached + ledger.unreached_known, ledger.unreached_known, ledger.unreached);
   const Groups g = unreached_groups(ledger);
   if (!g.kinds.empty()) {

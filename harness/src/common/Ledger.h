@@ -5,8 +5,11 @@
 // or through the CPU fallback), or why not (a reviewed disposition). Pure arithmetic over data
 // the store and the worker provide, so the `ledger` command and the reports count alike.
 
+#include "common/Vocabulary.h"
+
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
@@ -30,10 +33,15 @@ using Disposals = std::map<std::string, Disposal>;
 nlohmann::json disposals_json(const Disposals& disposals);
 Disposals disposals_from_json(const nlohmann::json& stored);
 
-// Where the runs reached one overload: a case of each route, and how many cases in all.
+// Where the runs reached one overload: by route (kRoutes' order), the least case id that did,
+// and how many cases.
 struct Reached {
-  std::optional<std::string> native_case, fallback_case;
-  std::int64_t native_cases = 0, fallback_cases = 0;
+  std::array<std::optional<std::string>, kRoutes.size()> first_case;
+  std::array<std::int64_t, kRoutes.size()> cases{};
+
+  std::optional<std::string>& first(Route route) {
+    return first_case[static_cast<std::size_t>(route)];
+  }
 };
 
 // kComposite: not applicable to this backend, found by the dispatcher rather than a reviewed
@@ -41,6 +49,7 @@ struct Reached {
 // device key, decomposing each call into overloads the device runs (harness/worker/overloads.py).
 enum class LedgerStatus {
   kNative,
+  kHostOnly,
   kFallback,
   kNotApplicable,
   kComposite,
@@ -58,9 +67,9 @@ struct LedgerRow {
 
 struct Ledger {
   std::vector<LedgerRow> rows;  // one per overload, in name order
-  std::int64_t total = 0, native = 0, fallback = 0, not_applicable = 0, composite = 0,
-               unreached_known = 0, unreached = 0;
-  std::int64_t reached() const { return native + fallback; }
+  std::int64_t total = 0, native = 0, host_only = 0, fallback = 0, not_applicable = 0,
+               composite = 0, unreached_known = 0, unreached = 0;
+  std::int64_t reached() const { return native + host_only + fallback; }
   // Not applicable: by a disposition, or served by a composite kernel on the device.
   std::int64_t applicable() const { return total - not_applicable - composite; }
   // reached / applicable, in percent; 100 when nothing is applicable.

@@ -45,6 +45,7 @@ SubjectStatus subject_status(const OutcomeCounts& counts) {
   if (total == n(Outcome::kSkip)) return SubjectStatus::kSkipped;
   if (matched == total) {
     if (n(Outcome::kFallback) > 0) return SubjectStatus::kFallback;
+    if (n(Outcome::kHostOnly) > 0) return SubjectStatus::kHostOnly;
     return n(Outcome::kNativeUnknown) > 0 ? SubjectStatus::kNativeUnknown : SubjectStatus::kNative;
   }
   // A flaky case passed at least once: the subject is partial, never failing (nor native).
@@ -60,8 +61,10 @@ CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
     r.evidence = line.value("evidence", nlohmann::json::object());
     if (!r.evidence.is_object())
       throw std::runtime_error(fmt::format("the evidence of {} is not a JSON object", r.case_id));
-    r.native_ops = line.value("native_ops", std::map<std::string, std::int64_t>{});
-    r.fallback_ops = line.value("fallback_ops", std::map<std::string, std::int64_t>{});
+    for (const auto& route : kRoutes) {
+      r.ops(route.value) = line.value(fmt::format("{}_ops", route.name),
+                                      std::map<std::string, std::int64_t>{});
+    }
     const std::string outcome = line.at("outcome").get<std::string>();
     const auto parsed = find_named(kOutcomes, outcome);
     if (!parsed)
@@ -74,10 +77,29 @@ CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
   return r;
 }
 
+std::map<std::string, std::int64_t>& CaseResult::ops(Route route) {
+  switch (route) {
+    case Route::kNative:
+      return native_ops;
+    case Route::kFallback:
+      return fallback_ops;
+    case Route::kHostOnly:
+      return host_only_ops;
+  }
+  throw std::logic_error("unknown route");
+}
+
+const std::map<std::string, std::int64_t>& CaseResult::ops(Route route) const {
+  return const_cast<CaseResult&>(*this).ops(route);
+}
+
 nlohmann::json CaseResult::to_json() const {
-  return {{"case", case_id},          {"outcome", std::string(name(outcome))},
-          {"duration", duration},     {"evidence", evidence},
-          {"native_ops", native_ops}, {"fallback_ops", fallback_ops}};
+  nlohmann::json out = {{"case", case_id},
+                        {"outcome", std::string(name(outcome))},
+                        {"duration", duration},
+                        {"evidence", evidence}};
+  for (const auto& route : kRoutes) out[fmt::format("{}_ops", route.name)] = ops(route.value);
+  return out;
 }
 
 }  // namespace conform

@@ -28,6 +28,12 @@ struct CaseResult {
   nlohmann::json evidence = nlohmann::json::object();
   std::map<std::string, std::int64_t> native_ops;    // aten op -> calls
   std::map<std::string, std::int64_t> fallback_ops;  // aten op -> calls
+  // aten op -> calls whose kernel, the backend's own, copied device data to the host
+  std::map<std::string, std::int64_t> host_only_ops;
+
+  // The op maps by route (Route's order), for code that treats the routes alike.
+  std::map<std::string, std::int64_t>& ops(Route route);
+  const std::map<std::string, std::int64_t>& ops(Route route) const;
 
   // Parses a worker's result line; throws std::runtime_error naming what is malformed.
   static CaseResult from_worker_json(const nlohmann::json& line);

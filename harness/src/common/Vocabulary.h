@@ -39,6 +39,7 @@ enum class Outcome {
   kNativeUnknown,
   kUnverified,
   kXfailChanged,
+  kHostOnly,
 };
 
 // What an outcome says about the backend.
@@ -60,35 +61,39 @@ struct OutcomeInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<OutcomeInfo, 13> kOutcomes = {{
+inline constexpr std::array<OutcomeInfo, 14> kOutcomes = {{
     {Outcome::kPass, "pass", "P", 0, OutcomeKind::kMatched,
      "matched the CPU reference; every aten op ran natively on the device"},
-    {Outcome::kFallback, "fallback", "FB", 2, OutcomeKind::kMatched,
+    {Outcome::kFallback, "fallback", "FB", 3, OutcomeKind::kMatched,
      "matched, but one or more aten ops ran through the CPU fallback"},
-    {Outcome::kFail, "fail", "F", 9, OutcomeKind::kFailure,
+    {Outcome::kFail, "fail", "F", 10, OutcomeKind::kFailure,
      "ran; the result differs from the CPU's beyond tolerance"},
-    {Outcome::kError, "error", "E", 10, OutcomeKind::kFailure, "raised an exception"},
-    {Outcome::kCrash, "crash", "C", 12, OutcomeKind::kFailure, "the worker died; the run went on"},
-    {Outcome::kTimeout, "timeout", "T", 11, OutcomeKind::kFailure,
+    {Outcome::kError, "error", "E", 11, OutcomeKind::kFailure, "raised an exception"},
+    {Outcome::kCrash, "crash", "C", 13, OutcomeKind::kFailure, "the worker died; the run went on"},
+    {Outcome::kTimeout, "timeout", "T", 12, OutcomeKind::kFailure,
      "exceeded the per-case limit; the worker was replaced"},
-    {Outcome::kSkip, "skip", "S", 4, OutcomeKind::kNotRun,
+    {Outcome::kSkip, "skip", "S", 5, OutcomeKind::kNotRun,
      "not run: a skip-list entry, or the test skipped itself (upstream's SkipTest)"},
-    {Outcome::kXfail, "xfail", "XF", 5, OutcomeKind::kExpected,
+    {Outcome::kXfail, "xfail", "XF", 6, OutcomeKind::kExpected,
      "ran and failed as a skip-list entry expected"},
-    {Outcome::kXpass, "xpass", "XP", 6, OutcomeKind::kMatched,
+    {Outcome::kXpass, "xpass", "XP", 7, OutcomeKind::kMatched,
      "ran and passed although a skip-list entry expected a failure (a stale entry)"},
-    {Outcome::kFlaky, "flaky", "FL", 7, OutcomeKind::kUnstable,
+    {Outcome::kFlaky, "flaky", "FL", 8, OutcomeKind::kUnstable,
      "failed, then passed when rerun in a fresh worker (every attempt recorded); never a pass"},
     {Outcome::kNativeUnknown, "native_unknown", "U", 1, OutcomeKind::kMatched,
      "matched the CPU reference; whether every aten op ran natively could not be observed "
      "(docs/backends.md): never counted as native"},
-    {Outcome::kUnverified, "unverified", "UV", 3, OutcomeKind::kUnverified,
+    {Outcome::kUnverified, "unverified", "UV", 4, OutcomeKind::kUnverified,
      "ran without error; structure, shapes, dtypes and devices matched, but some values could not "
      "be compared (the CPU does not reproduce its own result: random or uninitialized); never a "
      "pass"},
-    {Outcome::kXfailChanged, "xfail_changed", "XC", 8, OutcomeKind::kFailure,
+    {Outcome::kXfailChanged, "xfail_changed", "XC", 9, OutcomeKind::kFailure,
      "ran and failed, but not as its skip-list entry records (another outcome, message or failing "
      "op): a new failure behind a known one"},
+    {Outcome::kHostOnly, "host_only", "H", 2, OutcomeKind::kMatched,
+     "matched the CPU reference; every aten op ran in the backend's own kernels, but one or more "
+     "of them copied device data to the host and computed there (TorchNeuron's \"Host-only\"): "
+     "never counted as native"},
 }};
 
 // Why a skip-list entry exists.
@@ -140,7 +145,8 @@ enum class SubjectStatus {
   kFailing,
   kSkipped,
   kNotRun,
-  kNativeUnknown
+  kNativeUnknown,
+  kHostOnly,
 };
 
 struct SubjectStatusInfo {
@@ -150,7 +156,7 @@ struct SubjectStatusInfo {
   std::string_view meaning;
 };
 
-inline constexpr std::array<SubjectStatusInfo, 7> kSubjectStatuses = {{
+inline constexpr std::array<SubjectStatusInfo, 8> kSubjectStatuses = {{
     {SubjectStatus::kNative, "native", 'N', "every case matched natively"},
     {SubjectStatus::kFallback, "fallback", 'F',
      "every case matched, some through the CPU fallback"},
@@ -161,16 +167,21 @@ inline constexpr std::array<SubjectStatusInfo, 7> kSubjectStatuses = {{
     {SubjectStatus::kNativeUnknown, "native_unknown", 'U',
      "every case matched, none through the fallback, but where some ran their ops could not be "
      "observed"},
+    {SubjectStatus::kHostOnly, "host_only", 'H',
+     "every case matched, none through the fallback, but in some a kernel of the backend computed "
+     "on the host"},
 }};
 
 // How an aten op ran in a case (the results DB's op_events.route).
-enum class Route { kNative, kFallback };
+enum class Route { kNative, kFallback, kHostOnly };
 
 using RouteInfo = Named<Route>;
 
-inline constexpr std::array<RouteInfo, 2> kRoutes = {{
+inline constexpr std::array<RouteInfo, 3> kRoutes = {{
     {Route::kNative, "native", "a kernel of the device ran it"},
     {Route::kFallback, "fallback", "the backend's CPU fallback ran it"},
+    {Route::kHostOnly, "host_only",
+     "a kernel of the backend ran it, but copied device data to the host to compute it there"},
 }};
 
 // What runs an op on the device, as check-model's capture sees the dispatcher.
@@ -186,13 +197,23 @@ inline constexpr std::array<KernelInfo, 4> kKernels = {{
 }};
 
 // check-model's verdict on one op at one dtype, worst first.
-enum class OpVerdict { kFailing, kFallback, kUnverified, kSkipped, kUntested, kNative };
+enum class OpVerdict {
+  kFailing,
+  kFallback,
+  kHostOnly,
+  kUnverified,
+  kSkipped,
+  kUntested,
+  kNative
+};
 
 using OpVerdictInfo = Named<OpVerdict>;
 
-inline constexpr std::array<OpVerdictInfo, 6> kOpVerdicts = {{
+inline constexpr std::array<OpVerdictInfo, 7> kOpVerdicts = {{
     {OpVerdict::kFailing, "failing", "a case's error names it and no case at that dtype matched"},
     {OpVerdict::kFallback, "fallback", "it ran only through the CPU fallback"},
+    {OpVerdict::kHostOnly, "host_only",
+     "it ran in the backend's kernel, but that kernel computed on the host (Host-only)"},
     {OpVerdict::kUnverified, "unverified",
      "it ran without error only in cases whose values could not be compared (unverified)"},
     {OpVerdict::kSkipped, "skipped", "its cases were skipped or expected to fail by a skip list"},
@@ -316,6 +337,9 @@ inline std::string_view name(EvidenceFlag f) {
 }
 inline Outcome parse_outcome(std::string_view text) {
   return parse_named(kOutcomes, text, "outcome");
+}
+inline Route parse_route(std::string_view text) {
+  return parse_named(kRoutes, text, "route");
 }
 
 inline OutcomeKind kind(Outcome o) {

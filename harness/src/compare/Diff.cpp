@@ -18,6 +18,11 @@ std::vector<std::string> minus(const std::set<std::string>& a, const std::set<st
   return out;
 }
 
+// How far a match is from native: 0 pass, 1 host-only, 2 through the fallback; -1 otherwise.
+int off_device(Outcome o) {
+  return o == Outcome::kPass ? 0 : o == Outcome::kHostOnly ? 1 : o == Outcome::kFallback ? 2 : -1;
+}
+
 struct Section {
   const char* key;
   const char* title;
@@ -28,7 +33,7 @@ std::vector<Section> sections(const Diff& d) {
   return {{"new_failures", "new failures", &d.new_failures},
           {"new_passes", "new passes", &d.new_passes},
           {"changed_errors", "changed errors", &d.changed_errors},
-          {"now_fallback", "now through the fallback", &d.now_fallback},
+          {"now_fallback", "now through the fallback or computed on the host", &d.now_fallback},
           {"now_native", "now native", &d.now_native},
           {"now_skipped", "now skipped", &d.now_skipped},
           {"now_flaky", "now flaky (passed only when rerun)", &d.now_flaky},
@@ -48,7 +53,10 @@ std::vector<OpSection> op_sections(const Diff& d) {
           {"native_ops_lost", "aten ops no longer run natively", &d.native_ops_lost},
           {"native_ops_gained", "aten ops now run natively", &d.native_ops_gained},
           {"fallback_ops_new", "aten ops newly through the fallback", &d.fallback_ops_new},
-          {"fallback_ops_gone", "aten ops no longer through the fallback", &d.fallback_ops_gone}};
+          {"fallback_ops_gone", "aten ops no longer through the fallback", &d.fallback_ops_gone},
+          {"host_only_ops_new", "aten ops newly computed on the host", &d.host_only_ops_new},
+          {"host_only_ops_gone", "aten ops no longer computed on the host",
+           &d.host_only_ops_gone}};
 }
 
 }  // namespace
@@ -93,9 +101,9 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
       d.new_passes.push_back(change);
     } else if (did_not_match(before.outcome) && did_not_match(after.outcome)) {
       d.changed_errors.push_back(change);
-    } else if (before.outcome == Outcome::kPass && after.outcome == Outcome::kFallback) {
+    } else if (off_device(after.outcome) > off_device(before.outcome)) {
       d.now_fallback.push_back(change);
-    } else if (before.outcome == Outcome::kFallback && after.outcome == Outcome::kPass) {
+    } else if (off_device(before.outcome) > 0 && after.outcome == Outcome::kPass) {
       d.now_native.push_back(change);
     }
   }
@@ -112,6 +120,8 @@ Diff diff_snapshots(const Snapshot& a, const Snapshot& b) {
   d.native_ops_gained = minus(b.native_ops, a.native_ops);
   d.fallback_ops_new = minus(b.fallback_ops, a.fallback_ops);
   d.fallback_ops_gone = minus(a.fallback_ops, b.fallback_ops);
+  d.host_only_ops_new = minus(b.host_only_ops, a.host_only_ops);
+  d.host_only_ops_gone = minus(a.host_only_ops, b.host_only_ops);
   return d;
 }
 

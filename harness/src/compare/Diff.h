@@ -20,8 +20,8 @@ struct Diff {
   std::vector<Change> new_failures;    // matched (or flaky) in A; fails in B
   std::vector<Change> new_passes;      // did not match in A; matches in B
   std::vector<Change> changed_errors;  // fails in both, with another outcome or message
-  std::vector<Change> now_fallback;    // pass -> fallback: an op left the device
-  std::vector<Change> now_native;      // fallback -> pass
+  std::vector<Change> now_fallback;    // pass -> host-only -> fallback: an op left the device
+  std::vector<Change> now_native;      // fallback or host-only -> pass
   std::vector<Change> now_skipped;     // ran in A, skipped in B
   std::vector<Change> now_flaky;       // flaky in B, not in A: passed only when rerun
   std::vector<Change> now_unverified;  // matched in A; in B some values could not be compared
@@ -29,6 +29,7 @@ struct Diff {
   std::vector<Change> subject_changes;  // per subject status: native, fallback, partial, ...
   std::vector<std::string> native_ops_lost, native_ops_gained;
   std::vector<std::string> fallback_ops_new, fallback_ops_gone;
+  std::vector<std::string> host_only_ops_new, host_only_ops_gone;
 
   bool empty() const;
 };

@@ -36,6 +36,7 @@ Snapshot snapshot_of_run(Store& store, const std::string& run_id) {
     s.cases[r.case_id] = {r.outcome, first_line(r.evidence), flaky};
     for (const auto& [op, _] : r.native_ops) s.native_ops.insert(op);
     for (const auto& [op, _] : r.fallback_ops) s.fallback_ops.insert(op);
+    for (const auto& [op, _] : r.host_only_ops) s.host_only_ops.insert(op);
   }
   return s;
 }
@@ -50,6 +51,7 @@ nlohmann::json baseline_json(const std::vector<std::pair<Snapshot, RunInfo>>& ru
                        {"backend", run.backend_module + " " + run.backend_version},
                        {"native_ops", s.native_ops},
                        {"fallback_ops", s.fallback_ops},
+                       {"host_only_ops", s.host_only_ops},
                        {"cases", cases}};
   }
   return {{"schema", "neuron-conform/baseline"},
@@ -68,6 +70,8 @@ Snapshot baseline_section(const std::string& path, const std::string& suite,
   s.suite = suite;
   s.native_ops = j.at("native_ops").get<std::set<std::string>>();
   s.fallback_ops = j.at("fallback_ops").get<std::set<std::string>>();
+  // Baselines written before host-only was seen have none.
+  s.host_only_ops = j.value("host_only_ops", std::set<std::string>());
   for (const auto& [id, outcome] : j.at("cases").items()) {
     if (CaseId::parse(id).suite != suite)
       throw std::invalid_argument(fmt::format("case {} is not of suite '{}'", id, suite));

@@ -27,6 +27,7 @@ struct Snapshot {
   std::map<std::string, Case> cases;
   std::set<std::string> native_ops;    // aten ops that ran natively in some case
   std::set<std::string> fallback_ops;  // aten ops that ran through the fallback in some case
+  std::set<std::string> host_only_ops;  // aten ops whose kernel computed on the host somewhere
 
   std::map<std::string, SubjectStatus> subject_statuses() const;
 };

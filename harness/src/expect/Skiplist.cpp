@@ -458,7 +458,7 @@ json entry_evidence(const Entry& e) {
 }  // namespace
 
 CaseResult skipped_result(const Entry& entry, const std::string& case_id) {
-  return CaseResult{case_id, Outcome::kSkip, 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {}};
+  return CaseResult{case_id, Outcome::kSkip, 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {}, {}};
 }
 
 CaseResult apply_expectation(const Entry& entry, CaseResult observed) {

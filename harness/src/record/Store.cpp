@@ -163,6 +163,37 @@ DROP TABLE results;
 ALTER TABLE results_v8 RENAME TO results;
 CREATE INDEX results_by_case ON results(case_id);
 )sql",
+    // v9: host-only (matched; a kernel of the backend's own computed on the host), as an
+    // outcome and as the route of an op event.
+    R"sql(
+CREATE TABLE results_v9 (
+  run_id TEXT NOT NULL REFERENCES runs(id),
+  case_id TEXT NOT NULL REFERENCES cases(id),
+  outcome TEXT NOT NULL CHECK (outcome IN
+    ('pass', 'fallback', 'fail', 'error', 'crash', 'timeout', 'skip', 'xfail', 'xpass', 'flaky',
+     'native_unknown', 'unverified', 'xfail_changed', 'host_only')),
+  duration REAL NOT NULL,
+  evidence TEXT NOT NULL,
+  recorded_at TEXT NOT NULL,
+  PRIMARY KEY (run_id, case_id)
+);
+INSERT INTO results_v9 SELECT run_id, case_id, outcome, duration, evidence, recorded_at FROM results;
+CREATE TABLE op_events_v9 (
+  run_id TEXT NOT NULL,
+  case_id TEXT NOT NULL,
+  op TEXT NOT NULL,
+  route TEXT NOT NULL CHECK (route IN ('native', 'fallback', 'host_only')),
+  calls INTEGER NOT NULL,
+  PRIMARY KEY (run_id, case_id, op, route),
+  FOREIGN KEY (run_id, case_id) REFERENCES results(run_id, case_id)
+);
+INSERT INTO op_events_v9 SELECT run_id, case_id, op, route, calls FROM op_events;
+DROP TABLE op_events;
+DROP TABLE results;
+ALTER TABLE results_v9 RENAME TO results;
+ALTER TABLE op_events_v9 RENAME TO op_events;
+CREATE INDEX results_by_case ON results(case_id);
+)sql",
 };
 constexpr int kLatest = static_cast<int>(std::size(kMigrations));
 static_assert(kLatest == Store::kSchemaVersion);
@@ -449,13 +480,12 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(5, json_text(r.evidence))
         .bind(6, now)
         .run();
-    for (const auto& [route, ops] :
-         {std::pair{Route::kNative, &r.native_ops}, std::pair{Route::kFallback, &r.fallback_ops}}) {
-      for (const auto& [op, calls] : *ops) {
+    for (const auto& route : kRoutes) {
+      for (const auto& [op, calls] : r.ops(route.value)) {
         event.bind(1, run_id)
             .bind(2, r.case_id)
             .bind(3, op)
-            .bind(4, name(route))
+            .bind(4, route.name)
             .bind(5, calls)
             .run();
       }
@@ -483,14 +513,14 @@ std::vector<CaseResult> Store::results(const std::string& run_id) {
                              st.real(2),
                              nlohmann::json::parse(st.text(3)),
                              {},
+                             {},
                              {}});
   }
   auto events = db_.prepare("SELECT case_id, op, route, calls FROM op_events WHERE run_id = ?1");
   events.bind(1, run_id);
   while (events.step()) {
     CaseResult& r = out[index.at(events.text(0))];
-    (events.text(2) == name(Route::kNative) ? r.native_ops : r.fallback_ops)[events.text(1)] =
-        events.integer(3);
+    r.ops(parse_route(events.text(2)))[events.text(1)] = events.integer(3);
   }
   return out;
 }
@@ -528,11 +558,11 @@ std::map<std::string, Reached> Store::reached_ops(const std::vector<std::string>
     st.bind(1, id);
     while (st.step()) {
       Reached& r = out[st.text(0)];
-      const bool native = st.text(1) == name(Route::kNative);
-      auto& first = native ? r.native_case : r.fallback_case;
+      const Route route = parse_route(st.text(1));
+      auto& first = r.first(route);
       const std::string case_id = st.text(2);
       if (!first || case_id < *first) first = case_id;
-      (native ? r.native_cases : r.fallback_cases) += st.integer(3);
+      r.cases[static_cast<std::size_t>(route)] += st.integer(3);
     }
     st.reset();
   }

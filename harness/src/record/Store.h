@@ -22,7 +22,7 @@ namespace conform {
 // docs/results-db.md documents it.
 class Store {
  public:
-  static constexpr int kSchemaVersion = 8;
+  static constexpr int kSchemaVersion = 9;
 
   // Opens or creates the DB at `path`. Throws StoreError with one line naming the file and
   // the problem (not a database, newer schema, unwritable, ...), before changing anything.

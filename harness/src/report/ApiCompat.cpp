@@ -22,8 +22,8 @@ namespace {
 
 constexpr std::array<const char*, 2> kApiModes = {"eager", "compile"};
 // What an entry is in one mode (docs/api-compat.md), in the order the tables show them.
-constexpr std::array<const char*, 6> kApiStatuses = {"Y",          "CPU_FALLBACK", "NATIVE_UNKNOWN",
-                                                     "UNVERIFIED", "N",            "untested"};
+constexpr std::array<const char*, 7> kApiStatuses = {
+    "Y", "CPU_FALLBACK", "HOST_ONLY", "NATIVE_UNKNOWN", "UNVERIFIED", "N", "untested"};
 
 // TorchNeuron's table lists these namespaces in this order; any other comes after, by name.
 constexpr std::array<const char*, 8> kSectionOrder = {
@@ -83,13 +83,15 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
             {"dtypes", json::array()}};
   std::set<std::string> good, bad;
   for (const auto& [dtype, ok] : works) (ok ? good : bad).insert(dtype);
-  std::map<std::string, std::set<std::string>> fell_back;  // aten op -> dtypes
+  std::map<std::string, std::set<std::string>> fell_back, on_host;  // aten op -> dtypes
   std::set<std::string> unobserved;  // dtypes where a case matched with its route unseen
   const json* worst = nullptr;
   int worst_severity = -1;
   for (const auto& [c, outcome, dtype] : ran) {
     if (good.contains(dtype)) {
       for (const auto& op : (*c)["fallback_ops"]) fell_back[op.get<std::string>()].insert(dtype);
+      for (const auto& op : c->value("host_only_ops", json::array()))
+        on_host[op.get<std::string>()].insert(dtype);
       if (ran_as(*c, Outcome::kNativeUnknown)) unobserved.insert(dtype);
     }
     if (!is_success(outcome) && info_of(kOutcomes, outcome).severity > worst_severity) {
@@ -112,13 +114,23 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
     return {{"status", "N"},
             {"detail", fmt::format("{} at {}: {}", outcome, joined(bad), reason)},
             {"dtypes", json::array()}};
+  // The ops that kept it from running natively: those that fell back, else those whose kernel
+  // computed on the host.
+  const auto& held_back = fell_back.empty() ? on_host : fell_back;
   std::vector<std::string> ops;
-  for (const auto& [op, dtypes] : fell_back)
+  for (const auto& [op, dtypes] : held_back)
     ops.push_back(fmt::format("{} ({})", op, joined(dtypes)));
   std::string detail = fmt::format("{}", fmt::join(ops, "; "));
   if (!bad.empty())
     detail += fmt::format("{}not at {} ({}: {})", detail.empty() ? "" : "; ", joined(bad), outcome,
                           reason);
+  if (fell_back.empty() && !on_host.empty()) {  // TorchNeuron's "Host-only"
+    return {{"status", "HOST_ONLY"},
+            {"detail", "computed on the host by: " + detail},
+            {"dtypes", json(good)},
+            {"fallback_ops", json::array()},
+            {"host_only_ops", json(ops)}};
+  }
   if (fell_back.empty() && !unobserved.empty()) {  // matched, but never called native unseen
     detail = fmt::format("matches the CPU; how its ops ran could not be observed at {}{}",
                          joined(unobserved), detail.empty() ? "" : "; " + detail);
@@ -281,6 +293,8 @@ std::string render_api_compat_markdown(const json& table, const json& changes) {
   out +=
       "\n`Y`: runs on the device at the dtypes listed, every case matching the CPU. "
       "`CPU_FALLBACK`: works, with the aten ops that fell back to the CPU (and at which dtypes). "
+      "`HOST_ONLY`: works, none through the fallback, but a kernel of the backend copied device "
+      "data to the host and computed there (TorchNeuron's \"Host-only\"; the ops and dtypes). "
       "`NATIVE_UNKNOWN`: works, but how its ops ran could not be observed (docs/backends.md). "
       "`UNVERIFIED`: runs without error, but its values could not be compared with the CPU's "
       "(random or uninitialized outputs); never counted as working. "

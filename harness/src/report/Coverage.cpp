@@ -79,10 +79,15 @@ class Tally {
       a.native_calls += calls, ++a.cases_native, a.subjects.insert(id.subject);
       a.cases_failing += failing;
     }
+    for (const auto& [op, calls] : r.host_only_ops) {
+      AtenOp& a = aten_[op];
+      a.host_only_calls += calls, ++a.cases_host_only, a.subjects.insert(id.subject);
+      if (!r.native_ops.contains(op)) a.cases_failing += failing;
+    }
     for (const auto& [op, calls] : r.fallback_ops) {
       AtenOp& a = aten_[op];
       a.fallback_calls += calls, ++a.cases_fallback, a.subjects.insert(id.subject);
-      if (!r.native_ops.contains(op)) a.cases_failing += failing;
+      if (!r.native_ops.contains(op) && !r.host_only_ops.contains(op)) a.cases_failing += failing;
     }
     cases.push_back(case_json(r, id));
   }
@@ -97,8 +102,10 @@ class Tally {
       rows.push_back({{"op", op},
                       {"declared_native", declared.is_array() ? json(names.contains(op)) : json()},
                       {"native_calls", a.native_calls},
+                      {"host_only_calls", a.host_only_calls},
                       {"fallback_calls", a.fallback_calls},
                       {"cases_native", a.cases_native},
+                      {"cases_host_only", a.cases_host_only},
                       {"cases_fallback", a.cases_fallback},
                       {"cases_failing", a.cases_failing},
                       {"subjects", a.subjects}});
@@ -115,8 +122,8 @@ class Tally {
 
  private:
   struct AtenOp {
-    std::int64_t native_calls = 0, fallback_calls = 0;
-    std::int64_t cases_native = 0, cases_fallback = 0, cases_failing = 0;
+    std::int64_t native_calls = 0, host_only_calls = 0, fallback_calls = 0;
+    std::int64_t cases_native = 0, cases_host_only = 0, cases_fallback = 0, cases_failing = 0;
     std::set<std::string> subjects;
   };
 
@@ -128,8 +135,10 @@ class Tally {
               {"outcome", r.outcome},
               {"duration", r.duration},
               {"evidence", report_evidence(r.evidence)},
-              {"fallback_ops", json::array()}};
+              {"fallback_ops", json::array()},
+              {"host_only_ops", json::array()}};
     for (const auto& [op, _] : r.fallback_ops) c["fallback_ops"].push_back(op);
+    for (const auto& [op, _] : r.host_only_ops) c["host_only_ops"].push_back(op);
     if (r.outcome != Outcome::kPass && kind(r.outcome) != OutcomeKind::kNotRun) {
       c["repro"] = fmt::format("neuron-conform repro {} --db {} --run {}", shell_quote(r.case_id),
                                shell_quote(db_path_), run_id_);
@@ -156,6 +165,10 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
   std::string text =
       fmt::format("{} of {} cases pass natively, {} match through the CPU fallback",
                   cases_with(Outcome::kPass), recorded, cases_with(Outcome::kFallback));
+  if (const auto host_only = cases_with(Outcome::kHostOnly); host_only > 0)
+    text += fmt::format(", {} match with a kernel of the backend that computed on the host "
+                        "(host-only, not native)",
+                        host_only);
   if (const auto unknown = cases_with(Outcome::kNativeUnknown); unknown > 0)
     text +=
         fmt::format(", {} match where the harness could not observe how their ops ran", unknown);

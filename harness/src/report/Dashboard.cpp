@@ -74,7 +74,7 @@ json headline_of(const json& newest, std::size_t new_failures) {
     if (!outcome || kind(*outcome) == OutcomeKind::kNotRun) continue;
     ran += count.get<std::int64_t>();
     if (*outcome == Outcome::kPass || *outcome == Outcome::kFallback ||
-        *outcome == Outcome::kNativeUnknown)
+        *outcome == Outcome::kHostOnly || *outcome == Outcome::kNativeUnknown)
       matched += count.get<std::int64_t>();
   }
   const std::int64_t native =

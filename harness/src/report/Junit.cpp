@@ -87,12 +87,12 @@ std::string render_junit(const json& cov) {
     auto op = cprops.append_child("property");
     op.append_attribute("name") = "outcome";
     op.append_attribute("value") = outcome.c_str();
-    if (!c["fallback_ops"].empty()) {
+    for (const char* route : {"fallback_ops", "host_only_ops"}) {
+      if (c.value(route, json::array()).empty()) continue;
       std::string ops;
-      for (const auto& f : c["fallback_ops"])
-        ops += (ops.empty() ? "" : " ") + f.get<std::string>();
+      for (const auto& f : c[route]) ops += (ops.empty() ? "" : " ") + f.get<std::string>();
       auto fp = cprops.append_child("property");
-      fp.append_attribute("name") = "fallback_ops";
+      fp.append_attribute("name") = route;
       fp.append_attribute("value") = ops.c_str();
     }
     if (is_failure(o)) {

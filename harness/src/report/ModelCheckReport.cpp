@@ -29,6 +29,7 @@ std::string evidence_text(const json& e, OpVerdict v) {
   switch (v) {
     case OpVerdict::kNative:
     case OpVerdict::kFallback:
+    case OpVerdict::kHostOnly:
     case OpVerdict::kUnverified:
       if (!e.contains("cases")) return why + e.value("how", std::string());
       return why + fmt::format("{} case(s), e.g. {}", e["cases"].get<std::int64_t>(),
@@ -124,8 +125,9 @@ std::string model_check_text(const ModelCheckResult& r) {
              (e.is_number() ? fmt::format("{:.3g}", e.get<double>()) : e.get<std::string>());
     }
     if (p.contains("message")) out += ": " + p["message"].get<std::string>().substr(0, 200);
-    out += fmt::format("; {} op(s) ran natively, {} through the fallback\n", p["native_ops"].size(),
-                       p["fallback_ops"].size());
+    out += fmt::format("; {} op(s) ran natively, {} through the fallback, {} on the host\n",
+                       p["native_ops"].size(), p["fallback_ops"].size(),
+                       p.value("host_only_ops", json::object()).size());
     for (const auto& d : p["disagreements"])
       out +=
           fmt::format("  disagreement: {} predicted {}, observed {}\n", d["op"].get<std::string>(),

@@ -23,8 +23,10 @@ struct Subject {
   json checks = json::object();  // dtype -> check -> outcome
   double seconds = 0;
   std::int64_t peak_memory = -1;
-  std::set<std::string> fallback_ops, failing_ops;
+  std::set<std::string> fallback_ops, host_only_ops, failing_ops;
   std::set<std::string> blockers;  // what stands between it and running natively
+  // Every native-check case that did not pass matched with a kernel that computed on the host.
+  bool only_host_only = true;
   bool native_checks_ran = false;
   bool native = true;
   // Every native-check case matched, some where how their ops ran could not be observed.
@@ -43,6 +45,7 @@ std::string verdict_of(const Subject& s) {
   if (!s.built) return "cannot build";
   if (s.native) return "native";
   if (s.unobserved && s.only_unobserved) return "matches, native unknown";
+  if (s.native_checks_ran && s.only_host_only) return "matches, host-only";
   return s.only_cpu_failures ? "fails on the CPU too" : "blocked";
 }
 
@@ -57,6 +60,8 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   if (e.contains("peak_device_memory"))
     peak_memory = std::max(peak_memory, e["peak_device_memory"].get<std::int64_t>());
   for (const auto& op : c["fallback_ops"]) fallback_ops.insert(op.get<std::string>());
+  const json host_only = c.value("host_only_ops", json::array());
+  for (const auto& op : host_only) host_only_ops.insert(op.get<std::string>());
   if (e.contains("failing_op")) failing_ops.insert(e["failing_op"].get<std::string>());
   built = built || e.value("stage", "") != name(Stage::kBuild);
   const bool passed = ran_as(c, Outcome::kPass);  // every op on the device
@@ -73,9 +78,11 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
     return;
   }
   only_unobserved = false;
+  only_host_only = only_host_only && outcome == Outcome::kHostOnly;
   only_cpu_failures = only_cpu_failures && e.value("where", "") == name(Where::kHarness);
   // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
   for (const auto& op : c["fallback_ops"]) blockers.insert(op.get<std::string>());
+  for (const auto& op : host_only) blockers.insert(op.get<std::string>() + " (host-only)");
   if (e.contains("failing_op")) {
     blockers.insert(e["failing_op"].get<std::string>());
   } else if (e.contains("graph_breaks") && e["graph_breaks"].is_array() &&
@@ -83,7 +90,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
     blockers.insert("graph break: " + e["graph_breaks"][0].get<std::string>().substr(0, 160));
   } else if (outcome == Outcome::kUnverified) {
     blockers.insert(fmt::format("(values not compared in {}: unverified)", check));
-  } else if (outcome != Outcome::kFallback) {
+  } else if (outcome != Outcome::kFallback && outcome != Outcome::kHostOnly) {
     blockers.insert(fmt::format("({} in {}, no single op)", name(outcome), check));
   }
 }
@@ -105,6 +112,7 @@ json row_of(const std::string& subject, const Subject& s,
           {"seconds", s.seconds},
           {"peak_device_memory", s.peak_memory < 0 ? json() : json(s.peak_memory)},
           {"fallback_ops", s.fallback_ops},
+          {"host_only_ops", s.host_only_ops},
           {"failing_ops", s.failing_ops},
           {"blockers", s.blockers},
           {"first_error", s.first_error},

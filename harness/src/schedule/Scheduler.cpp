@@ -120,7 +120,7 @@ CaseResult protocol_error(const std::string& case_id, const std::string& what,
                           {"message", what},
                           {"line", line.substr(0, 500)}};
   if (!previous_case.empty()) evidence["previous_case_of_worker"] = previous_case;
-  return CaseResult{case_id, Outcome::kError, 0.0, std::move(evidence), {}, {}};
+  return CaseResult{case_id, Outcome::kError, 0.0, std::move(evidence), {}, {}, {}};
 }
 
 }  // namespace

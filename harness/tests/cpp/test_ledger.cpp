@@ -28,10 +28,10 @@ TEST(Ledger, CountsReachedOverApplicable) {
                                             "d.json", &kKnown);
   ASSERT_TRUE(d.problems.empty()) << d.problems.front().str();
   std::map<std::string, Reached> reached;
-  reached["aten::add.Tensor"].native_case = "ops/add/float32/forward";
-  reached["aten::add.Tensor"].fallback_case = "ops/add/float32/backward";
-  reached["aten::add_.Tensor"].fallback_case = "ops/add/float32/inplace";
-  reached["neuron::custom"].native_case = "ops/x/float32/forward";  // not a row: not counted
+  reached["aten::add.Tensor"].first(Route::kNative) = "ops/add/float32/forward";
+  reached["aten::add.Tensor"].first(Route::kFallback) = "ops/add/float32/backward";
+  reached["aten::add_.Tensor"].first(Route::kFallback) = "ops/add/float32/inplace";
+  reached["neuron::custom"].first(Route::kNative) = "ops/x/float32/forward";  // not a row: not counted
   const Ledger l =
       build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d.disposals());
   EXPECT_EQ(l.total, 7);
@@ -52,12 +52,27 @@ TEST(Ledger, CountsReachedOverApplicable) {
   EXPECT_EQ(j["unreached_undisposed"], 2);
 }
 
+TEST(Ledger, AHostOnlyOverloadIsReachedButNotNative) {
+  std::map<std::string, Reached> reached;
+  reached["aten::sort.stable"].first(Route::kHostOnly) = "ops/sort/float32/forward";
+  reached["aten::sort.stable"].first(Route::kFallback) = "ops/sort/int64/forward";
+  reached["aten::mm"].first(Route::kHostOnly) = "ops/mm/float32/forward";
+  reached["aten::mm"].first(Route::kNative) = "ops/mm/float64/forward";
+  const Ledger l = build_ledger({"aten::sort.stable", "aten::mm"}, reached, {});
+  EXPECT_EQ(l.host_only, 1);  // sort: host-only wins over the fallback
+  EXPECT_EQ(l.native, 1);     // mm: a native case wins over a host-only one
+  EXPECT_EQ(l.reached(), 2);
+  EXPECT_EQ(l.rows[1].status, LedgerStatus::kHostOnly);
+  EXPECT_EQ(l.rows[1].case_id, "ops/sort/float32/forward");
+  EXPECT_EQ(ledger_json(l)["host_only"], 1);
+}
+
 TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
   const Dispositions d = parse_dispositions(R"({"entries": [{"disposition": "not_applicable",
       "reason": "x", "overloads": ["aten::q_scale"]}]})",
                                             "d.json");
   std::map<std::string, Reached> reached;
-  reached["aten::q_scale"].fallback_case = "ops/q/float32/forward";
+  reached["aten::q_scale"].first(Route::kFallback) = "ops/q/float32/forward";
   const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d.disposals());
   EXPECT_EQ(l.not_applicable, 0);
   EXPECT_EQ(l.reached(), 1);
@@ -70,7 +85,7 @@ TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
       "reason": "x", "overloads": ["aten::hypot_"]}]})",
                                             "d.json");
   std::map<std::string, Reached> reached;
-  reached["aten::hypot.out"].native_case = "ops/hypot/float32/forward";
+  reached["aten::hypot.out"].first(Route::kNative) = "ops/hypot/float32/forward";
   const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, reached,
                                 d.disposals(), {"aten::hypot_"});
   EXPECT_EQ(l.composite, 1);

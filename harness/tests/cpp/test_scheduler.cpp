@@ -119,18 +119,18 @@ TEST(Progress, EstimatesTheTimeLeftFromRecordedDurations) {
   }
   conform::Progress progress(cases, durations, false);
   EXPECT_EQ(progress.eta_seconds(1.0), 0.0);  // nothing done: no pace to go by
-  progress.add(CaseResult{"long", Outcome::kPass, 90.0, {}, {}, {}});
+  progress.add(CaseResult{"long", Outcome::kPass, 90.0, {}, {}, {}, {}});
   // 90 recorded seconds done in 45 (two jobs): the 10 left take 5, where counting cases said 4500
   EXPECT_NEAR(progress.eta_seconds(45.0), 5.0, 1e-9);
-  for (int i = 0; i < 100; ++i) progress.add(CaseResult{cases[i + 1], Outcome::kPass, 0.1, {}, {}, {}});
+  for (int i = 0; i < 100; ++i) progress.add(CaseResult{cases[i + 1], Outcome::kPass, 0.1, {}, {}, {}, {}});
   EXPECT_NEAR(progress.eta_seconds(50.0), 0.0, 1e-9);
 }
 
 TEST(Progress, CasesWithoutARecordedDurationCountAsTheAverageOne) {
   conform::Progress known(std::vector<std::string>{"a", "b", "new"}, {{"a", 1.0}, {"b", 3.0}}, false);
-  known.add(CaseResult{"a", Outcome::kPass, 1.0, {}, {}, {}});
+  known.add(CaseResult{"a", Outcome::kPass, 1.0, {}, {}, {}, {}});
   EXPECT_NEAR(known.eta_seconds(2.0), 2.0 * (3.0 + 2.0), 1e-9);  // "new" counts as 2 s
   conform::Progress none(std::vector<std::string>{"x", "y", "z", "w"}, {}, false);
-  none.add(CaseResult{"x", Outcome::kPass, 1.0, {}, {}, {}});
+  none.add(CaseResult{"x", Outcome::kPass, 1.0, {}, {}, {}, {}});
   EXPECT_NEAR(none.eta_seconds(10.0), 30.0, 1e-9);  // nothing recorded: each case alike
 }

@@ -163,7 +163,7 @@ TEST(Skiplist, ExpectationsTurnObservationsIntoOutcomes) {
   e.where = {"f.json", 3, 5};
   auto observed = [](std::string_view outcome, const std::string& message = "") {
     return CaseResult{
-        "ops/x/float32/forward", parse_outcome(outcome), 0.1, {{"message", message}}, {}, {}};
+        "ops/x/float32/forward", parse_outcome(outcome), 0.1, {{"message", message}}, {}, {}, {}};
   };
   EXPECT_EQ(apply_expectation(e, observed("error")).outcome, Outcome::kXfail);
   EXPECT_EQ(apply_expectation(e, observed("pass")).outcome, Outcome::kXpass);

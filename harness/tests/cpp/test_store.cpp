@@ -68,7 +68,8 @@ TEST(Store, RecordsResultsAndTracksWhatIsLeft) {
     store.create_run(make_run("r1", "2026-01-01T00:00:00.000Z"));
     store.record_plan("r1", plan());
     CaseResult r{"ops/add/float32/forward", Outcome::kFallback,        0.25,
-                 {{"max_abs_error", 0.0}},  {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}}};
+                 {{"max_abs_error", 0.0}},  {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}},
+                 {{"aten::sort.stable", 2}}};
     store.record_result("r1", r);
     EXPECT_EQ(store.unrecorded("r1"),
               (std::vector<std::string>{"ops/mul/float32/forward", "ops/sub/float32/forward"}));
@@ -81,6 +82,7 @@ TEST(Store, RecordsResultsAndTracksWhatIsLeft) {
   EXPECT_EQ(results[0].outcome, Outcome::kFallback);
   EXPECT_EQ(results[0].native_ops.at("aten::add.Tensor"), 3);
   EXPECT_EQ(results[0].fallback_ops.at("aten::erfinv.out"), 1);
+  EXPECT_EQ(results[0].host_only_ops.at("aten::sort.stable"), 2);
   EXPECT_EQ(reopened.outcome_counts("r1").at(Outcome::kFallback), 1);
   EXPECT_DOUBLE_EQ(reopened.last_durations().at("ops/add/float32/forward"), 0.25);
 }
@@ -108,6 +110,7 @@ TEST(Store, ReadsARunInProgressConsistently) {
                                            0.01,
                                            {},
                                            {{"aten::add.Tensor", 1}},
+                                           {},
                                            {}});
     }
     done = true;
@@ -219,6 +222,12 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
         "NULL, PRIMARY KEY (run_id, case_id));"
         "INSERT INTO results VALUES ('r1', 'ops/add/float32/forward', 'pass', 0.5, '{}', "
         "'2026-01-01T00:00:01.000Z');"
+        "CREATE TABLE op_events (run_id TEXT NOT NULL, case_id TEXT NOT NULL, op TEXT NOT NULL, "
+        "route TEXT NOT NULL CHECK (route IN ('native', 'fallback')), calls INTEGER NOT NULL, "
+        "PRIMARY KEY (run_id, case_id, op, route), FOREIGN KEY (run_id, case_id) REFERENCES "
+        "results(run_id, case_id));"
+        "INSERT INTO op_events VALUES ('r1', 'ops/add/float32/forward', 'aten::add.Tensor', "
+        "'native', 2);"
         "PRAGMA user_version = 1;");
   }
   Store store(path);
@@ -247,6 +256,14 @@ TEST(Store, MigratesAVersion1FileKeepingItsRuns) {
                              "runs with ops on the fallback",
                              {{"ops", 1}}});
   EXPECT_EQ(model_checks(store, "llama").size(), 1u);
+  // v9: the op events kept, and the route host_only taken.
+  auto events = store.db().prepare("SELECT op, route, calls FROM op_events");
+  ASSERT_TRUE(events.step());
+  EXPECT_EQ(events.text(0) + " " + events.text(1) + " " + std::to_string(events.integer(2)),
+            "aten::add.Tensor native 2");
+  EXPECT_NO_THROW(store.db().exec(
+      "INSERT INTO op_events VALUES ('r1', 'ops/add/float32/forward', 'aten::sort', 'host_only', "
+      "1)"));
 }
 
 TEST(Store, KeepsModelChecksByModelOldestFirst) {
@@ -295,11 +312,11 @@ TEST(Store, ADigestOfFewerResultsIsStale) {
   run.backend_info = {{"native_ops", {"aten::add.Tensor"}}};
   store.create_run(run);
   store.record_plan("r1", plan());
-  store.record_result("r1", CaseResult{plan()[0].str(), Outcome::kPass, 0.1, {}, {}, {}});
+  store.record_result("r1", CaseResult{plan()[0].str(), Outcome::kPass, 0.1, {}, {}, {}, {}});
   EXPECT_EQ(store.run("r1")->backend_info, run.backend_info);
   store.save_digest("r1", 1, {{"n", 1}});
   EXPECT_EQ(store.digest("r1"), nlohmann::json({{"n", 1}}));
-  store.record_result("r1", CaseResult{plan()[1].str(), Outcome::kFail, 0.1, {}, {}, {}});
+  store.record_result("r1", CaseResult{plan()[1].str(), Outcome::kFail, 0.1, {}, {}, {}, {}});
   EXPECT_FALSE(store.digest("r1"));  // the run gained a result since: recompute
   EXPECT_EQ(store.run_ids(), std::vector<std::string>{"r1"});
   EXPECT_TRUE(store.run_ids(std::string("hf")).empty());
@@ -309,7 +326,8 @@ TEST(Store, ADigestOfFewerResultsIsStale) {
 TEST(Store, AResultReadBackInTheWorkersShapeIsTheSameResult) {
   const CaseResult r{
       "ops/add/float32/forward", Outcome::kFallback,        0.25,
-      {{"max_abs_error", 0.5}},  {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}}};
+      {{"max_abs_error", 0.5}},  {{"aten::add.Tensor", 3}}, {{"aten::erfinv.out", 1}},
+                 {{"aten::sort.stable", 2}}};
   const CaseResult back = CaseResult::from_worker_json(r.to_json());
   EXPECT_EQ(back.case_id, r.case_id);
   EXPECT_EQ(back.outcome, r.outcome);

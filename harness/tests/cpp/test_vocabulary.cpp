@@ -78,7 +78,7 @@ TEST(Vocabulary, ParsingNamesTheUnknownAndTheKnown) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown outcome 'passed' (known: pass, fallback, fail, error, crash, timeout, "
-                 "skip, xfail, xpass, flaky, native_unknown, unverified, xfail_changed)");
+                 "skip, xfail, xpass, flaky, native_unknown, unverified, xfail_changed, host_only)");
   }
   EXPECT_TRUE(is_success(Outcome::kXpass) && !is_success(Outcome::kSkip));
   // unverified: neither a match nor a failure (values went uncompared), never a pass
@@ -111,6 +111,7 @@ TEST(Vocabulary, TheResultsDatabaseCheckAgrees) {
     };
     EXPECT_EQ(in_check("results", "outcome"), names(kOutcomes));
     EXPECT_EQ(in_check("runs", "status"), names(kRunStatuses));
+    EXPECT_EQ(in_check("op_events", "route"), names(kRoutes));
   }
   std::filesystem::remove(path);
 }

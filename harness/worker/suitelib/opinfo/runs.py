@@ -197,17 +197,24 @@ def backward(op, sample, weighted: bool = False):
     outputs = _differentiable(pytree.tree_leaves(forward(op, sample)))
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
-    if weighted and not any(o.is_complex() for o in outputs):
-        # The gradients the weighted sum's own backward would hand the op (the weights, cast to each
-        # output's dtype), handed to it directly: the sum, products and casts that make the loss
-        # are the harness's, and would be counted as the case's ops on the device.
-        return torch.autograd.grad(outputs, inputs, [grad_weights(o, i, o.dtype) for i, o in enumerate(outputs)],
-                                   allow_unused=True)
-    terms = [o.to(torch.float32) if not o.is_complex() else o.abs() for o in outputs]
-    if weighted:
-        terms = [t * grad_weights(t, i) for i, t in enumerate(terms)]
-    loss = sum(t.sum() for t in terms)
-    return torch.autograd.grad(loss, inputs, allow_unused=True)
+    # The gradients the loss's own backward would hand the op, handed to it directly: the sum,
+    # products, casts and magnitudes that make the loss, and their backward, are the harness's,
+    # and would be counted as the case's ops on the device.
+    with uncounted():
+        grads = [loss_gradient(o, i, weighted) for i, o in enumerate(outputs)]
+    return torch.autograd.grad(outputs, inputs, grads, allow_unused=True)
+
+
+def loss_gradient(output: torch.Tensor, index: int, weighted: bool) -> torch.Tensor:
+    """The gradient of the loss backward() differentiates with respect to one output (the
+    `index`th), a tensor of the caller's own: of the output's sum (weighted elementwise by
+    grad_weights when `weighted`), the ones or the weights; of a complex output's magnitudes' sum,
+    those times sgn(output), as abs's backward makes them. Call it with the capture aside."""
+    if not output.is_complex():
+        return grad_weights(output, index, output.dtype) if weighted else torch.ones_like(output)
+    real = output.dtype.to_real()
+    weights = grad_weights(output, index, real) if weighted else torch.ones_like(output, dtype=real)
+    return weights * output.detach().sgn()
 
 
 def backward_from(op, sample, lay: Callable[[torch.Tensor], torch.Tensor]):
@@ -227,7 +234,9 @@ def forward_ad(op, sample):
     with fwAD.dual_level():
         def dual(t):
             if isinstance(t, torch.Tensor) and t.requires_grad:
-                return fwAD.make_dual(t.detach(), torch.ones_like(t))
+                with uncounted():  # the primal and its tangent, the harness's
+                    primal, tangent = t.detach(), torch.ones_like(t)
+                return fwAD.make_dual(primal, tangent)
             return t
 
         s = sample.transform(dual)
