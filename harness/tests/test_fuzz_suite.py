@@ -173,3 +173,24 @@ def test_a_kernel_that_flushes_tiny_results_to_zero_fails_only_under_the_scaled_
     fixed, scaled = ran.stdout.split("\n")[:2]
     assert fixed == "pass"
     assert scaled.startswith("fail ") and float(scaled.split()[2]) == 2.0 ** -24, scaled
+
+
+def test_an_example_at_a_known_failing_setting_is_judged_against_that_failure():
+    """At a dtype and direction where the ops suite's check fails, an example failing the same way
+    (outcome, exception type, and the first failing op or, a dtype refused in whichever op comes
+    first, its message with the op named out) is the known failure; failing otherwise is news."""
+    fuzz = suite_module("fuzz")
+    refused = "complex128 is not supported on neuron: Trainium has no complex arithmetic."
+    known = {"outcome": "error", "exception_type": "NotImplementedError", "failing_op": "aten::mul.Scalar",
+             "message": f"aten::mul.Scalar: {refused}"}
+
+    def fails(outcome: str, exception: str | None, op: str | None, message: str) -> bool:
+        return fuzz._fails_as(known, fuzz.Verdict(outcome, {"exception_type": exception, "failing_op": op,
+                                                            "message": message}))
+    assert fails("error", "NotImplementedError", "aten::add.Scalar", f"aten::add.Scalar: {refused}\nmore")
+    assert fails("error", "NotImplementedError", "aten::mul.out", "out= refused otherwise")  # the op, another overload
+    assert not fails("fail", None, None, "Tensor-likes are not close!")  # a wrong value is news here
+    assert not fails("error", "RuntimeError", "aten::mul.Scalar", f"aten::mul.Scalar: {refused}")
+    assert not fails("error", "NotImplementedError", "aten::add.Scalar", "aten::add.Scalar: int4 is not supported")
+    wrong = {"outcome": "fail", "exception_type": None, "failing_op": None, "message": "Tensor-likes are not close!"}
+    assert fuzz._fails_as(wrong, fuzz.Verdict("fail", {"message": "Tensor-likes are not close! elsewhere"}))

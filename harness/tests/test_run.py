@@ -96,7 +96,7 @@ def test_query_prints_each_run_and_its_results_as_recorded(db, tmp_path):
     counted: dict[str, int] = {}
     for r in record["results"]:
         counted[r["outcome"]] = counted.get(r["outcome"], 0) + 1
-        assert set(r) == {"case", "outcome", "duration", "evidence", "native_ops", "fallback_ops"}
+        assert set(r) == {"case", "outcome", "duration", "evidence", "native_ops", "fallback_ops", "host_only_ops"}
     assert counted == record["outcomes"] == first["outcomes"] == {"pass": 2, "fallback": 1}
     assert "aten::erfinv.out" in results(db, first["id"])["ops/erfinv/float32/forward"]["fallback_ops"]
     assert [r["case"] for r in run_record(db)["results"]] == ["ops/add/float32/forward", "ops/add/float32/out"]

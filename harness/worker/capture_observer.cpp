@@ -41,8 +41,8 @@ enum class Kind { kDevice, kFallback, kComposite, kView, kImplicit, kUnknown };
 
 // How a call moves data from a device tensor to the host, where it does: the copies every
 // device-to-host path of the dispatcher ends in (Tensor.cpu(), .to("cpu"), the CPU fallback's
-// _to_cpu). A scalar read (item(), _local_scalar_dense) sizes an output and computes nothing:
-// not a round trip here.
+// _to_cpu). A scalar read (item(), _local_scalar_dense, a one-element copy) sizes or parametrises
+// what the device computes and computes nothing itself: not a round trip here.
 enum class Transfer {
   kNone,
   kIntoFirst,   // copy_(self, src): src's data into self
@@ -179,18 +179,23 @@ bool on_host_device(const c10::IValue& value) {
   return value.isDevice() && value.toDevice().is_cpu();
 }
 
+// A device tensor of more than one element: copied to the host, its data is computed on there (a
+// single element is a scalar read, as item() is, sizing or parametrising what the device computes).
+bool device_data(const c10::IValue& value) {
+  return value.isTensor() && on_device(value.toTensor()) && value.toTensor().numel() > 1;
+}
+
 // Whether the call copies a device tensor's data to the host.
 bool to_host(const Overload& overload, c10::ArrayRef<const c10::IValue> in) {
   switch (overload.transfer) {
     case Transfer::kNone:
       return false;
     case Transfer::kIntoFirst:
-      return in.size() >= 2 && on_host(in[0]) && in[1].isTensor() && on_device(in[1].toTensor());
+      return in.size() >= 2 && on_host(in[0]) && device_data(in[1]);
     case Transfer::kFromFirst:
-      return in.size() >= 2 && in[0].isTensor() && on_device(in[0].toTensor()) && on_host(in[1]);
+      return in.size() >= 2 && device_data(in[0]) && on_host(in[1]);
     case Transfer::kToDevice3:
-      return in.size() >= 4 && in[0].isTensor() && on_device(in[0].toTensor()) &&
-             on_host_device(in[3]);
+      return in.size() >= 4 && device_data(in[0]) && on_host_device(in[3]);
   }
   return false;
 }

@@ -70,13 +70,16 @@ class Context:
         """The ops the case ran by route, as a result's fields: {"native_ops": {op: calls},
         "fallback_ops": ..., "host_only_ops": ...}. Native and fallback are the backend's account
         where it tracks its ops, else the dispatcher's; host-only calls (a kernel of the backend
-        that copied device data to the host) are the dispatcher's, taken out of native."""
+        that copied device data to the host) are the dispatcher's, taken out of native (and left
+        out where the backend's account calls the op a fallback)."""
         seen = self.capture.counts
         if self.tracking:
             native, fallback = dict(self.backend.get_executed_ops()), dict(self.backend.get_fallback_ops())
         else:
             native, fallback = dict(seen[Route.NATIVE]), dict(seen[Route.FALLBACK])
-        host_only = dict(seen[Route.HOST_ONLY])
+        # a kernel whose copies the backend itself calls its fallback (the bundled engine's, for
+        # shapes it cannot compile) is the fallback
+        host_only = {op: calls for op, calls in seen[Route.HOST_ONLY].items() if op not in fallback}
         for op, calls in host_only.items():
             left = native.get(op, 0) - calls
             if left > 0:

@@ -85,9 +85,10 @@ def _moves_data(name: str) -> bool:
 
 def _moves_to_host(args: tuple, kwargs: dict, result: Any, device_type: str) -> bool:
     """Whether a call took device data and gave back a host tensor (a copy, or .to("cpu") as the
-    mode sees it from Python). A scalar read (item()) sizes an output and computes nothing: not a
-    round trip here."""
-    if not (_on_device(args, device_type) or _on_device(kwargs.values(), device_type)):
+    mode sees it from Python). A scalar read (item(), a one-element copy) sizes or parametrises
+    what the device computes and computes nothing itself: not a round trip here."""
+    if not any(isinstance(t, torch.Tensor) and t.device.type == device_type and t.numel() > 1
+               for t in (*args, *kwargs.values())):
         return False
     results = result if isinstance(result, (list, tuple)) else (result,)
     return any(isinstance(t, torch.Tensor) and t.device.type == "cpu" for t in results)

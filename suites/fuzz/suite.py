@@ -14,11 +14,13 @@ it to the shortest chain on the earliest sample that still fails, at the case's 
 forward where they still fail.
 
 Case ids: fuzz/<OpInfo>/<dtype>/examples, one dtype per OpInfo (float32, else its first): the
-case's own dtype, drawn half the time and first. At another dtype, or backward, a failure counts
-only where the OpInfo passes the ops suite's forward or backward check at that dtype: what that
-check fails on is its own case's to report (ops/<OpInfo>/<dtype>/<check>, which skip lists name),
-not this one's, whose id names another dtype. There the example runs at the case's own dtype,
-forward, instead (`left_to_ops_checks` counts them), so that a defect of every dtype still shows.
+case's own dtype, drawn half the time and first. At another dtype, or backward, where the OpInfo
+fails the ops suite's forward or backward check at that dtype, that failure is known: it is its
+own case's to report (ops/<OpInfo>/<dtype>/<check>, which skip lists name), not this one's, whose
+id names another dtype. An example there is still run and judged against it: failing as the ops
+check fails (its outcome, and its first failing op or exception type) is the known failure
+(`known_failures_matched` counts them); failing otherwise is a new failure behind the known one,
+reported here with the ops check's failure as `known_failure`.
 Options: `max_examples` (default 25) examples per case; `seconds_per_op` (default 3) stops drawing
 new examples once a case has run that long (`budget_exhausted` in the evidence: the search was
 cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), draws
@@ -26,8 +28,9 @@ dtypes from a fixed order (the case's own, then the others by name), keeps no ex
 and `repro CASE_ID` reruns the same search to the same example (unless the time budget cut it at
 another point).
 Evidence: `fuzz` (seed, examples run, how often each transform and placement was applied, each
-dtype and direction drawn, examples left to the ops suite's checks, the dtypes and directions
-upstream makes no sample at, whether the budget cut the search short); a failure adds `chain` (the shrunk example, in order: its dtype unless the case's,
+dtype and direction drawn, the examples that failed as the ops suite's check fails at their
+setting, the dtypes and directions upstream makes no sample at, whether the budget cut the search
+short); a failure adds `chain` (the shrunk example, in order: its dtype unless the case's,
 the transforms, the placement unless the main device, `backward` for gradients), `sample_index`,
 the failing sample's shapes and strides (`sample`) and the drawn dtype's tolerance (`rtol`,
 `atol`), and the judge's message names the first differing element.
@@ -238,7 +241,8 @@ class Setting:
         # The case's own setting (its dtype, forward) reports every failure; another only where the
         # OpInfo passes the ops suite's check of its dtype and direction (the module's docstring).
         self.own = dtype == case.dtype and not backward
-        self.ops_check_failed: bool | None = None  # not run yet
+        self._known: dict[str, Any] | None = None
+        self._known_asked = False
 
     def chain(self, applied: list[str], placement: str) -> list[str]:
         """The example as its evidence names it, in order: the dtype unless it is the case's, the
@@ -246,21 +250,46 @@ class Setting:
         return self.named_dtype + applied + ([placement] if placement != "device" else []) + \
             (["backward"] if self.backward else [])
 
-    def ops_check_fails(self, case: runs.Case) -> bool:
-        """Whether the OpInfo does not pass the ops suite's forward or backward check at this dtype
-        (run once, on a Case of its own; also where no CPU reference could be computed). A check
-        the harness itself cannot run says nothing: False."""
-        if self.ops_check_failed is None:
+    def known_failure(self, case: runs.Case) -> dict[str, Any] | None:
+        """How the OpInfo fails the ops suite's forward or backward check at this dtype (its outcome,
+        exception type, first failing op and message, as a skip-list entry records it), run once
+        on a Case of its own; None where it passes (or cannot have its values compared). A check
+        the harness itself cannot run says nothing: None."""
+        if not self._known_asked:
+            self._known_asked = True
             check = runs.check_backward if self.backward else runs.check_forward
             probe = runs.Case(case.op, self.dtype, case.ctx)
             try:
                 check(probe)
-                self.ops_check_failed = probe.conclude()[0] != Outcome.PASS
-            except Verdict:
-                self.ops_check_failed = True
+                outcome, evidence = probe.conclude()
+            except Verdict as verdict:
+                outcome, evidence = verdict.outcome, verdict.evidence
             except Exception:  # noqa: BLE001 - the ops suite's own run would record it as the harness's error
-                self.ops_check_failed = False
-        return self.ops_check_failed
+                outcome, evidence = Outcome.PASS, {}
+            if outcome not in (Outcome.PASS, Outcome.UNVERIFIED):
+                self._known = {"outcome": outcome, "exception_type": evidence.get("exception_type"),
+                               "failing_op": evidence.get("failing_op"),
+                               "message": str(evidence.get("message", "")).split("\n")[0][:300]}
+        return self._known
+
+
+def _fails_as(known: dict[str, Any], verdict: Verdict) -> bool:
+    """Whether an example's failure is the known one: the same outcome and exception type, and,
+    where either names a first failing op, the same op (any overload of it) or the same message
+    once each names its own op out of it (a device refusing a dtype refuses it in whichever op an
+    example reaches first: "aten::add.Scalar: complex128 is not supported" where the check met
+    "aten::mul.Scalar: complex128 is not supported"). A wrong value is a wrong value."""
+    found = verdict.evidence
+    if verdict.outcome != known["outcome"] or known["exception_type"] != found.get("exception_type"):
+        return False
+    ops = str(known["failing_op"] or ""), str(found.get("failing_op") or "")
+    if not any(ops):
+        return True
+    family = lambda op: op.split(".")[0].rstrip("_")  # noqa: E731 - aten::add_.Tensor: aten::add
+    if family(ops[0]) == family(ops[1]):
+        return True
+    first_line = str(found.get("message", "")).split("\n")[0][:300]
+    return bool(all(ops)) and known["message"].replace(ops[0], "") == first_line.replace(ops[1], "")
 
 
 @suite_api.check("examples", "Hypothesis-drawn compositions of dtypes, gradients, layouts, value scales and offsets, "
@@ -298,8 +327,8 @@ def examples(case: runs.Case) -> None:
     dtypes = st.one_of(st.just(case.dtype), st.sampled_from(others)) if others else st.just(case.dtype)
     devices = placements.device_count(case.ctx.device)
     started, drawn = time.monotonic(), [0]
-    counts: dict[str, Counter[str]] = {"transforms": Counter(), "dtypes": Counter(), "directions": Counter(),
-                                       "left_to_ops_checks": Counter()}
+    counts: dict[str, Counter[str]] = {"transforms": Counter(), "dtypes": Counter(), "directions": Counter()}
+    counts["known_failures_matched"] = Counter()
     failure: dict[str, Any] = {}
     budget = {"exhausted": False}
 
@@ -350,20 +379,17 @@ def examples(case: runs.Case) -> None:
         at = setting(dtype, backward)
         if at is None:
             reject()
-        if at.ops_check_failed:  # known broken there: the example runs at the case's own setting instead
-            counts["left_to_ops_checks"][at.name] += 1
-            at = own
-        # Where the example fails at a setting then found broken, the same example at the case's own
-        # setting (its failure raised outside the first one's handler, as when replayed).
-        for tried in (at, own):
-            try:
-                names = attempt(tried, index, chain, placement, pick)
-                break
-            except Verdict as verdict:
-                if tried.own or not tried.ops_check_fails(case):
-                    failure.update(chain=verdict.evidence["chain"], sample_index=verdict.evidence["sample_index"])
-                    raise
-                counts["left_to_ops_checks"][tried.name] += 1
+        try:
+            names = attempt(at, index, chain, placement, pick)
+        except Verdict as verdict:
+            known = None if at.own else at.known_failure(case)
+            if known is not None and _fails_as(known, verdict):
+                counts["known_failures_matched"][at.name] += 1  # the ops check's failure there, again
+                return
+            if known is not None:
+                verdict.evidence["known_failure"] = {"setting": at.name, **known}
+            failure.update(chain=verdict.evidence["chain"], sample_index=verdict.evidence["sample_index"])
+            raise
         counts["transforms"].update(names)
 
     try:
@@ -446,8 +472,8 @@ def _record(case: runs.Case, examples_run: int, counts: dict[str, Counter[str]],
     fuzz = {"seed": case.ctx.seed, "examples_run": examples_run, "max_examples": Settings.max_examples,
             "seconds_per_op": Settings.seconds_per_op, "budget_exhausted": exhausted,
             **{f"{what}_drawn": dict(sorted(counts[what].items())) for what in ("transforms", "dtypes", "directions")}}
-    if counts["left_to_ops_checks"]:
-        fuzz["left_to_ops_checks"] = dict(sorted(counts["left_to_ops_checks"].items()))
+    if counts["known_failures_matched"]:
+        fuzz["known_failures_matched"] = dict(sorted(counts["known_failures_matched"].items()))
     if without_samples:
         fuzz["without_samples"] = sorted(without_samples)
     case.evidence["fuzz"] = fuzz

@@ -214,7 +214,8 @@ def loss_gradient(output: torch.Tensor, index: int, weighted: bool) -> torch.Ten
         return grad_weights(output, index, output.dtype) if weighted else torch.ones_like(output)
     real = output.dtype.to_real()
     weights = grad_weights(output, index, real) if weighted else torch.ones_like(output, dtype=real)
-    return weights * output.detach().sgn()
+    # made on the CPU: a device without complex arithmetic must fail in the op, not in the harness's sgn
+    return (weights.cpu() * output.detach().cpu().sgn()).to(output.device)
 
 
 def backward_from(op, sample, lay: Callable[[torch.Tensor], torch.Tensor]):
