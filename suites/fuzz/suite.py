@@ -49,7 +49,7 @@ import torch
 import suite_api
 from evidence import dtype_name
 from sides import NoReference, Verdict
-from vocabulary import Outcome
+from vocabulary import Outcome, Where
 
 from suitelib import opinfo
 from suitelib.opinfo import argument_variants, identity, layouts, placements, runs, sample_variants
@@ -266,7 +266,9 @@ class Setting:
                 outcome, evidence = verdict.outcome, verdict.evidence
             except Exception:  # noqa: BLE001 - the ops suite's own run would record it as the harness's error
                 outcome, evidence = Outcome.PASS, {}
-            if outcome not in (Outcome.PASS, Outcome.UNVERIFIED):
+            # a failure of the harness or the CPU reference (no sample had a reference) is not the
+            # device's: nothing is known to fail there
+            if outcome not in (Outcome.PASS, Outcome.UNVERIFIED) and evidence.get("where") != Where.HARNESS:
                 self._known = {"outcome": outcome, "exception_type": evidence.get("exception_type"),
                                "failing_op": evidence.get("failing_op"),
                                "message": str(evidence.get("message", "")).split("\n")[0][:300]}
