@@ -180,7 +180,7 @@ def test_an_example_at_a_known_failing_setting_is_judged_against_that_failure():
     (outcome, exception type, and the first failing op or, a dtype refused in whichever op comes
     first, its message with the op named out) is the known failure; failing otherwise is news."""
     fuzz = suite_module("fuzz")
-    refused = "complex128 is not supported on neuron: Trainium has no complex arithmetic."
+    refused = "complex128 is not supported on this device: it has no complex arithmetic."
     known = {"outcome": "error", "exception_type": "NotImplementedError", "failing_op": "aten::mul.Scalar",
              "message": f"aten::mul.Scalar: {refused}"}
 
