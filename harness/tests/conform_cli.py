@@ -21,8 +21,9 @@ UPSTREAM_CHECKOUT = HERE / "data" / "upstream"
 FOREIGN = ("--backend-module", "foreign_backend")
 
 
-def cli(*args: str, check: bool = True, timeout: float = 600, **popen) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+def cli(*args: str, check: bool = True, timeout: float = 600, env: dict[str, str] | None = None,
+        **popen) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env or {})}
     env["PYTHONPATH"] = f"{HERE}{os.pathsep}{env.get('PYTHONPATH', '')}"
     result = subprocess.run([str(CLI), *args], capture_output=True, text=True, timeout=timeout, env=env, **popen)
     if check and result.returncode != 0:

@@ -65,8 +65,8 @@ test_fuzz_suite.py (the harness testing itself).
   index_off_by_one aten::sort, aten::sort.stable     at bfloat16, an index one too high  forward at bfloat16 (an
                                                       where it is 63 or more (what        integer output compared
                                                       bfloat16's rtol 0.016 lets pass)    exactly)
-  mutates_input    aten::cos                          returns the right values, but       forward (sample: the
-                                                      leaves cos(x) in its input too      arguments after the call)
+  mutates_input    aten::erfc                         returns the right values, but       forward (sample: the
+                                                      leaves erfc(x) in its input too     arguments after the call)
   host_output      aten::cosh                         returns its result on the host, not forward (sample: outputs
                                                       on the device                       on the inputs' device)
   writes_past_view aten::hypot_                       writes its result as if self were   inplace (inplace_
@@ -84,6 +84,19 @@ test_fuzz_suite.py (the harness testing itself).
   computes_on_host aten::erf                          right values, computed on the host  every case (host_only:
                                                       (a device kernel that copies its    the capture sees the
                                                       input to the CPU and back)          copy inside the kernel)
+  mixes_layouts    aten::fmax                         a fast path taken when self is      fuzz (one operand laid
+                                                      contiguous reads `other` as if it   out: permuted:1)
+                                                      were too
+  ignores_out_strides aten::expm1.out                 writes out= in storage order        fuzz (out form, out=
+                                                      whatever its strides                laid out)
+  ignores_self_strides aten::tan_                     reads and writes self in storage    fuzz (inplace form, self
+                                                      order whatever its strides          laid out)
+  integers_in_float aten::minimum                     integers compared as float32: exact fuzz (int32 with
+                                                      below 2^24, wrong near iinfo's ends int_extremes)
+  counts_from_front aten::cummax                      takes a negative dim d as -d - 1    fuzz (negative_dims)
+                                                      (-1 as the first dimension)
+  assumes_unique   aten::index_add                    adds as if no index came twice      fuzz (duplicate_indices)
+                                                      (the last of two writes wins)
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
@@ -319,8 +332,8 @@ def _index_off_by_one_sort_stable(self, *, stable=None, dim=-1, descending=False
     return values.to(self.device), indices.to(self.device)
 
 
-def _mutates_input_cos(self):
-    result = torch.cos(self.cpu())
+def _mutates_input_erfc(self):
+    result = torch.erfc(self.cpu())
     with torch.no_grad():
         self.copy_(result.to(self.device))  # a scratch buffer that was the input: written behind the caller's back
     return result.to(self.device)
@@ -385,6 +398,47 @@ def _stops_early_foreach_add_(tensors, others, *, alpha=1):
         t.copy_(torch.add(t.cpu(), o.cpu(), alpha=alpha).to(t.device))
 
 
+def _storage_order(t: torch.Tensor) -> torch.Tensor:
+    """`t`'s elements as a 1-d view of its storage from its offset, in order: where a kernel that
+    ignores `t`'s strides writes."""
+    return t.as_strided((t.numel(),), (1,), t.storage_offset())
+
+
+def _mixes_layouts_fmax(self, other):
+    if self.is_contiguous() and isinstance(other, torch.Tensor) and other.shape == self.shape:
+        return torch.fmax(self.cpu(), _as_if_contiguous(other)).to(self.device)  # the fast path, for both
+    return torch.fmax(self.cpu(), _cpu(other)).to(self.device)
+
+
+def _ignores_out_strides_expm1(self, *, out):
+    result = torch.expm1(self.cpu())
+    if out.shape != result.shape:
+        out.resize_(result.shape)
+    _storage_order(out).copy_(result.reshape(-1).to(out.device))
+    return out
+
+
+def _ignores_self_strides_tan_(self):
+    _storage_order(self).copy_(torch.tan(_as_if_contiguous(self)).reshape(-1).to(self.device))
+    return self
+
+
+def _integers_in_float_minimum(self, other):
+    if self.dtype.is_floating_point or self.dtype.is_complex or self.dtype == torch.bool:
+        return torch.minimum(self.cpu(), other.cpu()).to(self.device)
+    return torch.minimum(self.cpu().float(), other.cpu().float()).to(self.dtype).to(self.device)
+
+
+def _counts_from_front_cummax(self, dim):
+    values, indices = torch.cummax(self.cpu(), -dim - 1 if dim < 0 else dim)  # -1 taken as the first
+    return values.to(self.device), indices.to(self.device)
+
+
+def _assumes_unique_index_add(self, dim, index, source, *, alpha=1):
+    s, i = self.cpu(), index.cpu()
+    return s.index_copy(dim, i, s.index_select(dim, i) + alpha * source.cpu()).to(self.device)
+
+
 # class -> {aten op (overload): kernel}
 DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "ignores_strides": {"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
@@ -414,13 +468,19 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "first_call_wrong": {"log1p": _first_call_wrong_log1p},
     "values_unchecked": {"embedding": _values_unchecked_embedding},
     "index_off_by_one": {"sort": _index_off_by_one_sort, "sort.stable": _index_off_by_one_sort_stable},
-    "mutates_input": {"cos": _mutates_input_cos},
+    "mutates_input": {"erfc": _mutates_input_erfc},
     "host_output": {"cosh": _host_output_cosh},
     "writes_past_view": {"hypot_": _writes_past_view_hypot_},
     "takes_overlap": {"div_.Tensor": _takes_overlap_div_},
     "flushes_tiny": {"atan": _flushes_tiny_atan},
     "loses_bits": {"log2": _loses_bits_log2},
     "computes_on_host": {"erf": _computes_on_host_erf},
+    "mixes_layouts": {"fmax": _mixes_layouts_fmax},
+    "ignores_out_strides": {"expm1.out": _ignores_out_strides_expm1},
+    "ignores_self_strides": {"tan_": _ignores_self_strides_tan_},
+    "integers_in_float": {"minimum": _integers_in_float_minimum},
+    "counts_from_front": {"cummax": _counts_from_front_cummax},
+    "assumes_unique": {"index_add": _assumes_unique_index_add},
 }
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with

@@ -52,7 +52,9 @@ from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
 from suitelib import opinfo
-from suitelib.opinfo import argument_variants, identity, layouts, placements, runs, sample_variants
+from suitelib.opinfo import layouts, placements, runs, sample_variants
+
+from .transforms import FORMS, INTEGERS, Transforms, atol_scale, too_slow_on_cpu, with_out
 
 SAMPLES = 8  # of the op's samples, the first (Hypothesis draws one; shrinking prefers the earliest)
 CHAIN = 3  # transforms composed at most
@@ -86,146 +88,16 @@ def infos() -> dict[str, Any]:
     return {**opinfo.by_subject(), **opinfo.foreach_by_subject()}
 
 
-def _floats(sample, change: Callable[[torch.Tensor], torch.Tensor]):
-    """Every non-empty floating-point tensor of the sample changed by `change` (None: there is none)."""
-    changed = []
-
-    def each(t: Any) -> Any:
-        if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel():
-            changed.append(True)
-            with torch.no_grad():
-                return change(t.detach()).requires_grad_(t.requires_grad)
-        return t
-    variant = sample.transform(each)
-    return variant if changed else None
-
-
-def atol_scale(applied: list[str]) -> float:
-    """How much the transforms applied shrink the magnitudes an example's results may have: the
-    product of the scalings below 1 (scaled_2^-24: 2^-24). The absolute tolerance shrinks with
-    them; else every result of a tiny input is within a fixed atol of zero, the wrong result too."""
-    factor = 1.0
-    for name in applied:
-        if name.startswith("scaled_2^") and (power := int(name.removeprefix("scaled_2^"))) < 0:
-            factor *= 2.0 ** power
-    return factor
-
-
-# The list ops (beyond the _foreach_* ones) whose result grows linearly with their list: the others
-# (meshgrid, cartesian_prod, block_diag, einsum) grow as a product of it, and 130 tensors would not
-# fit in memory.
-LIST_OPS = ("cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack", "row_stack",
-            "broadcast_tensors", "atleast_1d", "atleast_2d", "atleast_3d")
-
-
-def _lengthened(op, sample, length: int):
-    """The sample with its list of tensors (and every argument list as long: the other tensor
-    lists, scalar lists) grown to `length` by repeating it, each tensor its own copy; for the
-    _foreach_* ops and LIST_OPS."""
-    if not (op.name.startswith("_foreach_") or op.name in LIST_OPS):
-        return None
-    if (not isinstance(sample.input, (list, tuple)) or not sample.input or len(sample.input) >= length
-            or not all(isinstance(t, torch.Tensor) for t in sample.input)):
-        return None
-    n = len(sample.input)
-
-    def grow(v: Any) -> Any:
-        if not isinstance(v, (list, tuple)) or len(v) != n:
-            return v
-        return [x.detach().clone().requires_grad_(x.requires_grad) if isinstance(x, torch.Tensor) else x
-                for x in (v[i % n] for i in range(length))]
-    return sample_variants.rebuilt(sample, input=grow(sample.input), args=tuple(grow(a) for a in sample.args),
-                                   kwargs={k: grow(v) for k, v in sample.kwargs.items()})
-
-
-# Transforms not made for an OpInfo at a dtype (reviewed, measured on plain CPU tensors): the CPU's
-# own kernel takes longer than a case's whole budget on the values they make, and an example cannot
-# be stopped halfway. OpInfo name -> (dtypes, transforms, why).
-SLOW_ON_CPU: dict[str, tuple[frozenset[torch.dtype], frozenset[str], str]] = {
-    name: (frozenset({torch.float64}), frozenset({"scaled_2^8", "scaled_2^24"}),
-           "the CPU's float64 polygamma of order 2 and up (the orders every polygamma sample passes) takes time "
-           "proportional to large negative inputs: about 1 s an element at -2^24 (scaled_2^24, or scaled_2^8 "
-           "three times), minutes a sample")
-    for name in ("polygamma", "special.polygamma")}
-
-
-def _too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:
-    dtypes, transforms, _ = SLOW_ON_CPU.get(op.name, (frozenset(), frozenset(), ""))
-    return dtype in dtypes and transform in transforms
-
-
-class Transforms:
-    """The transforms of one case: name -> (sample, pick) -> variant, or None where the transform
-    changes nothing of the sample. Simplest first: Hypothesis shrinks towards the start."""
-
-    NAMES = ("noncontiguous", "permuted", "offset", "expanded", "channels_last", "zero_size", "zero_dim",
-             "scaled_2^8", "scaled_2^-8", "scaled_2^24", "scaled_2^-24", "shifted_2^10",
-             "same_tensor_twice", "out_is_input", "argument", "length_33", "length_130")
-
-    def __init__(self, case: runs.Case, samples: list, run: Callable[[Any], Any]) -> None:
-        self.case, self.run = case, run
-        try:
-            moved = argument_variants.never_moved(case.op, samples)
-            self.arguments = [(name, value) for name, default in moved.items()
-                              for value in argument_variants.values_for(case.op, name, default)]
-        except Exception:  # an OpInfo whose parameters cannot be read: no argument transform
-            self.arguments = []
-
-    def apply(self, name: str, sample, pick: int):
-        if name in layouts.KINDS or name == "channels_last":
-            return layouts.laid_out(sample, name)
-        if name in ("zero_size", "zero_dim"):
-            made = list(getattr(sample_variants, name)(sample))
-            return made[pick % len(made)][1] if made else None
-        if name.startswith("scaled_2^"):  # exact: magnitudes across the dtype's range
-            power = int(name.removeprefix("scaled_2^"))
-            return _floats(sample, lambda t: t * 2.0 ** power)
-        if name == "shifted_2^10":  # a large common offset (where a cancelling kernel loses its digits)
-            return _floats(sample, lambda t: t + 1024)
-        if name == "same_tensor_twice":
-            made = [(v, apart) for _, v, apart in identity.same_tensor_twice(sample)]
-            return self._aliasing_defined(*made[pick % len(made)]) if made else None
-        if name == "out_is_input":
-            return self._out_is_input(sample, pick)
-        if name == "argument":
-            if not self.arguments:
-                return None
-            argument, value = self.arguments[pick % len(self.arguments)]
-            return sample_variants.rebuilt(sample, kwargs={**sample.kwargs, argument: value})
-        return _lengthened(self.case.op, sample, int(name.removeprefix("length_")))
-
-    def _aliasing_defined(self, variant, apart):
-        """The aliased variant, unless the CPU's result depends on the aliasing (undefined)."""
-        return None if identity.aliasing_decides(self.case, self.run, variant, apart) else variant
-
-    def _out_is_input(self, sample, pick: int):
-        if not self.case.op.supports_out:
-            return None
-        try:
-            output = self.case.cpu(self.run, sample)
-        except NoReference:
-            return None
-        if not isinstance(output, torch.Tensor):
-            return None  # out= of one tensor only: where it is an input is the question
-        made = [v for _, v in identity.out_is_input(self.case.op, sample, output)]
-        return self._aliasing_defined(made[pick % len(made)], identity.out_apart(made[pick % len(made)])) \
-            if made else None
-
-
 # Where the example's tensors live. The main device first: Hypothesis shrinks towards it.
 PLACEMENTS = ("device", "other_device", "cpu_operand", "other_device_operand")
-
-
-def _setting_name(dtype: torch.dtype, backward: bool) -> str:
-    """A setting as evidence names it: `float64/backward`."""
-    return f"{dtype_name(dtype)}/{'backward' if backward else 'forward'}"
 
 
 class Setting:
     """What an example runs at besides its sample, chain and placement: one of the OpInfo's CPU
     dtypes and a direction, forward or backward (the gradients of every differentiable input, as
-    the ops suite's backward check computes them). Its samples, run and transforms are made the
-    first time an example draws it."""
+    the ops suite's backward check computes them). Its samples, runs and transforms are made the
+    first time an example draws it. Forward, the op is called in one of FORMS: as a function,
+    in place (its in-place variant), or with an out= full of values that must not matter."""
 
     def __init__(self, case: runs.Case, dtype: torch.dtype, backward: bool) -> None:
         op = case.op
@@ -234,33 +106,49 @@ class Setting:
                         else runs.samples(op, dtype, reference=False, limit=SAMPLES))
         result: Callable[[Any], Any] = ((lambda s: runs.backward(op, s, weighted=True)) if backward
                                         else (lambda s: op(s.input, *s.args, **s.kwargs)))
-        self.run = runs.observed(result)  # judged: the result and the arguments it left
-        self.transforms = Transforms(case, self.samples, result)  # aliasing: the results alone
-        self.name = _setting_name(dtype, backward)
+        # judged: the result and the arguments it left (out= and an in-place self among them)
+        self.runs = {"functional": runs.observed(result), "out": runs.observed(result)}
+        if not backward and op.inplace_variant is not None:
+            self.runs["inplace"] = runs.observed(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs))
+        if backward or not op.supports_out:
+            del self.runs["out"]
+        self.transforms = Transforms(case, dtype, self.samples, result)  # aliasing: the results alone
         self.named_dtype = [dtype_name(dtype)] if dtype != case.dtype else []  # in the chain
-        # The case's own setting (its dtype, forward) reports every failure; another only where the
-        # OpInfo passes the ops suite's check of its dtype and direction (the module's docstring).
+        # The case's own setting (its dtype, forward, the function) reports every failure; another
+        # only where the OpInfo passes the ops suite's check there (the module's docstring).
         self.own = dtype == case.dtype and not backward
-        self._known: dict[str, Any] | None = None
-        self._known_asked = False
+        self._known: dict[str, dict[str, Any] | None] = {}
+
+    def form(self, drawn: str) -> str:
+        """The form an example drawing `drawn` takes: that one where the setting has it (an
+        in-place variant, an out=; forward only), else the function."""
+        return drawn if drawn in self.runs else "functional"
+
+    def name(self, form: str) -> str:
+        """The setting as evidence names it: `float64/backward`, `int64/inplace`."""
+        return f"{dtype_name(self.dtype)}/{form if form != 'functional' else 'backward' if self.backward else 'forward'}"
 
     def chain(self, applied: list[str], placement: str) -> list[str]:
         """The example as its evidence names it, in order: the dtype unless it is the case's, the
-        transforms applied, the placement unless it is the main device, `backward` for gradients."""
+        form unless the function, the transforms applied, the placement unless it is the main
+        device, `backward` for gradients."""
         return self.named_dtype + applied + ([placement] if placement != "device" else []) + \
             (["backward"] if self.backward else [])
 
-    def known_failure(self, case: runs.Case) -> dict[str, Any] | None:
-        """How the OpInfo fails the ops suite's forward or backward check at this dtype (its outcome,
-        exception type, first failing op and message, as a skip-list entry records it), run once
-        on a Case of its own; None where it passes (or cannot have its values compared). A check
-        the harness itself cannot run says nothing: None."""
-        if not self._known_asked:
-            self._known_asked = True
-            check = runs.check_backward if self.backward else runs.check_forward
+    def known_failure(self, case: runs.Case, form: str) -> dict[str, Any] | None:
+        """How the OpInfo fails at this setting in `form` on plain samples (its outcome, exception
+        type, first failing op and message, as a skip-list entry records it): the function, the ops
+        suite's forward or backward check at this dtype; another form, that form on the setting's
+        samples as they are, on the main device (what the ops suite's `inplace` and `out` checks
+        run first). Run once, on a Case of its own; None where it passes (or cannot have its values
+        compared). A check the harness itself cannot run says nothing: None."""
+        if form not in self._known:
             probe = runs.Case(case.op, self.dtype, case.ctx)
             try:
-                check(probe)
+                if form == "functional":
+                    (runs.check_backward if self.backward else runs.check_forward)(probe)
+                else:
+                    self._plain(probe, form)
                 outcome, evidence = probe.conclude()
             except Verdict as verdict:
                 outcome, evidence = verdict.outcome, verdict.evidence
@@ -268,11 +156,19 @@ class Setting:
                 outcome, evidence = Outcome.PASS, {}
             # a failure of the harness or the CPU reference (no sample had a reference) is not the
             # device's: nothing is known to fail there
+            self._known[form] = None
             if outcome not in (Outcome.PASS, Outcome.UNVERIFIED) and evidence.get("where") != Where.HARNESS:
-                self._known = {"outcome": outcome, "exception_type": evidence.get("exception_type"),
-                               "failing_op": evidence.get("failing_op"),
-                               "message": str(evidence.get("message", "")).split("\n")[0][:300]}
-        return self._known
+                self._known[form] = {"outcome": outcome, "exception_type": evidence.get("exception_type"),
+                                     "failing_op": evidence.get("failing_op"),
+                                     "message": str(evidence.get("message", "")).split("\n")[0][:300]}
+        return self._known[form]
+
+    def _plain(self, probe: runs.Case, form: str) -> None:
+        for index, sample in enumerate(self.samples):
+            variant = with_out(probe, sample) if form == "out" else sample
+            if variant is not None:
+                probe.alike(self.runs[form], index, form, variant)
+                probe.compared += 1
 
 
 def _fails_as(known: dict[str, Any], verdict: Verdict) -> bool:
@@ -298,7 +194,8 @@ def _fails_as(known: dict[str, Any], verdict: Verdict) -> bool:
                  "edge shapes, argument identity and values, list lengths and device placements over the op's "
                  "samples, device against CPU, shrunk to the shortest failing chain")
 def examples(case: runs.Case) -> None:
-    from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings, strategies as st
+    from hypothesis import HealthCheck, Phase, Verbosity, example as explicit, given, reject, seed, settings
+    from hypothesis import strategies as st
     from hypothesis.errors import Flaky
 
     own = Setting(case, case.dtype, False)
@@ -319,7 +216,7 @@ def examples(case: runs.Case) -> None:
                 made[key] = None
             if made[key] is None or not made[key].samples:
                 made[key] = None
-                without_samples.append(_setting_name(*key))
+                without_samples.append(f"{dtype_name(key[0])}/{'backward' if key[1] else 'forward'}")
         return made[key]
 
     # The case's own dtype half the time, and first (Hypothesis shrinks towards it): the other axes
@@ -334,72 +231,100 @@ def examples(case: runs.Case) -> None:
     failure: dict[str, Any] = {}
     budget = {"exhausted": False}
 
-    def attempt(at: Setting, index: int, chain: list[str], placement: str, pick: int) -> list[str]:
-        """Runs the example at the setting: the names it applied (the placement too, unless the main
-        device), or a Verdict whose evidence names its `chain`."""
+    def attempt(at: Setting, form: str, index: int, chain: list[tuple[str, int]], placement: str,
+                pick: int) -> list[str]:
+        """Runs the example at the setting in `form`: the names it applied (the form unless the
+        function, the placement unless the main device), or a Verdict whose evidence names its
+        `chain`."""
         index %= len(at.samples)  # another dtype's generator may make fewer samples
         with case.at_dtype(at.dtype):
             variant, applied = at.samples[index], []
-            for name in chain:
-                if sample_variants.undefined_on_cpu(case.op, name) or _too_slow_on_cpu(case.op, at.dtype, name):
+            if form == "out":  # first: the transforms lay out the out= as any operand
+                variant = with_out(case, variant)
+                form, variant = ("out", variant) if variant is not None else ("functional", at.samples[index])
+            if form != "functional":
+                applied.append(form)
+            for name, chosen in chain:
+                if sample_variants.undefined_on_cpu(case.op, name) or too_slow_on_cpu(case.op, at.dtype, name):
                     continue  # an edge whose CPU result is undefined, or values the CPU takes minutes on
                 try:
-                    changed = at.transforms.apply(name, variant, pick)
+                    changed = at.transforms.apply(name, variant, chosen)
                 except RuntimeError:  # a dtype the transform cannot make (float8 has no CPU multiply)
                     changed = None
                 if changed is not None:
-                    variant, applied = changed, applied + [name]
-            if "expanded" in applied and _writes_into_overlap(case, at.run, variant):
+                    variant, applied = changed[0], applied + [changed[1]]
+            if any(name.startswith("expanded") for name in applied) and _writes_into_overlap(
+                    case, at.runs[form], variant):
                 reject()  # no valid input: the op writes into a stride-0 argument (running statistics, out=)
             drawn[0] += 1
             try:
                 with case.atol_scaled(atol_scale(applied)):
                     placed = _judge(case, at, index, applied, variant, placement if devices >= 2 or placement in (
-                        "device", "cpu_operand") else "device", pick)
+                        "device", "cpu_operand") else "device", pick, form)
             except Verdict as verdict:
+                # out= one of the inputs is the out form too: its known failure is that form's
+                called = "out" if "out" in variant.kwargs and form == "functional" else form
                 verdict.evidence.update(chain=at.chain(applied, verdict.evidence.get("placement", "device")),
-                                        sample_index=index)
+                                        sample_index=index, form=called)
                 raise
         counts["dtypes"][dtype_name(at.dtype)] += 1
         counts["directions"]["backward" if at.backward else "forward"] += 1
         return applied + ([placed] if placed != "device" else [])
 
-    @seed(case.ctx.seed * 1_000_003 + zlib.crc32(runs.subject_of(case.op).encode()))
-    @settings(max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
-              phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
-              report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
-    # The dtype and direction drawn first, forward first (False): shrinking simplifies the earliest
-    # draws first, so it prefers the case's own dtype, forward, to a simpler chain elsewhere.
+    # The dtype, direction and form drawn first, forward (False) and the function first: shrinking
+    # simplifies the earliest draws first, so it prefers the case's own dtype, forward, as a
+    # function, to a simpler chain elsewhere. The function and the main device half the time
+    # each (the other forms and placements share the rest), as the case's own dtype is.
     @given(dtype=dtypes, backward=st.booleans(),
+           form=st.one_of(st.just(FORMS[0]), st.sampled_from(FORMS[1:])),
            index=st.integers(0, len(own.samples) - 1),
-           chain=st.lists(st.sampled_from(Transforms.NAMES), max_size=CHAIN),
-           placement=st.sampled_from(PLACEMENTS), pick=st.integers(0, PICKS - 1))
-    def example(dtype: torch.dtype, backward: bool, index: int, chain: list[str], placement: str, pick: int) -> None:
-        if time.monotonic() - started > Settings.seconds_per_op and not failure:
+           chain=st.lists(st.tuples(st.sampled_from(Transforms.NAMES), st.integers(0, PICKS - 1)), max_size=CHAIN),
+           placement=st.one_of(st.just(PLACEMENTS[0]), st.sampled_from(PLACEMENTS[1:])),
+           pick=st.integers(0, PICKS - 1))
+    def example(dtype: torch.dtype, backward: bool, form: str, index: int, chain: list[tuple[str, int]],
+                placement: str, pick: int) -> None:
+        if time.monotonic() - started > Settings.seconds_per_op and not failure and drawn[0]:
             budget["exhausted"] = True
             return
         at = setting(dtype, backward)
         if at is None:
             reject()
+        drawn_form, form = form, at.form(form)
         try:
-            names = attempt(at, index, chain, placement, pick)
+            names = attempt(at, form, index, chain, placement, pick)
         except Verdict as verdict:
-            known = None if at.own else at.known_failure(case)
+            form = verdict.evidence["form"]
+            known = None if at.own and form == FORMS[0] else at.known_failure(case, form)
             if known is not None and _fails_as(known, verdict):
-                counts["known_failures_matched"][at.name] += 1  # the ops check's failure there, again
+                counts["known_failures_matched"][at.name(form)] += 1  # the plain form's failure there, again
                 return
             if known is not None:
-                verdict.evidence["known_failure"] = {"setting": at.name, **known}
+                verdict.evidence["known_failure"] = {"setting": at.name(form), **known}
             failure.update(chain=verdict.evidence["chain"], sample_index=verdict.evidence["sample_index"])
+            if not failure.get("replayed"):  # the first failure, replayed at once: a sweep example is not shrunk
+                failure["replayed"] = True
+                try:
+                    attempt(at, at.form(drawn_form), index, chain, placement, pick)
+                except Verdict:
+                    pass
+                else:
+                    raise _NotReproducible(verdict) from None
             raise
-        counts["transforms"].update(names)
+        counts["transforms"].update(name.split(":")[0] for name in names)
 
+    search = example
+    for swept in reversed(_sweep(case, own)):  # run first, in order
+        search = explicit(**swept)(search)
+    search = seed(case.ctx.seed * 1_000_003 + zlib.crc32(runs.subject_of(case.op).encode()))(settings(
+        max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)(search))
     try:
-        example()
+        search()
     except Verdict:
         _record(case, drawn[0], counts, without_samples, budget["exhausted"])
         raise
-    except Flaky as flaky:  # the shrunk example passed when replayed: one side is not deterministic
+    except (Flaky, _NotReproducible) as flaky:  # a failing example passed when replayed: one side is not deterministic
         _record(case, drawn[0], counts, without_samples, budget["exhausted"])
         raise Verdict(Outcome.ERROR, {"message": f"the failing example did not fail again when replayed (a result "
                                                  f"that is not reproducible on one side): {str(flaky)[:1500]}",
@@ -408,6 +333,65 @@ def examples(case: runs.Case) -> None:
                                       "first_call": _first_call(flaky)}) from None
     _record(case, drawn[0], counts, without_samples, budget["exhausted"])
     case.compared = drawn[0]
+
+
+def _sweep(case: runs.Case, own: Setting) -> list[dict[str, Any]]:
+    """The examples a case runs before its search, one axis at a time at its own setting (its
+    dtype, forward, as a function, on the main device): each transform on the first sample it
+    changes (each layout kind also on one operand alone, the first and the second), each other
+    form plain and with its operands non-contiguous and permuted, and integer extremes at each
+    integer dtype the OpInfo supports. Hypothesis draws its compositions from a distribution of its
+    own, which may leave a transform undrawn in hundreds of examples; the sweep makes sure each
+    is met once. A failing sweep example is reported as it is: it is one change already."""
+    plain = {"dtype": case.dtype, "backward": False, "form": FORMS[0], "index": 0, "chain": [],
+             "placement": PLACEMENTS[0], "pick": 0}
+    swept = []
+    for name in Transforms.NAMES:
+        index = next((i for i, sample in enumerate(own.samples) if _changes(case, own, name, sample)), None)
+        if index is not None:
+            swept.append({**plain, "index": index, "chain": [(name, 0)]})
+        if name in layouts.KINDS:  # one operand alone, where two the kind changes share a shape (or, else, differ)
+            several = [i for i, sample in enumerate(own.samples) if layouts.changeable(sample, name) > 1]
+            alike = [i for i in several if _shapes_shared(own.samples[i])]
+            several = (alike or several or [None])[0]
+            if several is not None:
+                swept += [{**plain, "index": several, "chain": [(name, pick)]} for pick in (1, 2)]
+    for form in FORMS[1:]:
+        if form in own.runs:
+            swept += [{**plain, "form": form, "chain": chain}
+                      for chain in ([], [("noncontiguous", 0)], [("permuted", 0)])]
+    # the extremes where the most elements take them (at the case's dtype, the sizes its samples have)
+    largest = max(range(len(own.samples)), key=lambda i: max((t.numel() for t in runs.tensors(own.samples[i])),
+                                                               default=0))
+    integers = sorted((d for d in case.op.supported_dtypes("cpu") if d in INTEGERS), key=dtype_name)
+    swept += [{**plain, "dtype": dtype, "index": largest, "chain": [("int_extremes", 0)]} for dtype in integers]
+    return swept
+
+
+def _shapes_shared(sample) -> bool:
+    """Whether two of the sample's tensors have one shape (of more than one element): operands a
+    kernel iterates together, each with its own strides."""
+    shapes = [tuple(t.shape) for t in runs.tensors(sample) if t.numel() > 1]
+    return len(set(shapes)) < len(shapes)
+
+
+def _changes(case: runs.Case, at: Setting, name: str, sample) -> bool:
+    """Whether the transform changes the sample at the setting (int_extremes: at its integer
+    dtypes, which the sweep runs it at)."""
+    if name == "int_extremes" or sample_variants.undefined_on_cpu(case.op, name):
+        return False
+    try:
+        return at.transforms.apply(name, sample, 0) is not None
+    except Exception:  # noqa: BLE001 - a transform the sample cannot take: the search may still draw it
+        return False
+
+
+class _NotReproducible(Exception):
+    """A failing example that passed when it was run again at once: `exceptions` holds its failure."""
+
+    def __init__(self, verdict: Verdict) -> None:
+        super().__init__(verdict.evidence.get("message", ""))
+        self.exceptions = (verdict,)
 
 
 def _first_call(flaky: Exception) -> dict[str, Any] | None:
@@ -419,11 +403,13 @@ def _first_call(flaky: Exception) -> dict[str, Any] | None:
     return None
 
 
-def _judge(case: runs.Case, at: Setting, index: int, applied: list[str], variant, placement: str, pick: int) -> str:
-    """Runs the example placed as `placement` and judges it. Returns the placement it had (the
-    main device where the placement cannot be made: no operand to move, a sample the CPU refuses)."""
+def _judge(case: runs.Case, at: Setting, index: int, applied: list[str], variant, placement: str, pick: int,
+           form: str = FORMS[0]) -> str:
+    """Runs the example in `form` placed as `placement` and judges it. Returns the placement it had
+    (the main device where the placement cannot be made: no operand to move, a sample the CPU
+    refuses)."""
     label = lambda p: "+".join(at.chain(applied, p)) or "sample"  # noqa: E731
-    run = at.run
+    run = at.runs[form]
     try:
         if placement == "other_device":
             with torch.accelerator.device_index(0):  # device 0 current, the inputs on device 1

@@ -8,7 +8,6 @@ where the two share no bytes: an empty `a`); the device must do as the CPU does.
 
 from __future__ import annotations
 
-import math
 import re
 import warnings
 from typing import Any
@@ -35,24 +34,11 @@ def applies(op, dtype: torch.dtype) -> bool:
     return op.supports_out
 
 
-@uncounted()  # out= tensors the harness makes on the CPU: no op of the case's
-def _filled_like(t: torch.Tensor) -> torch.Tensor:
-    """test_out's case zero: NaN for floating-point and complex tensors, the largest value for
-    integers, True for bool; out= values must not affect the result."""
-    if t.dtype.is_floating_point or t.dtype.is_complex:
-        value: Any = math.nan
-    elif t.dtype == torch.bool:
-        value = True
-    else:
-        value = torch.iinfo(t.dtype).max
-    return torch.full(t.shape, value, dtype=t.dtype)
-
-
 def _wrongly_sized(t: torch.Tensor) -> torch.Tensor:
     """test_out_warning's out=: the last dimension one longer ([2] for a scalar)."""
     shape = list(t.shape)
     shape = [2] if not shape else shape[:-1] + [shape[-1] + 1]
-    return _filled_like(torch.empty(shape, dtype=t.dtype))
+    return sample_variants.filled_like(torch.empty(shape, dtype=t.dtype))
 
 
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?\s*$")
@@ -85,7 +71,7 @@ def _check_out(case: runs.Case, samples: list) -> None:
                 # as test_out: an op that returns no tensors has nothing to write into
                 case.first_cpu_error = case.first_cpu_error or f"the op returns {type(raw).__name__}, not tensors"
                 raise NoReference("out= needs tensor outputs")
-            filled = [_filled_like(t) for t in leaves]
+            filled = [sample_variants.filled_like(t) for t in leaves]
             expected, _ = case.cpu(lambda s: call(s, [t.clone() for t in filled], spec), sample)
         except NoReference:
             case.without_reference += 1

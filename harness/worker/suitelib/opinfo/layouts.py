@@ -111,15 +111,21 @@ KINDS: dict[str, tuple[Callable[[torch.Tensor], torch.Tensor | None], bool]] = {
 
 
 @uncounted()
-def laid_out(sample, kind: str):
-    """The sample with every tensor in the layout `kind`, or None when it changes none of them."""
+def laid_out(sample, kind: str, operand: int | None = None):
+    """The sample with every tensor in the layout `kind` (with `operand`, only the one of that
+    index among the tensors the kind changes, modulo their number: operands of different
+    layouts), or None when it changes none of them."""
     if kind == "channels_last":
         return sample_variants.channels_last(sample)
     lay = KINDS[kind][0]
+    changeable = [t for t in _tensors(sample) if lay(t) is not None] if operand is not None else []
+    chosen = changeable[operand % len(changeable)] if changeable else None
     changed = []
 
     def apply(t: Any) -> Any:
-        laid = lay(t) if isinstance(t, torch.Tensor) else None
+        if not isinstance(t, torch.Tensor) or (operand is not None and t is not chosen):
+            return t
+        laid = lay(t)
         if laid is None:
             return t
         changed.append(True)
@@ -127,6 +133,13 @@ def laid_out(sample, kind: str):
 
     variant = sample.transform(apply)
     return variant if changed else None
+
+
+def changeable(sample, kind: str) -> int:
+    """How many of the sample's tensors the kind changes (channels_last: the sample as a whole)."""
+    if kind == "channels_last":
+        return int(sample_variants.channels_last(sample) is not None)
+    return sum(1 for t in _tensors(sample) if KINDS[kind][0](t) is not None)
 
 
 def sample_layouts(sample) -> Iterator[tuple[str, Any, bool]]:

@@ -7,13 +7,14 @@ the sample alone; which of them are valid is the CPU's to decide, never this mod
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Iterator
 
 import torch
 import torch.utils._pytree as pytree
 from torch.testing._internal.opinfo.core import SampleInput
 
-from dispatch_capture import made_uncounted
+from dispatch_capture import made_uncounted, uncounted
 from suitelib import opinfo
 from evidence import dtype_name
 
@@ -38,13 +39,27 @@ def rebuilt(sample: SampleInput, input: Any = None, args: Any = None, kwargs: An
                        broadcasts_input=sample.broadcasts_input, name=sample.name)
 
 
+@uncounted()
+def filled_like(t: torch.Tensor) -> torch.Tensor:
+    """An out= for a result like `t`, on the CPU, full of values that must not matter (upstream's
+    test_out): NaN for floating-point and complex tensors, the largest value for integers, True
+    for bool."""
+    if t.dtype.is_floating_point or t.dtype.is_complex:
+        value: Any = math.nan
+    elif t.dtype == torch.bool:
+        value = True
+    else:
+        value = torch.iinfo(t.dtype).max
+    return torch.full(t.shape, value, dtype=t.dtype)
+
+
 def _leaf(t: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """`t` detached, requiring grad as `like` does (an edge variant's tensors are leaves, as the
     sample's are)."""
     return t.detach().requires_grad_(like.requires_grad)
 
 
-def _input_tensor(sample: SampleInput) -> torch.Tensor | None:
+def input_tensor(sample: SampleInput) -> torch.Tensor | None:
     """The tensor the op is "of": the input, or the first tensor of an input list (cat, stack)."""
     if _strided(sample.input):
         return sample.input
@@ -94,7 +109,7 @@ def zero_size(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:
     other tensor where it has the input's size, so that operands which matched still match: a
     reduction over an empty dimension, an elementwise op on empty operands, a matrix product with
     an empty side."""
-    first = _input_tensor(sample)
+    first = input_tensor(sample)
     if first is None or first.dim() == 0 or not first.numel():
         return
     dims = [("zero_size", 0)] + ([("zero_size_last", first.dim() - 1)] if first.dim() > 1 else [])
@@ -178,31 +193,41 @@ def schema_arguments(op) -> list[list[str]]:
     return schemas
 
 
-def _dim_positions(op, sample: SampleInput) -> list[int]:
-    """Positions in sample.args holding an int that every aten schema of the op with at least
-    that many arguments names `dim`."""
+def dim_positions(op, sample: SampleInput, names: tuple[str, ...] = ("dim",)) -> list[int]:
+    """Positions in sample.args holding an int or a list of ints that every aten
+    schema of the op with at least that many arguments names one of `names`."""
     schemas = schema_arguments(op)
     found = []
     for i, value in enumerate(sample.args):
-        if not isinstance(value, int) or isinstance(value, bool):
+        if not is_dims(value):
             continue
         named = [s[i + 1] for s in schemas if len(s) > i + 1]
-        if named and all(n == "dim" for n in named):
+        if named and all(n in names for n in named):
             found.append(i)
     return found
+
+
+def is_dims(value: Any) -> bool:
+    """Whether the value can be a dimension argument: an int, or a non-empty list or tuple of them
+    (bools are no dims)."""
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(is_dims(v) and not isinstance(v, (list, tuple)) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _dims_out_of_range(op, sample: SampleInput) -> Iterator[tuple[str, SampleInput]]:
     """`dim` (a keyword, or positional where the schema names it) at the input's rank and below
     minus its rank: one past each end of the valid range."""
-    first = _input_tensor(sample)
+    first = input_tensor(sample)
     if first is None:
         return
     rank = max(first.dim(), 1)
     for bad in (rank, -rank - 1):
         if isinstance(sample.kwargs.get("dim"), int) and not isinstance(sample.kwargs["dim"], bool):
             yield f"dim={bad}", rebuilt(sample, kwargs={**sample.kwargs, "dim": bad})
-        for i in _dim_positions(op, sample):
+        for i in dim_positions(op, sample):
+            if not isinstance(sample.args[i], int):
+                continue
             args = list(sample.args)
             args[i] = bad
             yield f"dim={bad}", rebuilt(sample, args=tuple(args))
@@ -227,16 +252,16 @@ def _shapes_off_by_one(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]
                 yield f"input[{i}] dim {dim} + 1", rebuilt(sample, input=type(sample.input)(listed))
         return
     for i, t in enumerate(sample.args):
-        if _strided(t) and t.numel() and not (t.dtype in (torch.int32, torch.int64) and _is_index_like(sample, t)):
+        if _strided(t) and t.numel() and not (t.dtype in (torch.int32, torch.int64) and is_index_like(sample, t)):
             for dim in range(t.dim()):
                 args = list(sample.args)
                 args[i] = _grown(t, dim)
                 yield f"args[{i}] dim {dim} + 1", rebuilt(sample, args=tuple(args))
 
 
-def _is_index_like(sample: SampleInput, t: torch.Tensor) -> bool:
+def is_index_like(sample: SampleInput, t: torch.Tensor) -> bool:
     """An integer tensor among floating-point operands: an index, not an operand of arithmetic."""
-    first = _input_tensor(sample)
+    first = input_tensor(sample)
     return first is not None and first.dtype != t.dtype
 
 
@@ -266,7 +291,7 @@ def _dtypes_mismatched(sample: SampleInput) -> Iterator[tuple[str, SampleInput]]
     """Each floating-point tensor argument but the input in another floating-point dtype (float32
     for bfloat16, float16 and float64; bfloat16 for float32): ops that refuse mixed dtypes (matrix
     products, index_add's source) must refuse them on the device too."""
-    first = _input_tensor(sample)
+    first = input_tensor(sample)
     if first is None or not first.dtype.is_floating_point:
         return
     other = torch.bfloat16 if first.dtype == torch.float32 else torch.float32
