@@ -240,7 +240,7 @@ def examples(case: runs.Case) -> None:
         with case.at_dtype(at.dtype):
             variant, applied = at.samples[index], []
             if form == "out":  # first: the transforms lay out the out= as any operand
-                variant = with_out(case, variant)
+                variant = None if sample_variants.undefined_on_cpu(case.op, form) else with_out(case, variant)
                 form, variant = ("out", variant) if variant is not None else ("functional", at.samples[index])
             if form != "functional":
                 applied.append(form)
@@ -301,6 +301,9 @@ def examples(case: runs.Case) -> None:
             if known is not None:
                 verdict.evidence["known_failure"] = {"setting": at.name(form), **known}
             failure.update(chain=verdict.evidence["chain"], sample_index=verdict.evidence["sample_index"])
+            if verdict.evidence["chain"] and not str(verdict.evidence.get("message", "")).startswith("["):
+                # the example in the message's first words, where summaries and skip lists read it
+                verdict.evidence["message"] = f"[{'+'.join(verdict.evidence['chain'])}] {verdict.evidence.get('message', '')}"
             if not failure.get("replayed"):  # the first failure, replayed at once: a sweep example is not shrunk
                 failure["replayed"] = True
                 try:

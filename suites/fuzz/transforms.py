@@ -265,7 +265,11 @@ SLOW_ON_CPU: dict[str, tuple[frozenset[torch.dtype], frozenset[str], str]] = {
            "the CPU's float64 polygamma of order 2 and up (the orders every polygamma sample passes) takes time "
            "proportional to large negative inputs: about 1 s an element at -2^24 (scaled_2^24, or scaled_2^8 "
            "three times), minutes a sample")
-    for name in ("polygamma", "special.polygamma")}
+    for name in ("polygamma", "special.polygamma")} | {
+    name: (frozenset(INTEGERS), frozenset({"int_extremes"}),
+           "the CPU's recurrence runs to the polynomial's degree n: at iinfo.max, minutes a sample (127 s and 52 s "
+           "measured for a fuzz case)")
+    for name in ("special.laguerre_polynomial_l", "special.legendre_polynomial_p")}
 
 
 def too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:
