@@ -1,21 +1,25 @@
 """The fuzz suite: a differential fuzzer over every OpInfo (op_db and upstream's _foreach_* OpInfos).
-From the op's own samples, Hypothesis draws compositions of the input axes (TRANSFORMS: the layout
-kinds, values scaled across the dtype's range or shifted by a large common offset, a zero-size
-dimension, 0-dim scalars, one tensor in two places, out= one of the inputs, an argument no sample
-moves off its default, lists of 33 or 130 tensors), a placement (PLACEMENTS: the main device; the
-second device while the first is current; one operand left on the CPU or on another device index),
-a dtype (any the OpInfo supports on the CPU, the samples generated at it) and a direction (forward,
-or backward: the gradients of every differentiable input, as the ops suite's backward check
-computes them, where the OpInfo supports autograd at the dtype). It runs each on the device against
-the CPU with the ops suite's judge (Case.alike: the CPU decides validity; where it raises, the
-device must raise the same type; where it returns, the results must match within the drawn dtype's
-tolerance; operands on two devices must be refused as CUDA refuses them), and on a failure shrinks
-it to the shortest chain on the earliest sample that still fails, at the case's own dtype and
-forward where they still fail.
+From the op's own samples, Hypothesis draws compositions of the input axes (transforms.py: the
+layout kinds, on every operand or one alone, values scaled across the dtype's range or shifted by
+a large common offset, integers at iinfo's ends, negative dims, a zero-size dimension, 0-dim
+scalars, one tensor in two places, each index twice, out= one of the inputs, an argument no sample
+moves off its default, lists of 33 or 130 tensors), a form (FORMS: the function, its in-place
+variant, out=), a placement (PLACEMENTS: the main device; the second device while the first is
+current; one operand left on the CPU or on another device index), a dtype (any the OpInfo supports
+on the CPU, the samples generated at it) and a direction (forward, or backward: the gradients of
+every differentiable input, as the ops suite's backward check computes them, where the OpInfo
+supports autograd at the dtype). A sweep runs each axis alone first (_sweep). It runs each example
+on the device against the CPU with the ops suite's judge (Case.alike: the CPU decides validity;
+where it raises, the device must raise the same type; where it returns, the results and every
+argument the call changed must match within the drawn dtype's tolerance; operands on two devices
+must be refused as CUDA refuses them), and on a failure shrinks it to the shortest chain on the
+earliest sample that still fails, at the case's own dtype, forward, as a function where they still
+fail.
 
 Case ids: fuzz/<OpInfo>/<dtype>/examples, one dtype per OpInfo (float32, else its first): the
-case's own dtype, drawn half the time and first. At another dtype, or backward, where the OpInfo
-fails the ops suite's forward or backward check at that dtype, that failure is known: it is its
+case's own dtype, drawn half the time and first. At another dtype, or backward, or in another
+form, where the OpInfo fails the ops suite's forward or backward check at that dtype (another
+form: that form on the plain samples), that failure is known: it is its
 own case's to report (ops/<OpInfo>/<dtype>/<check>, which skip lists name), not this one's, whose
 id names another dtype. An example there is still run and judged against it: failing as the ops
 check fails (its outcome, and its first failing op or exception type) is the known failure
