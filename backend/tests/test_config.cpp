@@ -75,3 +75,20 @@ TEST(Config, EngineModes) {
   expect_value_error({{"NEURONSIM_DISABLE_CACHE", "true"}}, "NEURONSIM_DISABLE_CACHE='true'");
   expect_value_error({{"NEURONSIM_CACHE_DIR", ""}}, "NEURONSIM_CACHE_DIR is set but empty");
 }
+
+TEST(Config, CompileLatency) {
+  const auto none = parse_config({});
+  EXPECT_EQ(none.compile_latency.seconds_for(1000), 0.0);  // tests compile instantly by default
+  const auto realistic = parse_config({{"NEURONSIM_COMPILE_LATENCY", "realistic"}});
+  EXPECT_GE(realistic.compile_latency.seconds_for(1), 1.0);  // seconds for an eager op
+  EXPECT_GE(realistic.compile_latency.seconds_for(12000), 40 * 60.0);  // a video model's graph
+  const auto explicit_ = parse_config({{"NEURONSIM_COMPILE_LATENCY", "0.5,0.01"}});
+  EXPECT_DOUBLE_EQ(explicit_.compile_latency.seconds_for(100), 1.5);
+  const auto base_only = parse_config({{"NEURONSIM_COMPILE_LATENCY", "2"}});
+  EXPECT_DOUBLE_EQ(base_only.compile_latency.seconds_for(9), 2.0);
+  for (const char* bad : {"", "fast", "-1", "1,", ",1", "1,2,3", "nan", "1,-0.5"}) {
+    expect_value_error({{"NEURONSIM_COMPILE_LATENCY", bad}}, "NEURONSIM_COMPILE_LATENCY='" +
+                                                                 std::string(bad) +
+                                                                 "' is not a compile latency");
+  }
+}

@@ -79,8 +79,8 @@ test_fuzz_suite.py (the harness testing itself).
   flushes_tiny     aten::atan                         returns 0 for results below 2^-20   fuzz (scaled_2^-24: the
                                                       in magnitude (a flush to zero)      atol scaled with it)
   takes_overlap    aten::div_.Tensor                  writes into a self whose elements   inplace (inplace_
-                                                      share memory (the last write wins)  expanded: raises)
-                                                      where the CPU refuses
+                                                      share memory (the last write wins)  expanded: raises);
+                                                      where the CPU refuses               fuzz (inplace, expanded)
   computes_on_host aten::erf                          right values, computed on the host  every case (host_only:
                                                       (a device kernel that copies its    the capture sees the
                                                       input to the CPU and back)          copy inside the kernel)

@@ -346,7 +346,8 @@ def _sweep(case: runs.Case, own: Setting) -> list[dict[str, Any]]:
     """The examples a case runs before its search, one axis at a time at its own setting (its
     dtype, forward, as a function, on the main device): each transform on the first sample it
     changes (each layout kind also on one operand alone, the first and the second), each other
-    form plain and with its operands non-contiguous and permuted, and integer extremes at each
+    form plain, with its operands non-contiguous and permuted, and with the first operand
+    expanded (an in-place self whose elements share memory), and integer extremes at each
     integer dtype the OpInfo supports. Hypothesis draws its compositions from a distribution of its
     own, which may leave a transform undrawn in hundreds of examples; the sweep makes sure each
     is met once. A failing sweep example is reported as it is: it is one change already."""
@@ -366,7 +367,7 @@ def _sweep(case: runs.Case, own: Setting) -> list[dict[str, Any]]:
     for form in FORMS[1:]:
         if form in own.runs:
             swept += [{**plain, "form": form, "chain": chain}
-                      for chain in ([], [("noncontiguous", 0)], [("permuted", 0)])]
+                      for chain in ([], [("noncontiguous", 0)], [("permuted", 0)], [("expanded", 1)])]
     # the extremes where the most elements take them (at the case's dtype, the sizes its samples have)
     largest = max(range(len(own.samples)), key=lambda i: max((t.numel() for t in runs.tensors(own.samples[i])),
                                                                default=0))

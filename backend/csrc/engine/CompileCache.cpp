@@ -1,5 +1,6 @@
 #include "engine/CompileCache.h"
 
+#include "engine/Options.h"
 #include "runtime/Config.h"
 
 #include <c10/util/Exception.h>
@@ -96,18 +97,34 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
       ++stats_.memory_hits;
       return it->second;
     }
+    if (auto it = failures_.find(memory_key); it != failures_.end()) {
+      ++stats_.failure_hits;
+      std::rethrow_exception(it->second);
+    }
   }
   const std::string key = signature();
   std::shared_ptr<const Executable> found = disk_enabled() ? load(key) : nullptr;
   if (found == nullptr) {
     const auto start = std::chrono::steady_clock::now();
-    auto compiled = std::make_shared<const Executable>(compile(key));  // may throw: nothing cached
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    {
+    const auto account = [&](std::exception_ptr failure) {
+      emulate_compile(1);  // the compiler's time, for an executable of the one op
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       std::lock_guard lock(mutex_);
       ++stats_.compiles;
       stats_.compile_seconds += took.count();
+      if (failure) {
+        ++stats_.failed_compiles;
+        failures_.emplace(memory_key, failure);
+      }
+    };
+    std::shared_ptr<const Executable> compiled;
+    try {
+      compiled = std::make_shared<const Executable>(compile(key));
+    } catch (...) {
+      account(std::current_exception());
+      throw;
     }
+    account(nullptr);
     if (disk_enabled()) store(*compiled);
     found = compiled;
   }
@@ -176,6 +193,7 @@ void CompileCache::reset_stats() {
 void CompileCache::clear_memory() {
   std::lock_guard lock(mutex_);
   entries_.clear();
+  failures_.clear();
   generation_.fetch_add(1, std::memory_order_release);
 }
 

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -22,14 +23,20 @@ struct CacheStats {
   std::int64_t memory_hits = 0;
   std::int64_t disk_hits = 0;
   std::int64_t disk_rejected = 0;  // unreadable or corrupt entries, recompiled
-  double compile_seconds = 0.0;    // time spent building plans
+  std::int64_t failed_compiles = 0;  // compiles that raised (among `compiles`)
+  std::int64_t failure_hits = 0;     // lookups answered by a cached failure, not recompiled
+  // Time spent compiling: building plans, and the emulated compiler's latency
+  // (NEURONSIM_COMPILE_LATENCY), failed compiles included. Apart from the time ops run.
+  double compile_seconds = 0.0;
 };
 
 // Executables by signature: in memory for the process, and on disk under NEURONSIM_CACHE_DIR
 // (unless NEURONSIM_DISABLE_CACHE=1) so that later processes skip compilation, as
 // TorchNeuron's NEFF cache does. Entries are written to a temporary file and renamed into
 // place, so concurrent processes compiling the same signature never see a partial entry; an
-// entry that fails to parse is reported once and recompiled, never trusted.
+// entry that fails to parse is reported once and recompiled, never trusted. A compile that
+// fails (a dtype the device refuses) is kept as a failure in memory, as Neuron's cache keeps
+// failed compilations: the same signature raises the same error again without compiling.
 class CompileCache {
  public:
   static CompileCache& instance();
@@ -92,6 +99,7 @@ class CompileCache {
 
   mutable std::mutex mutex_;
   std::unordered_map<MemoryKey, std::shared_ptr<const Executable>, MemoryKey::Hash> entries_;
+  std::unordered_map<MemoryKey, std::exception_ptr, MemoryKey::Hash> failures_;
   CacheStats stats_;  // hits in the shared map among them; under mutex_
   const std::shared_ptr<HitCounts> thread_hits_ = std::make_shared<HitCounts>();
   std::int64_t thread_hits_at_reset_ = 0;  // thread_hits_->total() when reset_stats ran

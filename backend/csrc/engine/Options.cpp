@@ -1,6 +1,9 @@
 #include "engine/Options.h"
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
 
 namespace neuronsim::engine {
 namespace {
@@ -9,10 +12,12 @@ struct Modes {
   std::atomic<FallbackMode> fallback;
   std::atomic<Wide64Mode> wide64;
   std::atomic<MatmulMode> matmul;
+  std::mutex latency_mutex;  // two doubles: read and written together
+  CompileLatency latency;
 };
 
 Modes& modes() {
-  static Modes m{config().fallback, config().wide64, config().matmul};
+  static Modes m{config().fallback, config().wide64, config().matmul, {}, config().compile_latency};
   return m;
 }
 
@@ -35,6 +40,19 @@ void set_wide64_mode(Wide64Mode mode) {
 }
 void set_matmul_mode(MatmulMode mode) {
   modes().matmul.store(mode);
+}
+CompileLatency compile_latency() {
+  std::lock_guard lock(modes().latency_mutex);
+  return modes().latency;
+}
+void set_compile_latency(CompileLatency latency) {
+  std::lock_guard lock(modes().latency_mutex);
+  modes().latency = latency;
+}
+double emulate_compile(long long ops) {
+  const double seconds = compile_latency().seconds_for(ops);
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  return seconds;
 }
 
 }  // namespace neuronsim::engine

@@ -62,6 +62,8 @@ py::dict cache_stats() {
   out["memory_hits"] = stats.memory_hits;
   out["disk_hits"] = stats.disk_hits;
   out["disk_rejected"] = stats.disk_rejected;
+  out["failed_compiles"] = stats.failed_compiles;
+  out["failure_hits"] = stats.failure_hits;
   out["compile_seconds"] = stats.compile_seconds;
   return out;
 }
@@ -178,6 +180,19 @@ PYBIND11_MODULE(_C, m) {
   m.def("set_matmul_mode", torch::wrap_pybind_function([](const std::string& mode) {
           engine::set_matmul_mode(neuronsim::parse_matmul_mode("matmul mode", mode));
         }));
+  m.def("set_compile_latency", torch::wrap_pybind_function([](const std::string& latency) {
+          engine::set_compile_latency(neuronsim::parse_compile_latency("compile latency", latency));
+        }));
+  m.def("get_compile_latency", [] {
+    const auto latency = engine::compile_latency();
+    return py::make_tuple(latency.base_seconds, latency.per_op_seconds);
+  });
+  // The emulated compiler's time for a graph of `ops` ops (torch.compile's backend): slept,
+  // returned.
+  m.def("_emulate_compile", [](long long ops) {
+    py::gil_scoped_release release;
+    return engine::emulate_compile(ops);
+  });
   m.def("get_fallback_mode",
         [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
   m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 
@@ -55,6 +56,9 @@ const std::map<std::string, std::string>& known_variables() {
        "(default downcast)"},
       {"NEURONSIM_MATMUL",
        "float32 matmuls: fp32, or bf16 (bfloat16 inputs, float32 accumulation) (default fp32)"},
+      {"NEURONSIM_COMPILE_LATENCY",
+       "emulated compile time of each new executable: 0, realistic (3 s plus 0.2 s per op, as "
+       "neuronx-cc), or BASE[,PER_OP] in seconds (default 0)"},
   };
   return kKnown;
 }
@@ -108,6 +112,24 @@ const char* to_string(Wide64Mode mode) {
 }
 const char* to_string(MatmulMode mode) {
   return name_of(mode, kMatmulModes);
+}
+
+CompileLatency parse_compile_latency(const std::string& what, const std::string& value) {
+  if (value == "realistic") return kRealisticLatency;
+  const auto seconds = [&](std::string_view text, double& out) {
+    const std::string owned(text);
+    char* end = nullptr;
+    out = std::strtod(owned.c_str(), &end);
+    return !owned.empty() && end == owned.c_str() + owned.size() && std::isfinite(out) && out >= 0;
+  };
+  CompileLatency latency;
+  const auto comma = value.find(',');
+  const bool ok = seconds(std::string_view(value).substr(0, comma), latency.base_seconds) &&
+                  (comma == std::string::npos ||
+                   seconds(std::string_view(value).substr(comma + 1), latency.per_op_seconds));
+  TORCH_CHECK_VALUE(ok, what, "='", value, "' is not a compile latency: expected 0, realistic, ",
+                    "or BASE[,PER_OP] in seconds, non-negative (e.g. 0.5,0.01).");
+  return latency;
 }
 
 std::string default_cache_dir() {
@@ -165,6 +187,9 @@ Config parse_config(const std::map<std::string, std::string>& env) {
   }
   if (auto it = env.find("NEURONSIM_MATMUL"); it != env.end()) {
     cfg.matmul = parse_matmul_mode("NEURONSIM_MATMUL", it->second);
+  }
+  if (auto it = env.find("NEURONSIM_COMPILE_LATENCY"); it != env.end()) {
+    cfg.compile_latency = parse_compile_latency("NEURONSIM_COMPILE_LATENCY", it->second);
   }
   return cfg;
 }

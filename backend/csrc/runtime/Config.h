@@ -13,6 +13,20 @@ enum class Wide64Mode { kDowncast, kError };
 // float32 matmuls (NEURONSIM_MATMUL): as written, or bfloat16 inputs with float32 accumulation.
 enum class MatmulMode { kFp32, kBf16 };
 
+// Emulated compile time (NEURONSIM_COMPILE_LATENCY): compiling an executable of `ops` ops takes
+// base_seconds + per_op_seconds * ops, as neuronx-cc takes seconds for an eager op and minutes
+// for a model graph. Zero by default (tests); "realistic" is kRealisticLatency.
+struct CompileLatency {
+  double base_seconds = 0.0;
+  double per_op_seconds = 0.0;
+  double seconds_for(long long ops) const {
+    return base_seconds + per_op_seconds * static_cast<double>(ops);
+  }
+};
+// In line with published neuronx-cc figures: a few seconds for one eager op, about 40 minutes
+// for a video model's graph of some 12,000 ops.
+inline constexpr CompileLatency kRealisticLatency{3.0, 0.2};
+
 // Settings of the emulated device, read from NEURONSIM_* environment variables.
 struct Config {
   int device_count = 2;                          // NEURONSIM_DEVICES
@@ -22,6 +36,7 @@ struct Config {
   FallbackMode fallback = FallbackMode::kAllow;  // NEURONSIM_FALLBACK=allow|warn|error
   Wide64Mode wide64 = Wide64Mode::kDowncast;     // NEURONSIM_64BIT=downcast|error
   MatmulMode matmul = MatmulMode::kFp32;         // NEURONSIM_MATMUL=fp32|bf16
+  CompileLatency compile_latency;                // NEURONSIM_COMPILE_LATENCY (above)
 };
 
 // $XDG_CACHE_HOME/torch_neuronsim, else $HOME/.cache/torch_neuronsim.
@@ -34,6 +49,9 @@ const char* to_string(MatmulMode mode);
 FallbackMode parse_fallback_mode(const std::string& what, const std::string& value);
 Wide64Mode parse_wide64_mode(const std::string& what, const std::string& value);
 MatmulMode parse_matmul_mode(const std::string& what, const std::string& value);
+// "0", "realistic", or "BASE" or "BASE,PER_OP" in seconds (non-negative); throws c10::ValueError
+// naming `what` and the value.
+CompileLatency parse_compile_latency(const std::string& what, const std::string& value);
 
 // Highest NEURONSIM_DEVICES accepted (c10 caps device indices well above this).
 constexpr int kMaxDevices = 64;

@@ -221,3 +221,29 @@ def test_running_out_of_memory_while_lowering_is_not_kept_as_a_refusal(monkeypat
     torch.testing.assert_close(torch.compile(f, backend="neuron", fullgraph=True, dynamic=False)(x).cpu(), f(x.cpu()))
     stats = torch_neuronsim.compile_stats()
     assert stats["lowered"] == 1 and stats["lowering_failures"] == 0 and stats["refusals_cached"] == 0
+
+
+GRAPH_LATENCY = """
+import json, time, torch, torch_neuronsim
+compiled = torch.compile(lambda a: torch.relu(a) * 2 + 1, backend="neuron", fullgraph=True, dynamic=False)
+started = time.perf_counter()
+compiled(torch.randn(3, 4, device="neuron"))
+first = time.perf_counter() - started
+started = time.perf_counter()
+compiled(torch.randn(3, 4, device="neuron"))
+print(json.dumps({"first": first, "again": time.perf_counter() - started, **torch_neuronsim.compile_stats()}))
+"""
+
+
+def test_a_graph_pays_the_emulated_compile_latency_by_its_ops_once():
+    """NEURONSIM_COMPILE_LATENCY applies to torch.compile's graphs too: base plus per op, paid when
+    the graph is lowered, counted in emulated_compile_seconds, not paid by a cached graph."""
+    import json
+
+    from device_helpers import run_python
+
+    ran = run_python(GRAPH_LATENCY, NEURONSIM_COMPILE_LATENCY="0.2,0.1", NEURONSIM_DISABLE_CACHE="1")
+    assert ran.returncode == 0, ran.stderr
+    stats = json.loads(ran.stdout.strip().splitlines()[-1])
+    assert stats["lowered"] == 1 and stats["emulated_compile_seconds"] >= 0.2 + 0.1 * 3, stats  # relu, mul, add
+    assert stats["first"] >= stats["emulated_compile_seconds"] > stats["again"], stats

@@ -94,3 +94,51 @@ def test_concurrent_processes_share_a_cache_safely(tmp_path):
 
 def test_cache_directory_is_configurable():
     assert pathlib.Path(ns._C._compile_cache_dir()).is_dir()
+
+
+LATENCY = """
+import json, time, torch, torch_neuronsim as ns
+x = torch.ones(11, 13, device="neuron")
+timed = {}
+for name in ("first", "again"):
+    ns._C._reset_compile_cache_stats()
+    started = time.perf_counter()
+    x * x
+    timed[name] = {"seconds": time.perf_counter() - started, **ns.compile_cache_stats()}
+ns.set_compile_latency("0")
+ns._C._reset_compile_cache_stats()
+started = time.perf_counter()
+x * x * 1.5
+timed["off"] = {"seconds": time.perf_counter() - started, **ns.compile_cache_stats()}
+print(json.dumps(timed))
+"""
+
+
+def test_compile_latency_is_paid_once_per_signature_and_counted_apart():
+    """NEURONSIM_COMPILE_LATENCY: each new executable costs the emulated compiler's time (base
+    plus per op), counted in compile_seconds; a hit costs none of it; set_compile_latency("0")
+    turns it off."""
+    timed = stats_of(run_python(LATENCY, NEURONSIM_COMPILE_LATENCY="0.25,0.05", NEURONSIM_DISABLE_CACHE="1"))
+    first, again, off = timed["first"], timed["again"], timed["off"]
+    assert first["compiles"] == 1 and first["seconds"] >= 0.3 and first["compile_seconds"] >= 0.3, first
+    assert again["compiles"] == 0 and again["seconds"] < 0.3 and again["compile_seconds"] == 0, again
+    assert off["compiles"] >= 1 and off["seconds"] < 0.3, off
+    bad = run_python("import torch_neuronsim", NEURONSIM_COMPILE_LATENCY="fast")
+    assert bad.returncode != 0 and "NEURONSIM_COMPILE_LATENCY='fast' is not a compile latency" in bad.stderr
+
+
+def test_a_failed_compile_is_cached_as_a_failure():
+    """A signature the device refuses raises the same error again from the cache, without
+    compiling (or paying the compiler's latency) a second time."""
+    z = torch.ones(3, dtype=torch.complex64)
+    errors = []
+    ns._C._reset_compile_cache_stats()
+    for _ in range(2):
+        try:
+            z.to("neuron").sin()
+        except Exception as exc:  # noqa: BLE001 - the refusal itself is what is compared
+            errors.append((type(exc), str(exc)))
+    stats = ns.compile_cache_stats()
+    assert len(errors) == 2 and errors[0] == errors[1], errors
+    # the first refusal compiled (unless an earlier test had), the second came from the cache
+    assert stats["failed_compiles"] <= 1 and stats["failed_compiles"] + stats["failure_hits"] == 2, stats

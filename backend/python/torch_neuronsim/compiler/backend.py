@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 import torch
 
+from .. import _C
 from . import device_interface, graph_cache, passes
 from .lowering import CompileError, lower
 from .stats import STATS
@@ -103,6 +104,10 @@ def _compiler(kind: str) -> Callable:
                 graph_cache.store(cache_key, refusal)
                 raise
             finally:
+                # the emulated compiler's time for the graph's ops (NEURONSIM_COMPILE_LATENCY), a
+                # refusal included: neuronx-cc takes its time before it fails
+                ops = sum(1 for node in gm.graph.nodes if node.op == "call_function")
+                STATS.emulated_compile_seconds += _C._emulate_compile(ops)
                 STATS.lowering_seconds += time.perf_counter() - started
             STATS.lowered += 1
             graph_cache.store(cache_key, artifact)

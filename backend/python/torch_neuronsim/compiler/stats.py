@@ -16,7 +16,8 @@ class CompileStats:
     refusals_cached: int = 0  # of which the cache held torch-mlir's refusal (not lowered again)
     dynamic_refused: int = 0  # graphs refused for symbolic shapes
     compile_seconds: float = 0.0  # time inside the backend (AOTAutograd, lowering, cache)
-    lowering_seconds: float = 0.0  # of which lowering through torch-mlir
+    lowering_seconds: float = 0.0  # of which lowering through torch-mlir, the emulated compile included
+    emulated_compile_seconds: float = 0.0  # of which the emulated neuronx-cc latency (NEURONSIM_COMPILE_LATENCY)
 
 
 STATS = CompileStats()
