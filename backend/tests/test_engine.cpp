@@ -89,7 +89,9 @@ TEST(CompileCache, CompilesOncePerKey) {
   EXPECT_LE(compiled, 1);
 }
 
-TEST(CompileCache, FailedCompileCachesNothing) {
+// As Neuron's cache keeps a failed compilation: the same signature raises the same error again,
+// without compiling a second time; clear_memory() forgets the failure with the plans.
+TEST(CompileCache, FailedCompileIsKeptAsAFailure) {
   auto& cache = CompileCache::instance();
   int attempts = 0;
   auto failing = [&](const std::string&) -> Executable {
@@ -97,7 +99,18 @@ TEST(CompileCache, FailedCompileCachesNothing) {
     throw std::runtime_error("rejected");
   };
   auto signature = [] { return std::string("test-key-rejected"); };
+  cache.reset_stats();
   EXPECT_THROW(cache.get_or_compile(test_key(2), signature, failing), std::runtime_error);
+  try {
+    cache.get_or_compile(test_key(2), signature, failing);
+    FAIL() << "the cached failure was not raised";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "rejected");
+  }
+  EXPECT_EQ(attempts, 1);
+  EXPECT_EQ(cache.stats().failed_compiles, 1);
+  EXPECT_EQ(cache.stats().failure_hits, 1);
+  cache.clear_memory();
   EXPECT_THROW(cache.get_or_compile(test_key(2), signature, failing), std::runtime_error);
   EXPECT_EQ(attempts, 2);
 }

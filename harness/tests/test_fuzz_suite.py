@@ -1,9 +1,10 @@
-"""The fuzz suite (suites/fuzz): Hypothesis-drawn compositions of dtypes, gradients, layouts, value
-scales and offsets, edge shapes, argument identity, list lengths and device placements over each
-OpInfo's samples. At the nightly's budget it finds every planted defect of a class it covers without
-being told which axis to look on, shrinks each to the one transform or placement that shows it (with
-the dtype and direction where only another dtype or the gradients show it), replays it with
-`repro`, and draws the same examples again under the same seed."""
+"""The fuzz suite (suites/fuzz): Hypothesis-drawn compositions of dtypes, gradients, call forms,
+layouts per operand, value scales, offsets and integer extremes, edge shapes, negative dims,
+argument identity, duplicate indices, list lengths and device placements over each OpInfo's
+samples, after a sweep of each axis alone. At the nightly's budget it finds every planted defect of
+a class it covers without being told which axis to look on, shrinks each to the transforms, form or
+placement that show it (with the dtype and direction where only another dtype or the gradients
+show it), replays it with `repro`, and draws the same examples again under the same seed."""
 
 import json
 import os
@@ -189,7 +190,29 @@ def test_a_kernel_that_flushes_tiny_results_to_zero_fails_only_under_the_scaled_
     assert ran.returncode == 0, ran.stderr[-2000:]
     fixed, scaled = ran.stdout.split("\n")[:2]
     assert fixed == "pass"
-    assert scaled.startswith("fail ") and float(scaled.split()[2]) == 2.0 ** -24, scaled
+    assert scaled.startswith("fail ") and 2.0 ** -24 <= float(scaled.split()[2]) < 2.0 ** -16, scaled
+
+
+def test_the_scaled_atol_follows_the_magnitude_of_the_results():
+    """Under a scaling of the inputs by 2^-24 the atol shrinks as far as the CPU's results do:
+    tiny results get a tiny atol, a softmax's (about 0.2 whatever the scale) keeps one in
+    proportion, large ones keep the case's own."""
+    import pytest
+    import torch
+
+    fuzz = suite_module("fuzz")
+    from suitelib.opinfo import runs
+
+    case = runs.Case(fuzz.infos()["softmax"], torch.float32, None)
+    own = case.atol
+    with case.atol_scaled(2.0 ** -24):
+        case._scaled_atol(torch.full((5,), 0.2))
+        assert case.atol == pytest.approx(own * 0.2)
+        case._scaled_atol(torch.full((5,), 1e-9))
+        assert case.atol == own * 2.0 ** -24
+        case._scaled_atol((torch.full((3,), 1e-9), torch.tensor([40.0, 1.0])))
+        assert case.atol == own
+    assert case.atol == own
 
 
 def test_an_example_at_a_known_failing_setting_is_judged_against_that_failure():

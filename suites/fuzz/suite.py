@@ -111,11 +111,11 @@ class Setting:
         result: Callable[[Any], Any] = ((lambda s: runs.backward(op, s, weighted=True)) if backward
                                         else (lambda s: op(s.input, *s.args, **s.kwargs)))
         # judged: the result and the arguments it left (out= and an in-place self among them)
-        self.runs = {"functional": runs.observed(result), "out": runs.observed(result)}
+        self.runs = {"functional": runs.observed(result)}
+        if not backward and op.supports_out:  # the same call: with_out() puts the out= in the sample
+            self.runs["out"] = self.runs["functional"]
         if not backward and op.inplace_variant is not None:
             self.runs["inplace"] = runs.observed(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs))
-        if backward or not op.supports_out:
-            del self.runs["out"]
         self.transforms = Transforms(case, dtype, self.samples, result)  # aliasing: the results alone
         self.named_dtype = [dtype_name(dtype)] if dtype != case.dtype else []  # in the chain
         # The case's own setting (its dtype, forward, the function) reports every failure; another
@@ -194,9 +194,11 @@ def _fails_as(known: dict[str, Any], verdict: Verdict) -> bool:
     return bool(all(ops)) and known["message"].replace(ops[0], "") == first_line.replace(ops[1], "")
 
 
-@suite_api.check("examples", "Hypothesis-drawn compositions of dtypes, gradients, layouts, value scales and offsets, "
-                 "edge shapes, argument identity and values, list lengths and device placements over the op's "
-                 "samples, device against CPU, shrunk to the shortest failing chain")
+@suite_api.check("examples", "Hypothesis-drawn compositions of dtypes, gradients, call forms (in place, out=), "
+                 "layouts per operand, value scales and offsets, integer extremes, edge shapes, negative dims, "
+                 "argument identity and values, duplicate indices, list lengths and device placements over the "
+                 "op's samples, after a sweep of each alone, device against CPU, shrunk to the shortest failing "
+                 "chain")
 def examples(case: runs.Case) -> None:
     from hypothesis import HealthCheck, Phase, Verbosity, example as explicit, given, reject, seed, settings
     from hypothesis import strategies as st

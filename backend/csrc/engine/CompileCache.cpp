@@ -6,16 +6,62 @@
 #include <c10/util/Exception.h>
 #include <c10/util/hash.h>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <tuple>
+#include <vector>
 
 namespace neuronsim::engine {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+std::string this_host() {
+  std::array<char, 256> name{};
+  ::gethostname(name.data(), name.size() - 1);
+  return name.data();
+}
+
+fs::path claim_path(const fs::path& entry) {
+  return entry.string() + ".claim";
+}
+
+// Removes the claim file a process holds when the lookup that took it returns, published or not.
+struct ClaimRelease {
+  std::optional<fs::path>& held;
+  ~ClaimRelease() {
+    std::error_code ec;
+    if (held) fs::remove(*held, ec);
+  }
+};
+
+// Whether the claim's compiling process is gone: dead on this host, or the claim older than
+// `expiry` (a process on another host, or one that left it empty when it was killed).
+bool stale(const fs::path& claim, std::chrono::duration<double> expiry) {
+  std::ifstream in(claim);
+  std::string host;
+  long pid = 0;
+  if (in >> host >> pid && host == this_host() && pid > 0 &&
+      ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+    return true;
+  }
+  std::error_code ec;
+  const auto written = fs::last_write_time(claim, ec);
+  return !ec && fs::file_time_type::clock::now() - written > expiry;
+}
+
+}  // namespace
 
 CompileCache& CompileCache::instance() {
   static CompileCache cache;
@@ -104,6 +150,10 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
   }
   const std::string key = signature();
   std::shared_ptr<const Executable> found = disk_enabled() ? load(key) : nullptr;
+  std::optional<fs::path> held;  // this process's claim on compiling `key`, released at return
+  const ClaimRelease release{held};
+  // Published by another process meanwhile: load it.
+  if (found == nullptr && disk_enabled() && !claim(key, held)) found = load(key);
   if (found == nullptr) {
     const auto start = std::chrono::steady_clock::now();
     const auto account = [&](std::exception_ptr failure) {
@@ -132,6 +182,55 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
   return entries_.emplace(memory_key, found).first->second;
 }
 
+bool CompileCache::claim(const std::string& key, std::optional<fs::path>& held) {
+  const fs::path entry = entry_path(key);
+  const fs::path claim = claim_path(entry);
+  std::error_code ec;
+  fs::create_directories(claim.parent_path(), ec);
+  // The entry as this lookup missed it (absent, or rejected as corrupt): another process has
+  // published one since when it exists and was written after that.
+  const auto missed = fs::last_write_time(entry, ec);
+  const bool existed = !ec;
+  const auto published = [&] {
+    std::error_code error;
+    const auto written = fs::last_write_time(entry, error);
+    return !error && (!existed || written != missed);
+  };
+  // A compile takes the emulated latency; a claim far older than that was left behind.
+  const std::chrono::duration<double> expiry(60.0 + 3 * compile_latency().seconds_for(1));
+  bool waited = false;
+  while (true) {
+    const int fd = ::open(claim.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      const std::string owner = this_host() + " " + std::to_string(::getpid()) + "\n";
+      // A claim left empty (write failed) still excludes; it expires by age.
+      (void)!::write(fd, owner.data(), owner.size());
+      ::close(fd);
+      held = claim;
+      // The holder before may have published the entry and released its claim since this
+      // lookup missed: compile only what is still missing.
+      return !published();
+    }
+    if (errno != EEXIST) return true;  // claims cannot be made here (read-only): compile unclaimed
+    if (!waited) {
+      waited = true;
+      std::lock_guard lock(mutex_);
+      ++stats_.claims_waited;
+    }
+    // Another process compiles the key: wait for it to publish (or give up) and release.
+    while (fs::exists(claim, ec)) {
+      if (stale(claim, expiry)) {
+        fs::remove(claim, ec);
+        std::lock_guard lock(mutex_);
+        ++stats_.claims_broken;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (published()) return false;  // the caller loads it
+  }
+}
+
 std::shared_ptr<const Executable> CompileCache::load(const std::string& key) {
   const fs::path path = entry_path(key);
   std::ifstream in(path, std::ios::binary);
@@ -152,6 +251,8 @@ std::shared_ptr<const Executable> CompileCache::load(const std::string& key) {
     return nullptr;
   }
   ++stats_.disk_hits;
+  std::error_code ec;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used: evicted last
   return std::make_shared<const Executable>(std::move(*parsed));
 }
 
@@ -174,7 +275,42 @@ void CompileCache::store(const Executable& executable) {
     }
   }
   fs::rename(tmp, path, ec);
-  if (ec) fs::remove(tmp, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return;
+  }
+  evict_past_limit(path.parent_path(), fs::file_size(path, ec));
+}
+
+void CompileCache::evict_past_limit(const fs::path& directory, std::uintmax_t written) {
+  const std::uintmax_t limit = config().cache_size;
+  std::lock_guard lock(mutex_);
+  disk_bytes_ += written;
+  if (disk_bytes_known_ && disk_bytes_ <= limit) return;
+  // Count the directory (other processes write to it too), then remove the least recently
+  // used entries down to nine tenths of the limit, so that a full cache is not counted per store.
+  std::vector<std::tuple<fs::file_time_type, std::uintmax_t, fs::path>> entries;
+  std::uintmax_t total = 0;
+  std::error_code ec;
+  for (const auto& item : fs::directory_iterator(directory, ec)) {
+    if (item.path().extension() != ".neff") continue;
+    const auto size = item.file_size(ec);
+    const auto when = item.last_write_time(ec);
+    if (ec) continue;  // removed meanwhile
+    entries.emplace_back(when, size, item.path());
+    total += size;
+  }
+  disk_bytes_known_ = true;
+  disk_bytes_ = total;
+  if (total <= limit) return;
+  std::sort(entries.begin(), entries.end());
+  for (const auto& [when, size, path] : entries) {
+    if (disk_bytes_ <= limit / 10 * 9) break;
+    if (fs::remove(path, ec)) {
+      disk_bytes_ -= size;
+      ++stats_.evicted;
+    }
+  }
 }
 
 CacheStats CompileCache::stats() const {

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,9 @@ struct CacheStats {
   std::int64_t disk_hits = 0;
   std::int64_t disk_rejected = 0;  // unreadable or corrupt entries, recompiled
   std::int64_t failed_compiles = 0;  // compiles that raised (among `compiles`)
+  std::int64_t claims_waited = 0;    // lookups that waited for another process compiling the key
+  std::int64_t claims_broken = 0;    // claims of a dead or expired compiling process removed
+  std::int64_t evicted = 0;          // disk entries removed to keep NEURONSIM_CACHE_SIZE
   std::int64_t failure_hits = 0;     // lookups answered by a cached failure, not recompiled
   // Time spent compiling: building plans, and the emulated compiler's latency
   // (NEURONSIM_COMPILE_LATENCY), failed compiles included. Apart from the time ops run.
@@ -34,7 +38,12 @@ struct CacheStats {
 // (unless NEURONSIM_DISABLE_CACHE=1) so that later processes skip compilation, as
 // TorchNeuron's NEFF cache does. Entries are written to a temporary file and renamed into
 // place, so concurrent processes compiling the same signature never see a partial entry; an
-// entry that fails to parse is reported once and recompiled, never trusted. A compile that
+// entry that fails to parse is reported once and recompiled, never trusted. Processes (on one
+// host or several sharing the directory) compiling one key at once do it once: the first takes a
+// claim beside the entry (<entry>.claim, created exclusively, naming its host and pid) and the
+// others wait for its entry instead of compiling; a claim whose process is dead (same host) or
+// older than the expiry is broken. The directory is kept under NEURONSIM_CACHE_SIZE by evicting
+// the least recently used entries (a hit refreshes an entry's time). A compile that
 // fails (a dtype the device refuses) is kept as a failure in memory, as Neuron's cache keeps
 // failed compilations: the same signature raises the same error again without compiling.
 class CompileCache {
@@ -92,6 +101,13 @@ class CompileCache {
   const std::shared_ptr<const Executable>* find_local(const MemoryKey& memory_key);
   std::shared_ptr<const Executable> load(const std::string& key);
   void store(const Executable& executable);
+  // Until this process holds the claim on compiling `key` (true), or another process published
+  // the entry (false: load() it), or claims cannot be made here (true: compile unclaimed).
+  bool claim(const std::string& key, std::optional<std::filesystem::path>& held);
+  // Past NEURONSIM_CACHE_SIZE (by this process's estimate, then counted): the oldest entries go.
+  void evict_past_limit(const std::filesystem::path& directory, std::uintmax_t written);
+  std::uintmax_t disk_bytes_ = 0;  // this process's estimate of the directory's size; under mutex_
+  bool disk_bytes_known_ = false;
 
   std::shared_ptr<const Executable> get_or_compile_shared(
       const MemoryKey& memory_key, const std::function<std::string()>& signature,

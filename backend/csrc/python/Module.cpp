@@ -64,6 +64,9 @@ py::dict cache_stats() {
   out["disk_rejected"] = stats.disk_rejected;
   out["failed_compiles"] = stats.failed_compiles;
   out["failure_hits"] = stats.failure_hits;
+  out["claims_waited"] = stats.claims_waited;
+  out["claims_broken"] = stats.claims_broken;
+  out["evicted"] = stats.evicted;
   out["compile_seconds"] = stats.compile_seconds;
   return out;
 }

@@ -45,6 +45,9 @@ const std::map<std::string, std::string>& known_variables() {
       {"NEURONSIM_CACHE_DIR",
        "directory of the on-disk compile cache (default ~/.cache/torch_neuronsim)"},
       {"NEURONSIM_DISABLE_CACHE", "1 disables the on-disk compile cache (default 0)"},
+      {"NEURONSIM_CACHE_SIZE",
+       "most bytes the on-disk compile cache keeps, optionally with a KiB/MiB/GiB/TiB suffix; "
+       "the least recently used entries are evicted past it (default 1GiB)"},
       {"NEURONSIM_DUMP_DIR",
        "torch.compile: write each graph's StableHLO module there, for debugging (default: "
        "unset, no dumps)"},
@@ -173,6 +176,13 @@ Config parse_config(const std::map<std::string, std::string>& env) {
     TORCH_CHECK_VALUE(!it->second.empty(), "NEURONSIM_CACHE_DIR is set but empty: give a ",
                       "directory, or unset it for the default ", default_cache_dir(), ".");
     cfg.cache_dir = it->second;
+  }
+  if (auto it = env.find("NEURONSIM_CACHE_SIZE"); it != env.end()) {
+    std::uint64_t bytes = 0;
+    TORCH_CHECK_VALUE(parse_bytes(it->second, bytes) && bytes > 0, "NEURONSIM_CACHE_SIZE='",
+                      it->second, "' is not a cache size: expected a positive number of bytes, ",
+                      "optionally with a KiB/MiB/GiB/TiB suffix (e.g. 1GiB).");
+    cfg.cache_size = bytes;
   }
   if (auto it = env.find("NEURONSIM_DISABLE_CACHE"); it != env.end()) {
     TORCH_CHECK_VALUE(it->second == "0" || it->second == "1", "NEURONSIM_DISABLE_CACHE='",

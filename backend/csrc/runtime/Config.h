@@ -33,6 +33,7 @@ struct Config {
   std::uint64_t device_memory = 16ull << 30;     // NEURONSIM_DEVICE_MEMORY, bytes per device
   std::string cache_dir;                         // NEURONSIM_CACHE_DIR (default below)
   bool cache_disabled = false;                   // NEURONSIM_DISABLE_CACHE=1
+  std::uint64_t cache_size = 1ull << 30;         // NEURONSIM_CACHE_SIZE, bytes on disk at most
   FallbackMode fallback = FallbackMode::kAllow;  // NEURONSIM_FALLBACK=allow|warn|error
   Wide64Mode wide64 = Wide64Mode::kDowncast;     // NEURONSIM_64BIT=downcast|error
   MatmulMode matmul = MatmulMode::kFp32;         // NEURONSIM_MATMUL=fp32|bf16

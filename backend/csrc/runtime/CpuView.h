@@ -10,6 +10,14 @@ namespace detail {
 inline std::size_t bytes_from_first(const at::Tensor& t) {
   return t.storage().nbytes() - static_cast<std::size_t>(t.storage_offset()) * t.itemsize();
 }
+// The address of `t`'s first element, from its storage: t.data_ptr() is null for a tensor of no
+// elements even where its storage has bytes (an empty slice of a larger tensor), and a view with
+// those bytes and a null address makes a kernel that reads the whole storage (clone_preserve_
+// strides, in slice_scatter) read address 0.
+inline void* first_element(const at::Tensor& t) {
+  auto* base = static_cast<char*>(t.storage().data_ptr().get());
+  return base == nullptr ? nullptr : base + t.storage_offset() * t.itemsize();
+}
 // Sizes, strides and the lazy conjugation and negation bits, which are properties of the
 // view, not of the memory.
 inline void take_geometry(c10::TensorImpl& view, const at::Tensor& t) {
@@ -27,7 +35,8 @@ inline at::Tensor cpu_view(const at::Tensor& t) {
   if (!t.defined() || t.is_cpu()) return t;
   // The storage covers the tensor's elements from its first one; it never owns the memory.
   c10::Storage storage(c10::Storage::use_byte_size_t(), detail::bytes_from_first(t),
-                       c10::DataPtr(t.data_ptr(), c10::Device(c10::kCPU)), nullptr, false);
+                       c10::DataPtr(detail::first_element(t), c10::Device(c10::kCPU)), nullptr,
+                       false);
   auto view = at::detail::make_tensor<c10::TensorImpl>(
       std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), t.dtype());
   detail::take_geometry(*view.unsafeGetTensorImpl(), t);
@@ -60,7 +69,7 @@ inline at::Tensor cpu_view_in(at::Tensor& slot, const at::Tensor& t) {
     return slot;
   }
   c10::StorageImpl* storage = view->storage().unsafeGetStorageImpl();
-  storage->set_data_ptr_noswap(c10::DataPtr(t.data_ptr(), c10::Device(c10::kCPU)));
+  storage->set_data_ptr_noswap(c10::DataPtr(detail::first_element(t), c10::Device(c10::kCPU)));
   storage->set_nbytes(detail::bytes_from_first(t));
   view->set_storage_offset(0);
   detail::take_geometry(*view, t);

@@ -1,5 +1,8 @@
-"""The compile cache: keys and hits in memory, persistence, corruption and concurrency on disk."""
+"""The compile cache: keys and hits in memory, persistence, corruption and concurrency on disk,
+the emulated compiler's latency, failures kept, claims between processes compiling one key, and
+the size bound."""
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -19,8 +22,6 @@ print(json.dumps(ns.compile_cache_stats()))
 
 
 def stats_of(result):
-    import json
-
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -142,3 +143,74 @@ def test_a_failed_compile_is_cached_as_a_failure():
     assert len(errors) == 2 and errors[0] == errors[1], errors
     # the first refusal compiled (unless an earlier test had), the second came from the cache
     assert stats["failed_compiles"] <= 1 and stats["failed_compiles"] + stats["failure_hits"] == 2, stats
+
+
+MANY_KEYS = """
+import json, sys, torch, torch_neuronsim as ns
+for n in range(1, int(sys.argv[1]) + 1):  # a new shape, a new key: of mul, and of the copy to the device
+    torch.ones(n).to("neuron") * 2
+print(json.dumps(ns.compile_cache_stats()))
+"""
+
+
+def _spawn(code: str, *args: str, **env: str) -> subprocess.Popen:
+    import os
+
+    full = {k: v for k, v in os.environ.items() if not k.startswith("NEURONSIM_")}
+    full.update(env)
+    return subprocess.Popen([sys.executable, "-c", code, *args], env=full, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_processes_compiling_the_same_keys_compile_each_once(tmp_path):
+    """Four processes compiling the same keys into one directory at once: each key is compiled by
+    one of them (its claim), the others wait for its entry instead of compiling it again."""
+    procs = [_spawn(MANY_KEYS, "150", NEURONSIM_CACHE_DIR=str(tmp_path), NEURONSIM_COMPILE_LATENCY="0.002")
+             for _ in range(4)]
+    stats = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        stats.append(json.loads(out.strip().splitlines()[-1]))
+    entries = list(tmp_path.rglob("*.neff"))
+    compiles = sum(s["compiles"] for s in stats)
+    assert len(entries) >= 150 and compiles == len(entries), (compiles, len(entries), stats)  # not 4 x
+    assert sum(s["claims_waited"] for s in stats) > 0, stats  # they did meet
+    assert not list(tmp_path.rglob("*.claim")) and not list(tmp_path.rglob("*.tmp.*"))
+
+
+HOLD = """
+import torch, torch_neuronsim as ns
+torch.ones(77).to("neuron") * 2  # the copy compiles; the mul's compile then takes minutes
+"""
+
+
+def test_a_claim_left_by_a_killed_process_is_broken(tmp_path):
+    """kill -9 of a process compiling a key leaves its claim; another process compiling the key
+    finds the holder dead, breaks the claim and compiles, without waiting for the claim to expire."""
+    import signal
+    import time
+
+    holder = _spawn(HOLD, NEURONSIM_CACHE_DIR=str(tmp_path), NEURONSIM_COMPILE_LATENCY="0,120")
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.rglob("*.claim")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(tmp_path.rglob("*.claim")), holder.communicate(timeout=5)
+    holder.send_signal(signal.SIGKILL)
+    holder.wait(timeout=30)
+    started = time.monotonic()
+    stats = stats_of(run_python(HOLD + "print(__import__('json').dumps(ns.compile_cache_stats()))",
+                                NEURONSIM_CACHE_DIR=str(tmp_path)))
+    assert stats["claims_broken"] == 1 and stats["compiles"] >= 1, stats
+    assert time.monotonic() - started < 30  # not the claim's expiry
+    assert not list(tmp_path.rglob("*.claim"))
+
+
+def test_the_disk_cache_stays_under_its_size_evicting_the_least_recently_used(tmp_path):
+    limit = 64 * 1024
+    stats = stats_of(run_python(MANY_KEYS.replace("sys.argv[1]", "400"), NEURONSIM_CACHE_DIR=str(tmp_path),
+                                NEURONSIM_CACHE_SIZE=str(limit)))
+    total = sum(p.stat().st_size for p in tmp_path.rglob("*.neff"))
+    assert stats["evicted"] > 0 and total <= limit, (stats, total)
+    bad = run_python("import torch_neuronsim", NEURONSIM_CACHE_SIZE="lots")
+    assert bad.returncode != 0 and "NEURONSIM_CACHE_SIZE='lots' is not a cache size" in bad.stderr

@@ -349,3 +349,22 @@ def test_an_out_that_overlaps_itself_is_refused_as_the_cpu_refuses_it(op):
     out = torch.zeros(5, 5, device="neuron")  # a dense out= of the broadcast shape: written
     op(d, torch.ones(5, device="neuron"), out=out)
     assert torch.allclose(out.cpu(), op(x, torch.ones(5)))
+
+
+EMPTY_SLICE = """
+import torch, torch_neuronsim
+base = torch.randn(20, 20, 20, device="neuron")
+src = torch.randn(20, 20, 20, device="neuron").narrow(0, 0, 0)
+out = torch.full((20, 20, 20), float("nan"), device="neuron").narrow(0, 0, 0)
+print(tuple(torch.slice_scatter(base.narrow(0, 0, 0), src, 1, 0, 20, 1, out=out).shape))
+"""
+
+
+def test_an_empty_slice_of_a_larger_tensor_reaches_kernels_that_read_its_whole_storage():
+    """A tensor of no elements has a null data_ptr() even where its storage has bytes (an empty
+    slice); the engine's CPU view of it must address that storage (slice_scatter's
+    clone_preserve_strides reads all of it), not address 0 (a segfault, found by the fuzz suite)."""
+    from device_helpers import run_python
+
+    ran = run_python(EMPTY_SLICE)
+    assert ran.returncode == 0 and ran.stdout.strip() == "(0, 20, 20)", (ran.returncode, ran.stderr[-2000:])

@@ -41,6 +41,8 @@ MAY_TAKE_ANOTHER_DEVICE = {
     "slice_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
     "nn.functional.ctc_loss": "targets and lengths may be CPU tensors (cuDNN's CTC requires them there)",
     "nn.functional.prelu": "a one-element weight is squeezed to a 0-dim scalar before any kernel sees it",
+    "lu": "torch.lu's out= form computes with its input where it is and copies the results into out= "
+          "(resize_as_ and copy_, which cross devices)",
 }
 
 

@@ -7,6 +7,7 @@ the comparison of a case's device runs with the CPU's (suites/ops/suite.py descr
 from __future__ import annotations
 
 import contextlib
+import math
 import functools
 import json
 import random
@@ -268,6 +269,7 @@ class Case(Sides):
         self.layouts: set[str] = set()  # the layout kinds the case's samples were given (layouts.py)
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
         self._judged_at: dict[torch.dtype, tuple[float, float, str, bool]] = {}  # at_dtype(), by dtype
+        self._atol_scaling: tuple[float, float] | None = None  # atol_scaled(): (the case's atol, factor)
 
     @contextlib.contextmanager
     def at_dtype(self, dtype: torch.dtype) -> Iterator[None]:
@@ -295,26 +297,42 @@ class Case(Sides):
 
     @contextlib.contextmanager
     def atol_scaled(self, factor: float) -> Iterator[None]:
-        """The absolute tolerance times `factor` (< 1: inputs scaled down, results as small) inside;
-        a verdict raised inside carries the atol it was judged with."""
+        """Inside, the absolute tolerance shrinks with the results (< 1: inputs scaled down by
+        `factor`): each comparison's atol is the case's times the largest magnitude the CPU's
+        result and arguments have, between `factor` and 1 (compare()). Results that shrink with
+        their inputs get an atol as small (else every result of a tiny input, zero included, would
+        pass); results that do not (a softmax and its gradient, about 0.2 at any scale) keep one in
+        proportion to their size. A verdict raised inside carries the atol it was judged with."""
         if factor == 1.0:
             yield
             return
-        own = self.atol
-        self.atol = own * factor
+        self._atol_scaling = (self.atol, factor)
         try:
             yield
         except Verdict as verdict:
-            verdict.evidence.update({"atol": self.atol, "atol_scaled_by": factor})
+            own, _ = self._atol_scaling
+            verdict.evidence.update({"atol": self.atol, "atol_scaled_by": self.atol / own if own else factor})
             raise
         finally:
-            self.atol = own
+            self.atol, _ = self._atol_scaling
+            self._atol_scaling = None
+
+    def _scaled_atol(self, expected: Any) -> None:
+        """Under atol_scaled(): the atol for comparing with `expected` (its magnitudes)."""
+        if self._atol_scaling is None:
+            return
+        own, factor = self._atol_scaling
+        largest = max((t.detach().abs().max().item() for t in pytree.tree_leaves(expected)
+                       if isinstance(t, torch.Tensor) and t.numel() and (t.is_floating_point() or t.is_complex())),
+                      default=1.0)
+        self.atol = own * min(1.0, max(factor, largest if math.isfinite(largest) else 1.0))
 
     def compare(self, actual, expected, where: dict[str, Any], *, values: bool = True,
                 again: Callable[[], Any] | None = None, reference: Callable[[], Any] | None = None) -> None:
         """Sides.compare, after checking that a Call's result is where its inputs are."""
         if isinstance(actual, Call):
             self.outputs_where_inputs(actual, where)
+        self._scaled_atol(expected)
         super().compare(actual, expected, where, values=values, again=again, reference=reference)
 
     def outputs_where_inputs(self, call: Call, where: dict[str, Any]) -> None:
