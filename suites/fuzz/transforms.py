@@ -232,10 +232,10 @@ class Transforms:
         """Every operand in the layout (pick 0, which shrinking prefers), or, where the kind changes
         several, only operand pick - 1 (modulo their number), named `kind:operand`: operands of
         different layouts, which a kernel taking every operand's strides from the first misreads."""
-        several = kind in layouts.KINDS and layouts.changeable(sample, kind) > 1
-        if pick == 0 or not several:
+        operands = layouts.changeable(sample, kind) if pick and kind in layouts.KINDS else 1
+        if operands <= 1:
             return layouts.laid_out(sample, kind)
-        operand = (pick - 1) % layouts.changeable(sample, kind)
+        operand = (pick - 1) % operands
         variant = layouts.laid_out(sample, kind, operand)
         return (variant, f"{kind}:{operand}") if variant is not None else None
 

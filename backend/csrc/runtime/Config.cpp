@@ -34,6 +34,17 @@ bool parse_bytes(std::string_view text, std::uint64_t& out) {
   return true;
 }
 
+// A variable's positive byte count (parse_bytes); throws c10::ValueError naming the variable,
+// its value, what it is (`what`) and an example.
+std::uint64_t positive_bytes(const std::pair<const std::string, std::string>& variable,
+                             const char* what, const char* example) {
+  std::uint64_t bytes = 0;
+  TORCH_CHECK_VALUE(parse_bytes(variable.second, bytes) && bytes > 0, variable.first, "='",
+                    variable.second, "' is not a ", what, ": expected a positive number of bytes, ",
+                    "optionally with a KiB/MiB/GiB/TiB suffix (e.g. ", example, ").");
+  return bytes;
+}
+
 }  // namespace
 
 const std::map<std::string, std::string>& known_variables() {
@@ -166,11 +177,7 @@ Config parse_config(const std::map<std::string, std::string>& env) {
     cfg.device_count = n;
   }
   if (auto it = env.find("NEURONSIM_DEVICE_MEMORY"); it != env.end()) {
-    std::uint64_t bytes = 0;
-    TORCH_CHECK_VALUE(parse_bytes(it->second, bytes) && bytes > 0, "NEURONSIM_DEVICE_MEMORY='",
-                      it->second, "' is not a memory size: expected a positive number of bytes, ",
-                      "optionally with a KiB/MiB/GiB/TiB suffix (e.g. 17179869184 or 16GiB).");
-    cfg.device_memory = bytes;
+    cfg.device_memory = positive_bytes(*it, "memory size", "17179869184 or 16GiB");
   }
   if (auto it = env.find("NEURONSIM_CACHE_DIR"); it != env.end()) {
     TORCH_CHECK_VALUE(!it->second.empty(), "NEURONSIM_CACHE_DIR is set but empty: give a ",
@@ -178,11 +185,7 @@ Config parse_config(const std::map<std::string, std::string>& env) {
     cfg.cache_dir = it->second;
   }
   if (auto it = env.find("NEURONSIM_CACHE_SIZE"); it != env.end()) {
-    std::uint64_t bytes = 0;
-    TORCH_CHECK_VALUE(parse_bytes(it->second, bytes) && bytes > 0, "NEURONSIM_CACHE_SIZE='",
-                      it->second, "' is not a cache size: expected a positive number of bytes, ",
-                      "optionally with a KiB/MiB/GiB/TiB suffix (e.g. 1GiB).");
-    cfg.cache_size = bytes;
+    cfg.cache_size = positive_bytes(*it, "cache size", "1GiB");
   }
   if (auto it = env.find("NEURONSIM_DISABLE_CACHE"); it != env.end()) {
     TORCH_CHECK_VALUE(it->second == "0" || it->second == "1", "NEURONSIM_DISABLE_CACHE='",

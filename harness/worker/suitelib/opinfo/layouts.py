@@ -113,26 +113,22 @@ KINDS: dict[str, tuple[Callable[[torch.Tensor], torch.Tensor | None], bool]] = {
 @uncounted()
 def laid_out(sample, kind: str, operand: int | None = None):
     """The sample with every tensor in the layout `kind` (with `operand`, only the one of that
-    index among the tensors the kind changes, modulo their number: operands of different
+    index among the tensors the kind changes, in the sample's order: operands of different
     layouts), or None when it changes none of them."""
     if kind == "channels_last":
         return sample_variants.channels_last(sample)
     lay = KINDS[kind][0]
-    changeable = [t for t in _tensors(sample) if lay(t) is not None] if operand is not None else []
-    chosen = changeable[operand % len(changeable)] if changeable else None
     changed = []
 
     def apply(t: Any) -> Any:
-        if not isinstance(t, torch.Tensor) or (operand is not None and t is not chosen):
-            return t
-        laid = lay(t)
+        laid = lay(t) if isinstance(t, torch.Tensor) else None
         if laid is None:
             return t
         changed.append(True)
-        return laid
+        return laid if operand is None or len(changed) - 1 == operand else t
 
     variant = sample.transform(apply)
-    return variant if changed else None
+    return variant if len(changed) > (operand or 0) else None
 
 
 def changeable(sample, kind: str) -> int:
