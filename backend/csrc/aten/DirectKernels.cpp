@@ -8,7 +8,9 @@
 // no stack, no dispatch, no adoption; the plan comes from the same compile cache under the same
 // key. A call the fast path does not cover goes to the boxed engine, which is the reference: a
 // first call (it compiles), a plan that converts (64-bit dtypes, matmul inputs rounded to
-// bfloat16 under NEURONSIM_MATMUL=bf16), a CPU tensor that is not a 0-dim scalar.
+// bfloat16 under NEURONSIM_MATMUL=bf16), a CPU tensor that is not a 0-dim scalar, and every call
+// while ops are queued rather than run at their call (NEURONSIM_LAUNCH_BLOCKING=0): the boxed
+// engine queues them.
 #include "aten/DirectKernels.h"
 
 #include "engine/CallKey.h"
@@ -18,6 +20,7 @@
 #include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
+#include "runtime/Executor.h"
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/TensorIterator.h>
@@ -128,8 +131,8 @@ at::Tensor run_direct(const DirectOp& op, const at::Tensor& self, const Args&...
   static_assert((std::is_same_v<Args, at::Tensor> + ... + 0) <= 1, "one other operand's slot");
   thread_local Reused reused;
   engine::MemoryKey& key = reused.key;
-  if (self.defined() && self.device().type() == kDeviceType && self.scalar_type() != at::kLong &&
-      (covered(self, args) && ...)) {
+  if (launch_blocking() && self.defined() && self.device().type() == kDeviceType &&
+      self.scalar_type() != at::kLong && (covered(self, args) && ...)) {
     engine::begin_key(op.handle, key);
     if (append(key, self) && (append(key, args) && ...)) {
       const engine::Executable* plan = engine::CompileCache::instance().find_compiled(key);

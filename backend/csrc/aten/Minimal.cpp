@@ -4,6 +4,7 @@
 #include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
+#include "runtime/Executor.h"
 
 #include <ATen/EmptyTensor.h>
 #include <ATen/native/Resize.h>
@@ -65,10 +66,12 @@ at::Tensor reshape_alias(const at::Tensor& self, c10::IntArrayRef size, c10::Int
 const at::Tensor& resize(const at::Tensor& self, c10::IntArrayRef size,
                          std::optional<c10::MemoryFormat> memory_format) {
   const c10::DeviceGuard guard(self.device());
+  drain(self.device().index());  // growing moves the bytes queued work may still use
   return at::native::resize_(self, size, memory_format);
 }
 
 at::Scalar local_scalar_dense(const at::Tensor& self) {
+  drain(self.device().index());
   return at::native::_local_scalar_dense_cpu(cpu_view(self));
 }
 

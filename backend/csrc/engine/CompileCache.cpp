@@ -156,8 +156,9 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
   if (found == nullptr && disk_enabled() && !claim(key, held)) found = load(key);
   if (found == nullptr) {
     const auto start = std::chrono::steady_clock::now();
-    const auto account = [&](std::exception_ptr failure) {
-      emulate_compile(1);  // the compiler's time, for an executable of the one op
+    // The compiler's time for an executable of `ops` ops (a failed compile counts as one).
+    const auto account = [&](std::exception_ptr failure, int ops) {
+      emulate_compile(ops);
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       std::lock_guard lock(mutex_);
       ++stats_.compiles;
@@ -171,10 +172,10 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
     try {
       compiled = std::make_shared<const Executable>(compile(key));
     } catch (...) {
-      account(std::current_exception());
+      account(std::current_exception(), 1);
       throw;
     }
-    account(nullptr);
+    account(nullptr, compiled->ops);
     if (disk_enabled()) store(*compiled);
     found = compiled;
   }

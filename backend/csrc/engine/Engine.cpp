@@ -5,13 +5,17 @@
 #include "engine/CompileCache.h"
 #include "engine/DeviceCheck.h"
 #include "engine/Fallback.h"
+#include "engine/Fusion.h"
 #include "engine/Options.h"
+#include "engine/ResultLayouts.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
 #include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
+#include "runtime/Executor.h"
 #include "runtime/Generator.h"
+#include "runtime/Stream.h"
 
 #include <ATen/MemoryOverlap.h>
 #include <c10/core/CPUAllocator.h>
@@ -23,6 +27,7 @@
 #include <array>
 #include <chrono>
 #include <cstring>
+#include <type_traits>
 #include <unordered_set>
 
 namespace neuronsim::engine {
@@ -111,6 +116,7 @@ Executable lower(const c10::OperatorHandle& op, const std::string& key,
   plan.bf16_matmul = all_f32 && matmul_mode() == MatmulMode::kBf16 && is_matmul(op.operator_name());
   plan.f32_accumulation = rounds_once(op.operator_name()) && !op.schema().is_mutable() &&
                           reduced_precision_dtype(args).has_value();
+  plan.results = result_layouts(op, args);
   return plan;
 }
 
@@ -174,28 +180,6 @@ at::Tensor to_device_result(at::Tensor result, const Executable& plan, c10::Devi
                        : at::empty(result.sizes(), options);
   cpu_view(out).copy_(result);
   return out;
-}
-
-// Replaces every tensor in `value` (a tensor, a tensor list or an optional-tensor list) by
-// fn(tensor), keeping the list kinds.
-template <typename Fn>
-void map_tensors(c10::IValue& value, Fn&& fn) {
-  if (value.isTensor()) {
-    value = fn(value.toTensor());
-  } else if (value.isTensorList()) {
-    std::vector<at::Tensor> items;
-    for (const at::Tensor& t : value.toTensorList().vec()) items.push_back(fn(t));
-    value = c10::IValue(items);
-  } else if (value.isList() && !value.toListRef().empty() &&
-             std::any_of(value.toListRef().begin(), value.toListRef().end(),
-                         [](const c10::IValue& v) { return v.isTensor(); })) {
-    c10::List<std::optional<at::Tensor>> items;
-    for (const c10::IValue& item : value.toListRef()) {
-      items.push_back(item.isTensor() ? std::optional<at::Tensor>(fn(item.toTensor()))
-                                      : std::nullopt);
-    }
-    value = c10::IValue(items);
-  }
 }
 
 // The device storages an out= argument shares with another tensor argument (cat(x, out=x),
@@ -356,6 +340,92 @@ void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
   }
 }
 
+// Runs the op's CPU kernel (or its substitute's) on the bound stack.
+void run_kernel(const c10::OperatorHandle& op, const CpuSubstitute* substitute,
+                torch::jit::Stack& stack) {
+  const c10::DispatchKeySet cpu(c10::DispatchKey::CPU);
+  if (substitute == nullptr) {
+    op.redispatchBoxed(cpu, &stack);
+  } else {
+    if (substitute->adapt) substitute->adapt(stack, stack.size() - op.schema().arguments().size());
+    substitute->cpu_op.redispatchBoxed(cpu, &stack);
+  }
+}
+
+// Copies a queued op's kernel results into the device tensors its call handed out.
+void fill_results(const Executable& plan, const torch::jit::Stack& stack, std::size_t num_returns,
+                  const std::vector<at::Tensor>& fresh) {
+  std::size_t next = 0;
+  const std::size_t first = stack.size() - num_returns;
+  for (std::size_t i = 0; i < num_returns; ++i) {
+    if ((*plan.results)[i].kind != ResultLayout::Kind::kFresh) continue;
+    const at::Tensor& result = stack[first + i].toTensor();
+    const at::Tensor& out = fresh[next++];
+    TORCH_CHECK(result.sizes() == out.sizes(), plan.op, ": the kernel's result has sizes ",
+                result.sizes(), " where the compiled layout has ", out.sizes(),
+                " (the op's Meta kernel disagrees with its CPU kernel)");
+    const bool wrap = plan.wrap_i64 && out.scalar_type() == at::kLong;
+    cpu_view(out).copy_(wrap ? result.to(at::kInt) : result);
+  }
+}
+
+// Queues the op on its device's current stream: its results are made now from the plan's
+// layouts and handed back; the kernel runs later, in stream order, on the queue's thread, and
+// writes them. The work holds its operands until it has run.
+void defer(const c10::OperatorHandle& op, const CpuSubstitute* substitute,
+           std::shared_ptr<const Executable> plan, c10::Device device, torch::jit::Stack& stack) {
+  const auto num_args = op.schema().arguments().size();
+  torch::jit::Stack args(stack.end() - static_cast<std::ptrdiff_t>(num_args), stack.end());
+  torch::jit::drop(stack, num_args);
+  std::vector<at::Tensor> tensors;  // as the layouts count them
+  // The work sees the arguments as they are now: device tensors through frozen aliases (one per
+  // tensor, so an argument passed twice stays one tensor), CPU scalars copied, for the caller
+  // may change them after the call returns.
+  c10::SmallVector<std::pair<const c10::TensorImpl*, at::Tensor>, 4> aliases;
+  for (c10::IValue& value : args) {
+    map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
+      tensors.push_back(t);
+      if (!t.defined()) return t;
+      if (!on_device(t)) return t.clone();
+      for (const auto& [impl, alias] : aliases) {
+        if (impl == t.unsafeGetTensorImpl()) return alias;
+      }
+      aliases.emplace_back(t.unsafeGetTensorImpl(), frozen_alias(t));
+      return aliases.back().second;
+    });
+  }
+  std::vector<at::Tensor> fresh;  // what the work writes
+  for (const ResultLayout& layout : *plan->results) {
+    switch (layout.kind) {
+      case ResultLayout::Kind::kFresh:
+        stack.emplace_back(at::empty_strided(
+            layout.sizes, layout.strides, at::TensorOptions().device(device).dtype(layout.dtype)));
+        fresh.push_back(frozen_alias(stack.back().toTensor()));
+        break;
+      case ResultLayout::Kind::kArgument:
+        stack.emplace_back(tensors.at(static_cast<std::size_t>(layout.argument)));
+        break;
+      case ResultLayout::Kind::kView: {
+        const at::Tensor& base = tensors.at(static_cast<std::size_t>(layout.argument));
+        stack.emplace_back(
+            base.as_strided(layout.sizes, layout.strides, base.storage_offset() + layout.offset));
+        break;
+      }
+    }
+  }
+  Work work;
+  work.op = plan->op;
+  if (fusible(op, *plan)) work.fusion_key = plan->key;
+  work.run = [op, substitute, plan, device, args = std::move(args), fresh = std::move(fresh)] {
+    torch::jit::Stack stack = args;
+    const Bindings bindings = bind_arguments(op.schema(), *plan, device, stack);
+    run_kernel(op, substitute, stack);
+    write_back(bindings, *plan);
+    fill_results(*plan, stack, op.schema().returns().size(), fresh);
+  };
+  Executor::instance().enqueue(current_stream(device.index()), std::move(work));
+}
+
 // Times nothing: the hot path's policy (every call inlines to nothing).
 struct Untimed {
   void lap(Stage) {}
@@ -401,16 +471,17 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
     run_fallback(op, stack);
     return;
   }
+  // Queued unless the device runs ops at their call; the stage timings time the call itself.
+  if (std::is_same_v<std::decay_t<Timer>, Untimed> && plan->results && !launch_blocking()) {
+    defer(op, substitute, plan, *device, *stack);
+    record_native(op);
+    return;
+  }
+  drain(device->index());  // what is queued before this call runs before it
 
   const Bindings bindings = bind_arguments(schema, *plan, *device, *stack);
   timer.lap(Stage::kBind);
-  const c10::DispatchKeySet cpu(c10::DispatchKey::CPU);
-  if (substitute == nullptr) {
-    op.redispatchBoxed(cpu, stack);
-  } else {
-    if (substitute->adapt) substitute->adapt(*stack, stack->size() - num_args);
-    substitute->cpu_op.redispatchBoxed(cpu, stack);
-  }
+  run_kernel(op, substitute, *stack);
   timer.lap(Stage::kKernel);
   write_back(bindings, *plan);
   map_results(schema, bindings, *plan, *device, *stack);
@@ -439,6 +510,7 @@ bool run_aliased_out(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   });
   if (!device) return false;
   const c10::DeviceGuard guard(*device);
+  drain(device->index());
   const Executable plan;  // the CPU's own computation: no conversion
   const Bindings bindings = bind_arguments(schema, plan, *device, *stack);
   op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), stack);

@@ -23,6 +23,69 @@ std::string checksum(const std::string& body) {
   return c10::sha1(body).str();
 }
 
+// "fresh DTYPE SIZES STRIDES", "argument J" or "view J SIZES STRIDES OFFSET", lists as "2,3"
+// ("-" when empty).
+std::string ints(const std::vector<std::int64_t>& values) {
+  if (values.empty()) return "-";
+  std::string out;
+  for (const auto v : values) out += (out.empty() ? "" : ",") + std::to_string(v);
+  return out;
+}
+
+bool read_ints(const std::string& text, std::vector<std::int64_t>& out) {
+  out.clear();
+  if (text == "-") return true;
+  std::istringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    try {
+      std::size_t used = 0;
+      out.push_back(std::stoll(item, &used));
+      if (used != item.size()) return false;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  return !out.empty();
+}
+
+std::string layout_line(const ResultLayout& r) {
+  switch (r.kind) {
+    case ResultLayout::Kind::kFresh:
+      return "fresh " + std::to_string(static_cast<int>(r.dtype)) + ' ' + ints(r.sizes) + ' ' +
+             ints(r.strides);
+    case ResultLayout::Kind::kArgument: return "argument " + std::to_string(r.argument);
+    case ResultLayout::Kind::kView:
+      return "view " + std::to_string(r.argument) + ' ' + ints(r.sizes) + ' ' + ints(r.strides) +
+             ' ' + std::to_string(r.offset);
+  }
+  return "?";
+}
+
+std::optional<ResultLayout> parse_layout(const std::string& line) {
+  std::istringstream in(line);
+  std::string kind, sizes, strides;
+  ResultLayout r;
+  int dtype = -1;
+  if (!(in >> kind)) return std::nullopt;
+  if (kind == "fresh" && in >> dtype >> sizes >> strides && read_ints(sizes, r.sizes) &&
+      read_ints(strides, r.strides) && dtype >= 0 &&
+      dtype < static_cast<int>(at::ScalarType::NumOptions)) {
+    r.dtype = static_cast<at::ScalarType>(dtype);
+    return r;
+  }
+  if (kind == "argument" && in >> r.argument && r.argument >= 0) {
+    r.kind = ResultLayout::Kind::kArgument;
+    return r;
+  }
+  if (kind == "view" && in >> r.argument >> sizes >> strides >> r.offset && r.argument >= 0 &&
+      read_ints(sizes, r.sizes) && read_ints(strides, r.strides)) {
+    r.kind = ResultLayout::Kind::kView;
+    return r;
+  }
+  return std::nullopt;
+}
+
 std::string body_of(const Executable& e) {
   std::ostringstream out;
   out << kMagic << ' ' << Executable::kFormatVersion << '\n'
@@ -31,7 +94,13 @@ std::string body_of(const Executable& e) {
       << "key " << e.key << '\n'
       << "plan";
   for (const auto& [name, flag] : kFlags) out << ' ' << name << '=' << e.*flag;
-  out << '\n';
+  out << '\n' << "ops " << e.ops << '\n';
+  if (!e.results) {
+    out << "results none\n";
+  } else {
+    out << "results " << e.results->size() << '\n';
+    for (const ResultLayout& r : *e.results) out << "result " << layout_line(r) << '\n';
+  }
   return out.str();
 }
 
@@ -77,6 +146,31 @@ std::optional<Executable> Executable::parse(const std::string& text, std::string
     std::string token;
     if (!(plan >> token) || !read_flag(token, name, e.*flag))
       return why = "malformed plan", std::nullopt;
+  }
+  if (!std::getline(in, line) || !line.starts_with("ops ")) return why = "no ops line", std::nullopt;
+  try {
+    e.ops = std::stoi(line.substr(4));
+  } catch (const std::exception&) {
+    return why = "malformed ops line", std::nullopt;
+  }
+  if (!std::getline(in, line) || !line.starts_with("results "))
+    return why = "no results line", std::nullopt;
+  if (line != "results none") {
+    std::size_t count = 0;
+    try {
+      count = std::stoul(line.substr(8));
+    } catch (const std::exception&) {
+      return why = "malformed results line", std::nullopt;
+    }
+    e.results.emplace();
+    for (std::size_t i = 0; i < count; ++i) {
+      std::optional<ResultLayout> layout;
+      if (std::getline(in, line) && line.starts_with("result ")) {
+        layout = parse_layout(line.substr(7));
+      }
+      if (!layout) return why = "malformed result line", std::nullopt;
+      e.results->push_back(*layout);
+    }
   }
   return e;
 }

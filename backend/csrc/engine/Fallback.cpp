@@ -6,6 +6,8 @@
 #include "engine/Options.h"
 #include "engine/Rules.h"
 #include "engine/Tracking.h"
+#include "runtime/Errors.h"
+#include "runtime/Executor.h"
 #include "runtime/Generator.h"
 
 #include <ATen/native/CPUFallback.h>
@@ -21,24 +23,6 @@ bool first_time(const std::string& op_name) {
   static std::unordered_set<std::string> seen;
   std::lock_guard lock(mutex);
   return seen.insert(op_name).second;
-}
-
-// Rethrows a CPU kernel's error as the same kind of error (Python sees the same exception
-// type: IndexError stays IndexError, as the CPU raises it), its message prefixed with the op.
-template <typename E>
-[[noreturn]] void throw_named(const E& error, const std::string& op_name) {
-  throw E(op_name + " failed in the CPU fallback: " + error.what_without_backtrace(), nullptr,
-          nullptr);
-}
-
-// throw_named as the first of the kinds `error` is (each listed before its bases), else as a
-// plain c10::Error.
-template <typename... Kinds>
-[[noreturn]] void rethrow_named(const c10::Error& error, const std::string& op_name) {
-  (..., [&] {
-    if (const auto* kind = dynamic_cast<const Kinds*>(&error)) throw_named(*kind, op_name);
-  }());
-  throw_named(error, op_name);
 }
 
 // The neuron device an op runs on: that of its first neuron tensor, else of its `device`
@@ -83,6 +67,7 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     case FallbackMode::kAllow:
       break;
   }
+  drain(-1);  // the host reads and writes device memory: what is queued runs first
   // A random op draws from the device's generator, as its native kernels do (cpu_fallback
   // would hand the CPU kernel torch's CPU generator, or a neuron generator it refuses).
   bind_generators(op, *stack, op_device(args));
@@ -90,9 +75,8 @@ void run_fallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   // error's kind (throw_named).
   try {
     if (!run_aliased_out(op, stack)) at::native::cpu_fallback(op, stack);
-  } catch (const c10::Error& e) {
-    rethrow_named<c10::NotImplementedError, c10::IndexError, c10::ValueError, c10::TypeError,
-                  c10::LinAlgError, c10::OutOfMemoryError>(e, op_name);
+  } catch (const c10::Error&) {
+    rethrow_prefixed(std::current_exception(), op_name + " failed in the CPU fallback: ");
   }
   record_fallback(op);
 }

@@ -15,14 +15,17 @@
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
 #include "runtime/Device.h"
+#include "runtime/Executor.h"
 #include "runtime/Generator.h"
 #include "runtime/HostAllocator.h"
+#include "runtime/Stream.h"
 
 #include <torch/csrc/Exceptions.h>
 #include <torch/csrc/Generator.h>
 #include <torch/csrc/utils/pybind.h>
 
 #include <chrono>
+#include <thread>
 
 namespace py = pybind11;
 
@@ -68,6 +71,18 @@ py::dict cache_stats() {
   out["claims_broken"] = stats.claims_broken;
   out["evicted"] = stats.evicted;
   out["compile_seconds"] = stats.compile_seconds;
+  return out;
+}
+
+py::dict execution_stats() {
+  const auto stats = neuronsim::Executor::instance().stats();
+  py::dict out;
+  out["queued"] = stats.queued;
+  out["executables"] = stats.executables;
+  out["fused_ops"] = stats.fused_ops;
+  out["fused_chains"] = stats.fused_chains;
+  out["waits"] = stats.waits;
+  out["late_errors"] = stats.late_errors;
   return out;
 }
 
@@ -196,6 +211,31 @@ PYBIND11_MODULE(_C, m) {
     py::gil_scoped_release release;
     return engine::emulate_compile(ops);
   });
+  // Execution: queues, launch blocking, fusion.
+  m.def("execution_stats", &execution_stats);
+  m.def("_reset_execution_stats", [] { neuronsim::Executor::instance().reset_stats(); });
+  m.def("_pending", [](int device) {
+    return neuronsim::Executor::instance().pending(static_cast<c10::DeviceIndex>(device));
+  });
+  m.def("set_launch_blocking", torch::wrap_pybind_function([](bool blocking) {
+          py::gil_scoped_release release;
+          neuronsim::set_launch_blocking(blocking);
+        }));
+  m.def("get_launch_blocking", &neuronsim::launch_blocking);
+  m.def("set_fusion", &neuronsim::set_fusion_enabled);
+  m.def("get_fusion", &neuronsim::fusion_enabled);
+  // Occupies the current stream of `device` for `seconds`: what a long kernel does, for tests
+  // that need queued work to still be pending.
+  m.def("_occupy_stream", torch::wrap_pybind_function([](int device, double seconds) {
+          const auto index = static_cast<c10::DeviceIndex>(device);
+          neuronsim::Work work;
+          work.op = "neuron::occupy";
+          work.run = [seconds] {
+            std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+          };
+          neuronsim::Executor::instance().enqueue(neuronsim::current_stream(index),
+                                                  std::move(work));
+        }));
   m.def("get_fallback_mode",
         [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
   m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });

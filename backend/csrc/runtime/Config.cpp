@@ -45,6 +45,13 @@ std::uint64_t positive_bytes(const std::pair<const std::string, std::string>& va
   return bytes;
 }
 
+// A 0/1 switch; throws c10::ValueError naming the variable and its value.
+bool switch_on(const std::pair<const std::string, std::string>& variable) {
+  TORCH_CHECK_VALUE(variable.second == "0" || variable.second == "1", variable.first, "='",
+                    variable.second, "' is not 0 or 1.");
+  return variable.second == "1";
+}
+
 }  // namespace
 
 const std::map<std::string, std::string>& known_variables() {
@@ -73,6 +80,12 @@ const std::map<std::string, std::string>& known_variables() {
       {"NEURONSIM_COMPILE_LATENCY",
        "emulated compile time of each new executable: 0, realistic (3 s plus 0.2 s per op, as "
        "neuronx-cc), or BASE[,PER_OP] in seconds (default 0)"},
+      {"NEURONSIM_LAUNCH_BLOCKING",
+       "1 runs every device op at its call, so that an error is raised where the op is called "
+       "(as CUDA_LAUNCH_BLOCKING); 0 queues ops on their stream (default 0)"},
+      {"NEURONSIM_FUSION",
+       "0 runs every queued elementwise op as its own executable; 1 fuses runs of them into "
+       "one, as adaptive eager execution does (default 1)"},
   };
   return kKnown;
 }
@@ -188,10 +201,12 @@ Config parse_config(const std::map<std::string, std::string>& env) {
     cfg.cache_size = positive_bytes(*it, "cache size", "1GiB");
   }
   if (auto it = env.find("NEURONSIM_DISABLE_CACHE"); it != env.end()) {
-    TORCH_CHECK_VALUE(it->second == "0" || it->second == "1", "NEURONSIM_DISABLE_CACHE='",
-                      it->second, "' is not 0 or 1.");
-    cfg.cache_disabled = it->second == "1";
+    cfg.cache_disabled = switch_on(*it);
   }
+  if (auto it = env.find("NEURONSIM_LAUNCH_BLOCKING"); it != env.end()) {
+    cfg.launch_blocking = switch_on(*it);
+  }
+  if (auto it = env.find("NEURONSIM_FUSION"); it != env.end()) cfg.fusion = switch_on(*it);
   if (auto it = env.find("NEURONSIM_FALLBACK"); it != env.end()) {
     cfg.fallback = parse_fallback_mode("NEURONSIM_FALLBACK", it->second);
   }

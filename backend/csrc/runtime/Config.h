@@ -38,6 +38,8 @@ struct Config {
   Wide64Mode wide64 = Wide64Mode::kDowncast;     // NEURONSIM_64BIT=downcast|error
   MatmulMode matmul = MatmulMode::kFp32;         // NEURONSIM_MATMUL=fp32|bf16
   CompileLatency compile_latency;                // NEURONSIM_COMPILE_LATENCY (above)
+  bool launch_blocking = false;                  // NEURONSIM_LAUNCH_BLOCKING=1
+  bool fusion = true;                            // NEURONSIM_FUSION=0 turns it off
 };
 
 // $XDG_CACHE_HOME/torch_neuronsim, else $HOME/.cache/torch_neuronsim.

@@ -66,13 +66,16 @@ c10::Stream GuardImpl::exchangeStream(c10::Stream stream) const {
   return exchange_stream(stream);
 }
 
-// Work is synchronous: a stream has always finished what was issued to it.
-bool GuardImpl::queryStream(const c10::Stream&) const {
-  return true;
+bool GuardImpl::queryStream(const c10::Stream& stream) const {
+  return Executor::instance().query_stream(stream);
 }
-void GuardImpl::synchronizeStream(const c10::Stream&) const {}
+void GuardImpl::synchronizeStream(const c10::Stream& stream) const {
+  Executor::instance().synchronize_stream(stream);
+}
 void GuardImpl::synchronizeDevice(c10::DeviceIndex device_index) const {
-  if (device_index >= 0) check_device_index(device_index);
+  const auto index = device_index >= 0 ? device_index : current_device();
+  check_device_index(index);
+  Executor::instance().synchronize_device(index);
 }
 
 // Event handles cross the c10 interface as void*; each owns one heap Event, created by
@@ -88,20 +91,27 @@ void GuardImpl::record(void** event, const c10::Stream& stream, c10::DeviceIndex
     created->enable_timing = flag == c10::EventFlag::BACKEND_DEFAULT;
     *event = created.release();
   }
-  auto* e = static_cast<Event*>(*event);
-  e->recorded = true;
-  e->when = std::chrono::steady_clock::now();
+  static_cast<Event*>(*event)->marker = Executor::instance().record(stream);
 }
 
-void GuardImpl::block(void*, const c10::Stream&) const {
-  // The recorded work has already completed; nothing to wait for.
+void GuardImpl::block(void* event, const c10::Stream& stream) const {
+  if (event == nullptr) return;  // never recorded: nothing to wait for
+  Executor::instance().wait(stream, static_cast<Event*>(event)->marker);
 }
 
-bool GuardImpl::queryEvent(void*) const {
-  return true;
+bool GuardImpl::queryEvent(void* event) const {
+  if (event == nullptr) return true;
+  const auto& marker = static_cast<Event*>(event)->marker;
+  return marker == nullptr || marker->done();
 }
 
-void GuardImpl::synchronizeEvent(void*) const {}
+void GuardImpl::synchronizeEvent(void* event) const {
+  if (event == nullptr) return;
+  const auto* e = static_cast<Event*>(event);
+  if (e->marker == nullptr) return;
+  e->marker->wait();
+  Executor::instance().raise_errors(e->device);
+}
 
 void GuardImpl::destroyEvent(void* event, c10::DeviceIndex) const noexcept {
   std::unique_ptr<Event> owned(static_cast<Event*>(event));

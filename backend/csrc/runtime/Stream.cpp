@@ -57,11 +57,15 @@ int stream_priority(c10::Stream stream) {
 }
 
 double elapsed_ms(const Event& start, const Event& end) {
-  TORCH_CHECK(start.recorded && end.recorded,
+  TORCH_CHECK(start.marker && end.marker,
               "elapsed_time needs both events to have been recorded first");
   TORCH_CHECK(start.enable_timing && end.enable_timing,
               "elapsed_time needs both events to be created with enable_timing=True");
-  return std::chrono::duration<double, std::milli>(end.when - start.when).count();
+  TORCH_CHECK(start.marker->done() && end.marker->done(),
+              "elapsed_time needs both events to have completed: synchronize the end event "
+              "first");
+  return std::chrono::duration<double, std::milli>(end.marker->when() - start.marker->when())
+      .count();
 }
 
 }  // namespace neuronsim

@@ -2,14 +2,16 @@
 
 #include <c10/core/Stream.h>
 
+#include "runtime/Executor.h"
+
 #include <chrono>
+#include <memory>
 
 namespace neuronsim {
 
-// Streams of the emulated device. Work runs synchronously on the calling thread, so every
-// stream is always idle: query() is true, synchronize() and waits return at once, and the
-// ordering PyTorch's stream semantics promise holds trivially. Stream ids: 0 is a device's
-// default stream, 1..kStreamsPerPriority the low-priority pool, then the high-priority pool.
+// Streams of the emulated device: each has its queue in the Executor, drained in order by its
+// own thread. Stream ids: 0 is a device's default stream, 1..kStreamsPerPriority the
+// low-priority pool, then the high-priority pool.
 constexpr int kStreamsPerPriority = 32;
 
 c10::Stream default_stream(c10::DeviceIndex device);
@@ -20,13 +22,12 @@ c10::Stream current_stream(c10::DeviceIndex device = -1);
 c10::Stream exchange_stream(c10::Stream stream);
 int stream_priority(c10::Stream stream);
 
-// An event records when the work before it on a stream completed. Since work is
-// synchronous, that is the moment of record().
+// An event: the point of a stream it was last recorded at, complete (with its time) when the
+// stream has run the work queued before it.
 struct Event {
   c10::DeviceIndex device = -1;
   bool enable_timing = false;
-  bool recorded = false;
-  std::chrono::steady_clock::time_point when{};
+  std::shared_ptr<Marker> marker;  // null until recorded
 };
 
 // Milliseconds between two recorded, timing-enabled events.

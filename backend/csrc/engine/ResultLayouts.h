@@ -1,0 +1,21 @@
+#pragma once
+
+#include "engine/Executable.h"
+
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include <optional>
+#include <vector>
+
+namespace neuronsim::engine {
+
+// The layouts of an op's results for one signature, learnt at compile time from the op's Meta
+// kernel (run on meta stand-ins of the device tensors): what lets the engine queue the op and
+// hand its results out before it runs. None, and the op runs at its call, when there is no Meta
+// kernel for the call, when the op draws random numbers (they are drawn in call order, from the
+// device's generator), returns anything but tensors, takes a CPU tensor other than a 0-dim
+// scalar, or resizes a written argument (an out= of the wrong size).
+std::optional<std::vector<ResultLayout>> result_layouts(const c10::OperatorHandle& op,
+                                                        c10::ArrayRef<c10::IValue> args);
+
+}  // namespace neuronsim::engine
