@@ -116,7 +116,7 @@ Executable lower(const c10::OperatorHandle& op, const std::string& key,
   plan.bf16_matmul = all_f32 && matmul_mode() == MatmulMode::kBf16 && is_matmul(op.operator_name());
   plan.f32_accumulation = rounds_once(op.operator_name()) && !op.schema().is_mutable() &&
                           reduced_precision_dtype(args).has_value();
-  plan.results = result_layouts(op, args);
+  plan.results = result_layouts(op, args, plan);
   return plan;
 }
 
@@ -340,6 +340,22 @@ void map_results(const c10::FunctionSchema& schema, const Bindings& bindings,
   }
 }
 
+// Whether the call writes an argument with elements in one place (an expanded out= or running
+// mean) or an out= sharing storage with another argument: a property of the call, not of its
+// signature, which the CPU kernel accepts or refuses by the memory it sees.
+bool has_aliased_write(const c10::FunctionSchema& schema, const torch::jit::Stack& stack) {
+  const auto num_args = schema.arguments().size();
+  const auto first = stack.size() - num_args;
+  bool overlapping_write = false;
+  for (std::size_t i = 0; i < num_args && !overlapping_write; ++i) {
+    if (!is_mutable(schema.arguments()[i])) continue;
+    for_each_tensor(stack[first + i], [&](const at::Tensor& t) {
+      overlapping_write |= on_device(t) && at::has_internal_overlap(t) == at::MemOverlap::Yes;
+    });
+  }
+  return overlapping_write || !storages_shared_with_out(schema, stack, first).empty();
+}
+
 // Runs the op's CPU kernel (or its substitute's) on the bound stack.
 void run_kernel(const c10::OperatorHandle& op, const CpuSubstitute* substitute,
                 torch::jit::Stack& stack) {
@@ -472,7 +488,8 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
     return;
   }
   // Queued unless the device runs ops at their call; the stage timings time the call itself.
-  if (std::is_same_v<std::decay_t<Timer>, Untimed> && plan->results && !launch_blocking()) {
+  if (std::is_same_v<std::decay_t<Timer>, Untimed> && plan->results && !launch_blocking() &&
+      !has_aliased_write(schema, *stack)) {
     defer(op, substitute, plan, *device, *stack);
     record_native(op);
     return;
@@ -495,15 +512,7 @@ void run(const c10::OperatorHandle& op, const CpuSubstitute* substitute, torch::
 bool run_aliased_out(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema = op.schema();
   const auto num_args = schema.arguments().size();
-  const auto first = stack->size() - num_args;
-  bool overlapping_write = false;  // a written argument with elements in one place (expanded)
-  for (std::size_t i = 0; i < num_args && !overlapping_write; ++i) {
-    if (!is_mutable(schema.arguments()[i])) continue;
-    for_each_tensor((*stack)[first + i], [&](const at::Tensor& t) {
-      overlapping_write |= on_device(t) && at::has_internal_overlap(t) == at::MemOverlap::Yes;
-    });
-  }
-  if (!overlapping_write && storages_shared_with_out(schema, *stack, first).empty()) return false;
+  if (!has_aliased_write(schema, *stack)) return false;
   std::optional<c10::Device> device;
   for_each_device_tensor(torch::jit::last(*stack, num_args), [&](const at::Tensor& t) {
     if (!device) device = t.device();

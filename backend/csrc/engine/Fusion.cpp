@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace neuronsim::engine {
@@ -36,6 +37,8 @@ void compile_chain(const std::vector<std::string>& member_keys) {
   });
 }
 
+thread_local bool tls_in_compiled_graph = false;
+
 const bool g_installed = [] {
   Executor::instance().set_chain_compiler(&compile_chain);
   return true;
@@ -44,7 +47,11 @@ const bool g_installed = [] {
 }  // namespace
 
 bool fusible(const c10::OperatorHandle& op, const Executable& plan) {
-  return plan.results.has_value() && op.hasTag(at::Tag::pointwise);
+  return !tls_in_compiled_graph && plan.results.has_value() && op.hasTag(at::Tag::pointwise);
+}
+
+bool set_in_compiled_graph(bool inside) {
+  return std::exchange(tls_in_compiled_graph, inside);
 }
 
 }  // namespace neuronsim::engine

@@ -14,6 +14,10 @@ namespace neuronsim::engine {
 // unfused ops' by construction (the numerics AWS promises); what fusion changes is what is
 // compiled and counted: one compile-cache entry per chain, keyed by its ops' signatures and
 // compiled at the emulated latency of an executable of that many ops.
+// Never inside a compiled graph's run (set_in_compiled_graph): its ops are one executable already.
 bool fusible(const c10::OperatorHandle& op, const Executable& plan);
+
+// Marks the calling thread as running a torch.compile graph's ops; returns the previous mark.
+bool set_in_compiled_graph(bool inside);
 
 }  // namespace neuronsim::engine

@@ -4,8 +4,11 @@
 #include "runtime/Generator.h"
 
 #include <ATen/core/stack.h>
+#include <ATen/EmptyTensor.h>
 #include <ATen/ops/empty_strided.h>
+#include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
+#include <c10/util/SmallVector.h>
 
 namespace neuronsim::engine {
 namespace {
@@ -15,10 +18,77 @@ struct DiscardWarnings final : c10::WarningHandler {
   void process(const c10::Warning&) override {}
 };
 
+// The dtype the plan's kernel computes a device tensor in (as the engine binds it).
+at::ScalarType kernel_dtype(const Executable& plan, at::ScalarType dtype) {
+  if (plan.downcast_f64 && dtype == at::kDouble) return at::kFloat;
+  if (plan.f32_accumulation) return at::kFloat;
+  return dtype;
+}
+
+// Runs the CPU kernel once on zeros of the call's geometry and dtypes, as the plan binds them:
+// what proves a signature before its calls are queued. A dtype or shape the CPU kernel refuses
+// and the Meta kernel let through makes this fail, and the op then runs at its call, where the
+// refusal is raised as the CPU raises it; so does a layout the kernel does not produce. Zeros
+// are a valid index and a neutral value almost everywhere; where they are not (an integer
+// division by zero), the op runs at its call, which is always right.
+bool trial_agrees(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
+                  const Executable& plan, const std::vector<ResultLayout>& layouts) {
+  torch::jit::Stack stack(args.begin(), args.end());
+  std::vector<at::Tensor> trials;  // as the layouts count the call's tensors
+  c10::SmallVector<std::pair<const c10::TensorImpl*, at::Tensor>, 4> made;
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    c10::IValue& value = stack[i];
+    map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
+      at::Tensor trial = t;
+      if (on_device(t)) {
+        for (const auto& [impl, tensor] : made) {
+          if (impl == t.unsafeGetTensorImpl()) trial = tensor;
+        }
+        if (trial.is_same(t)) {
+          const auto dtype = kernel_dtype(plan, t.scalar_type());
+          const auto bytes =
+              at::detail::computeStorageNbytes(t.sizes(), t.strides(), c10::elementSize(dtype));
+          const auto elements = static_cast<std::int64_t>(bytes / c10::elementSize(dtype));
+          trial = at::zeros({elements}, at::TensorOptions().dtype(dtype))
+                      .as_strided(t.sizes(), t.strides());
+          made.emplace_back(t.unsafeGetTensorImpl(), trial);
+        }
+      }
+      trials.push_back(trial);
+      return trial;
+    });
+    const auto& type = op.schema().arguments()[i].real_type();
+    if (plan.downcast_f64 && value.isInt() && type->kind() == c10::TypeKind::ScalarTypeType &&
+        static_cast<at::ScalarType>(value.toInt()) == at::kDouble) {
+      value = static_cast<std::int64_t>(at::kFloat);
+    }
+  }
+  try {
+    DiscardWarnings discard;
+    const c10::WarningUtils::WarningHandlerGuard guard(&discard);
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::CPU), &stack);
+  } catch (...) {
+    return false;
+  }
+  const auto returned = torch::jit::last(stack, layouts.size());
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    if (!returned[i].isTensor()) return false;
+    const at::Tensor& r = returned[i].toTensor();
+    const ResultLayout& layout = layouts[i];
+    if (layout.kind == ResultLayout::Kind::kArgument
+            ? !r.is_same(trials.at(static_cast<std::size_t>(layout.argument)))
+            : r.sizes() != c10::IntArrayRef(layout.sizes)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::optional<std::vector<ResultLayout>> result_layouts(const c10::OperatorHandle& op,
-                                                        c10::ArrayRef<c10::IValue> args) {
+                                                        c10::ArrayRef<c10::IValue> args,
+                                                        const Executable& plan) {
   const auto& schema = op.schema();
   for (const auto& arg : schema.arguments()) {
     if (is_generator_argument(arg)) return std::nullopt;
@@ -81,6 +151,7 @@ std::optional<std::vector<ResultLayout>> result_layouts(const c10::OperatorHandl
     }
     layouts.push_back(std::move(layout));
   }
+  if (!trial_agrees(op, args, plan, layouts)) return std::nullopt;
   return layouts;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/CompileCache.h"
 #include "engine/CallKey.h"
 #include "engine/Engine.h"
+#include "engine/Fusion.h"
 #include "engine/Options.h"
 #include "engine/Tracking.h"
 #include "runtime/Config.h"
@@ -222,7 +223,12 @@ PYBIND11_MODULE(_C, m) {
           neuronsim::set_launch_blocking(blocking);
         }));
   m.def("get_launch_blocking", &neuronsim::launch_blocking);
+  m.def("_synchronize_all", torch::wrap_pybind_function([] {
+          py::gil_scoped_release release;
+          neuronsim::Executor::instance().synchronize_device(-1);
+        }));
   m.def("set_fusion", &neuronsim::set_fusion_enabled);
+  m.def("_set_in_compiled_graph", &engine::set_in_compiled_graph);
   m.def("get_fusion", &neuronsim::fusion_enabled);
   // Occupies the current stream of `device` for `seconds`: what a long kernel does, for tests
   // that need queued work to still be pending.

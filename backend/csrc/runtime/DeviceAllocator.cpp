@@ -2,6 +2,7 @@
 
 #include "runtime/Config.h"
 #include "runtime/Device.h"
+#include "runtime/Executor.h"
 
 #include <c10/util/Exception.h>
 
@@ -222,7 +223,9 @@ void DeviceAllocator::emptyCache(c10::MempoolId_t /*mempool_id*/) {
 }
 
 void DeviceAllocator::recordStream(const c10::DataPtr& /*ptr*/, c10::Stream /*stream*/) {
-  // Execution is synchronous, so memory is never in use by a stream after it is freed.
+  // Queued work holds the tensors it reads and writes until it has run (Executor), so a block a
+  // pending op on any stream uses is never freed, hence never reused, before that op ran: what
+  // record_stream asks of a caching allocator holds for every block without it.
 }
 
 void DeviceAllocator::copy_data(void* dest, const void* src, std::size_t count) const {
@@ -230,6 +233,7 @@ void DeviceAllocator::copy_data(void* dest, const void* src, std::size_t count) 
 }
 
 DeviceStats DeviceAllocator::getDeviceStats(c10::DeviceIndex device) {
+  Executor::instance().release_finished();  // work that has run no longer holds its operands
   Pool& p = pool(device);
   std::lock_guard lock(p.mutex);
   return p.stats;
@@ -264,6 +268,7 @@ void DeviceAllocator::resetPeakStats(c10::DeviceIndex device) {
 }
 
 std::pair<std::size_t, std::size_t> DeviceAllocator::getMemoryInfo(c10::DeviceIndex device) {
+  Executor::instance().release_finished();
   Pool& p = pool(device);
   std::lock_guard lock(p.mutex);
   const auto total = static_cast<std::size_t>(config().device_memory);

@@ -85,6 +85,9 @@ class Executor {
   // Ops (and event markers) queued on the device and not yet run.
   std::int64_t pending(c10::DeviceIndex device);
 
+  // Releases the operands of work that has run (done on calling threads: see above).
+  void release_finished();
+
   void set_chain_compiler(ChainCompiler compiler);
   ExecutorStats stats() const;
   void reset_stats();
@@ -100,7 +103,6 @@ class Executor {
   void push(Queue& queue, std::vector<Work> executable, std::unique_lock<std::mutex>& lock);
   void drain_queue(Queue& queue);
   void raise_kept_error(DeviceState& state);
-  void release_finished();
   void serve(Queue* queue);
 
   mutable std::mutex mutex_;  // the devices' table and the statistics

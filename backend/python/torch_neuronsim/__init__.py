@@ -41,12 +41,17 @@ from ._C import (  # noqa: E402
     get_executed_ops,
     get_fallback_mode,
     get_fallback_ops,
+    execution_stats,
     get_compile_latency,
+    get_fusion,
+    get_launch_blocking,
     get_matmul_mode,
     native_ops,
     set_64bit_mode,
     set_compile_latency,
     set_fallback_mode,
+    set_fusion,
+    set_launch_blocking,
     set_matmul_mode,
 )
 
@@ -58,6 +63,21 @@ from ._C import clear_collective_stats, get_collective_stats  # noqa: E402
 # torch.compile(backend="neuron") (torch_neuronsim/compiler/): its statistics, named as in
 # TorchNeuron. The backend itself is found through the torch_dynamo_backends entry point.
 from .compiler import compile_stats, reset_compile_stats  # noqa: E402
+
+def _finish_queued_work() -> None:
+    """At exit, queued device work runs to its end before the interpreter goes; an error it left
+    is reported, as nothing is left to raise it."""
+    try:
+        _C._synchronize_all()
+    except Exception as error:  # noqa: BLE001  (reported: there is no caller left)
+        import sys
+
+        print(f"torch_neuronsim: queued device work failed before exit: {error}", file=sys.stderr)
+
+
+import atexit as _atexit  # noqa: E402
+
+_atexit.register(_finish_queued_work)
 
 if _dist.is_available():
     from . import distributed as _distributed
@@ -78,6 +98,11 @@ __all__ = [
     "get_matmul_mode",
     "set_compile_latency",
     "get_compile_latency",
+    "set_launch_blocking",
+    "get_launch_blocking",
+    "set_fusion",
+    "get_fusion",
+    "execution_stats",
     "get_collective_stats",
     "compile_stats",
     "reset_compile_stats",

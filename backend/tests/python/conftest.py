@@ -24,3 +24,15 @@ def _restore_current_device():
     torch_neuronsim.set_fallback_mode("allow")
     torch_neuronsim.set_64bit_mode("downcast")
     torch_neuronsim.set_matmul_mode("fp32")
+    torch_neuronsim.set_launch_blocking(False)
+    torch_neuronsim.set_fusion(True)
+
+
+@pytest.fixture
+def unfused():
+    """Queued ops run one executable each: for tests that count one op's compiles."""
+    import torch_neuronsim
+
+    torch_neuronsim.set_fusion(False)
+    yield
+    torch_neuronsim.set_fusion(True)

@@ -16,8 +16,8 @@ def test_stream_basics():
     x = torch.randn(100, device="neuron")
     with torch.neuron.stream(s):
         y = x * 2
-    assert s.query()
     s.synchronize()
+    assert s.query()
     assert torch.equal(y.cpu(), x.cpu() * 2)
     assert torch.neuron.Stream(device=1).device == torch.device("neuron", 1)
 

@@ -91,7 +91,7 @@ def get_amp_supported_dtype() -> list[torch.dtype]:
 
 
 def synchronize(device: Any = None) -> None:
-    """Wait for all work on the device. Work is synchronous here, so this returns at once."""
+    """Wait for all work queued on the device; raise an error a queued op left there."""
     torch.accelerator.synchronize(_device_index(device))
 
 
