@@ -9,6 +9,7 @@
 #include "runtime/CpuView.h"
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
+#include "runtime/Executor.h"
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
@@ -140,7 +141,7 @@ TEST(CompileCache, EntryPathIsVersionedAndStable) {
   const auto p = CompileCache::instance().entry_path("some key");
   EXPECT_EQ(p, CompileCache::instance().entry_path("some key"));
   EXPECT_NE(p, CompileCache::instance().entry_path("some other key"));
-  EXPECT_EQ(p.parent_path().filename(), "v3");
+  EXPECT_EQ(p.parent_path().filename(), "v4");
   EXPECT_EQ(p.extension(), ".neff");
 }
 
@@ -219,6 +220,9 @@ TEST(DirectKernels, TypedKeyIsTheBoxedKey) {
 // call tracked as native, the result in device memory of its own and equal to the CPU's bits.
 TEST(DirectKernels, CompileOnceThenRunDirectly) {
   namespace engine = neuronsim::engine;
+  // The direct kernels are the path of ops run at their call.
+  neuronsim::set_launch_blocking(true);
+  const std::shared_ptr<void> restore(nullptr, [](void*) { neuronsim::set_launch_blocking(false); });
   auto& cache = CompileCache::instance();
   const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
   const at::Tensor a = at::randn({5, 13}), b = at::randn({13});  // shapes no other test uses

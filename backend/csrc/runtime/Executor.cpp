@@ -15,6 +15,7 @@
 #include <deque>
 #include <optional>
 #include <thread>
+#include <utility>
 
 namespace neuronsim {
 namespace {
@@ -382,9 +383,9 @@ std::int64_t Executor::pending(c10::DeviceIndex index) {
   return device(index).pending.load();
 }
 
-void Executor::set_chain_compiler(ChainCompiler compiler) {
+ChainCompiler Executor::set_chain_compiler(ChainCompiler compiler) {
   std::lock_guard lock(mutex_);
-  compile_chain_ = std::move(compiler);
+  return std::exchange(compile_chain_, std::move(compiler));
 }
 
 ExecutorStats Executor::stats() const {

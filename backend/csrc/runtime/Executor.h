@@ -88,7 +88,8 @@ class Executor {
   // Releases the operands of work that has run (done on calling threads: see above).
   void release_finished();
 
-  void set_chain_compiler(ChainCompiler compiler);
+  // Returns the compiler it replaces.
+  ChainCompiler set_chain_compiler(ChainCompiler compiler);
   ExecutorStats stats() const;
   void reset_stats();
 
