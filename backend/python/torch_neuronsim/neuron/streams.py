@@ -1,8 +1,9 @@
 """Streams and events of the neuron device, on torch's generic torch.Stream / torch.Event.
 
-Work on the emulated device runs synchronously, so a stream is always idle when control
-returns: ``query()`` is True, ``synchronize()`` and waits return at once, and an event's time
-is the moment it is recorded (``elapsed_time`` is wall time between the two records).
+Each stream's ops are queued and run later, in order, by the stream's own thread: ``query()`` is
+False while work is queued, ``synchronize()`` waits for it (and raises an error a queued op
+left), an event is a point in its stream that another stream can wait at, and its time is when
+the stream reached it (``elapsed_time`` is the time between two such points).
 """
 
 from __future__ import annotations

@@ -1,0 +1,159 @@
+"""Asynchronous execution: ops return once queued and run later in stream order; host reads wait
+for what they depend on; an op's error surfaces at the next synchronizing call; events order
+streams; queued work keeps what it reads."""
+
+import time
+
+import pytest
+import torch
+import torch_neuronsim as ns
+from device_helpers import run_python
+
+
+def occupy(seconds: float, device: int = 0) -> None:
+    """Keeps the current stream of `device` busy, as a long kernel would."""
+    ns._C._occupy_stream(device, seconds)
+
+
+def test_an_op_returns_once_queued_and_a_host_read_waits_for_it():
+    x = torch.randn(64, 64, device="neuron")
+    expected = x.cpu().sin()
+    occupy(0.5)
+    started = time.perf_counter()
+    y = x.sin()
+    queued_in = time.perf_counter() - started
+    assert queued_in < 0.25  # the call did not wait for the busy stream
+    assert not torch.neuron.current_stream().query()
+    assert ns._C._pending(0) >= 1
+    assert torch.equal(y.cpu(), expected)  # the read waited for the op
+    assert torch.neuron.current_stream().query() and ns._C._pending(0) == 0
+
+
+def test_an_error_inside_an_op_surfaces_at_the_next_synchronizing_call():
+    x = torch.randn(4, 3, device="neuron")
+    bad = torch.tensor([0, 9], device="neuron")
+    before = ns.execution_stats()["late_errors"]
+    z = x.index_select(0, bad)  # no error at the call: the op is queued
+    assert z.shape == (2, 3)
+    with pytest.raises(IndexError, match=r"aten::index_select failed on the device \(op \d+ queued on stream 0"):
+        torch.neuron.synchronize()
+    torch.neuron.synchronize()  # raised once
+    assert ns.execution_stats()["late_errors"] == before + 1
+
+
+def test_a_late_error_surfaces_in_the_next_host_read_of_any_tensor():
+    x = torch.randn(4, 3, device="neuron")
+    x.index_select(0, torch.tensor([5], device="neuron"))
+    unrelated = torch.ones(2, device="neuron")
+    with pytest.raises(IndexError, match="index out of range"):
+        unrelated.cpu()  # the next call that synchronizes the device raises it
+    assert unrelated.cpu().tolist() == [1.0, 1.0]
+
+
+def test_launch_blocking_raises_where_the_op_is_called():
+    x = torch.randn(4, 3, device="neuron")
+    ns.set_launch_blocking(True)
+    try:
+        with pytest.raises(IndexError, match="index out of range in self") as raised:
+            x.index_select(0, torch.tensor([7], device="neuron"))
+        assert "failed on the device" not in str(raised.value)
+    finally:
+        ns.set_launch_blocking(False)
+
+
+def test_the_launch_blocking_variable_sets_the_mode():
+    code = """
+    import torch, torch_neuronsim as ns
+    x = torch.randn(4, 3, device="neuron")
+    try:
+        x.index_select(0, torch.tensor([7], device="neuron"))
+    except IndexError:
+        print("raised at the call", ns.get_launch_blocking())
+    """
+    ran = run_python(code, NEURONSIM_LAUNCH_BLOCKING="1")
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "raised at the call True"
+    assert run_python(code, NEURONSIM_LAUNCH_BLOCKING="yes").returncode != 0  # a clear error, not a default
+
+
+def test_an_event_orders_work_across_streams():
+    x = torch.randn(256, device="neuron")
+    producer, consumer = torch.neuron.Stream(), torch.neuron.Stream()
+    for _ in range(5):
+        with torch.neuron.stream(producer):
+            occupy(0.1)
+            y = x * 2
+            done = torch.neuron.Event()
+            done.record()
+        assert not done.query()
+        consumer.wait_event(done)
+        with torch.neuron.stream(consumer):
+            z = y + 1
+        assert not consumer.query()  # waiting on the producer
+        consumer.synchronize()
+        assert done.query()
+        assert torch.equal(z.cpu(), x.cpu() * 2 + 1)
+
+
+def test_wait_stream_and_timing_events():
+    side = torch.neuron.Stream()
+    x = torch.ones(16, device="neuron")
+    start, end = torch.neuron.Event(enable_timing=True), torch.neuron.Event(enable_timing=True)
+    with torch.neuron.stream(side):
+        start.record()
+        occupy(0.05)
+        y = x + 1
+        end.record()
+    torch.neuron.current_stream().wait_stream(side)
+    z = y * 3  # on the default stream, after the side stream's work
+    assert torch.equal(z.cpu(), torch.full((16,), 6.0))
+    end.synchronize()
+    assert start.elapsed_time(end) >= 40.0
+
+
+def test_a_block_queued_work_reads_is_not_reused_before_it_ran():
+    side = torch.neuron.Stream()
+    x = torch.arange(1024, dtype=torch.float32, device="neuron")
+    with torch.neuron.stream(side):
+        occupy(0.3)
+        y = x * 2  # reads x later, on the side stream
+    x.record_stream(side)
+    del x  # the caller's last reference: the queued op still holds the block
+    reused = torch.full((1024,), 7.0, device="neuron")  # same size, on the default stream
+    side.synchronize()
+    assert torch.equal(y.cpu(), torch.arange(1024, dtype=torch.float32) * 2)
+    assert torch.equal(reused.cpu(), torch.full((1024,), 7.0))
+
+
+def test_queued_work_sees_its_arguments_as_they_were_at_the_call():
+    x = torch.randn(3, 5, device="neuron")
+    cpu = x.cpu()
+    scalar = torch.tensor(2.0)  # a CPU scalar, read when the op runs
+    occupy(0.2)
+    y = x * scalar
+    s = x.sin()
+    scalar.fill_(100.0)
+    x.t_()  # an in-place change of sizes and strides after the calls
+    assert torch.equal(y.cpu(), cpu * 2)
+    assert torch.equal(s.cpu(), cpu.sin())
+    assert x.shape == (5, 3)
+
+
+def test_a_host_write_waits_for_queued_readers():
+    x = torch.zeros(1000, device="neuron")
+    occupy(0.2)
+    y = x + 1  # queued: reads x later
+    x.copy_(torch.full((1000,), 5.0))  # a host write waits for it
+    assert torch.equal(y.cpu(), torch.ones(1000))
+    assert torch.equal(x.cpu(), torch.full((1000,), 5.0))
+
+
+def test_ops_the_device_runs_at_their_call_still_follow_the_queue():
+    x = torch.randn(50, device="neuron")
+    occupy(0.2)
+    y = x.exp()  # queued
+    z = torch.nonzero(y > 1)  # data-dependent: the CPU fallback, which waits for y first
+    assert torch.equal(z.cpu(), torch.nonzero(x.cpu().exp() > 1))
+    g = torch.Generator(device="neuron").manual_seed(3)
+    r = torch.empty(5, device="neuron").normal_(generator=g)  # random: drawn at its call
+    assert r.isfinite().all().item()
