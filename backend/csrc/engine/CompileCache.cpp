@@ -1,13 +1,12 @@
 #include "engine/CompileCache.h"
 
+#include "engine/Claim.h"
 #include "engine/Options.h"
 #include "runtime/Config.h"
 
 #include <c10/util/Exception.h>
 #include <c10/util/hash.h>
 
-#include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -27,39 +25,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string this_host() {
-  std::array<char, 256> name{};
-  ::gethostname(name.data(), name.size() - 1);
-  return name.data();
-}
-
-fs::path claim_path(const fs::path& entry) {
-  return entry.string() + ".claim";
-}
-
 // Removes the claim file a process holds when the lookup that took it returns, published or not.
 struct ClaimRelease {
   std::optional<fs::path>& held;
-  ~ClaimRelease() {
-    std::error_code ec;
-    if (held) fs::remove(*held, ec);
-  }
+  ~ClaimRelease() { release_claim(held); }
 };
-
-// Whether the claim's compiling process is gone: dead on this host, or the claim older than
-// `expiry` (a process on another host, or one that left it empty when it was killed).
-bool stale(const fs::path& claim, std::chrono::duration<double> expiry) {
-  std::ifstream in(claim);
-  std::string host;
-  long pid = 0;
-  if (in >> host >> pid && host == this_host() && pid > 0 &&
-      ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
-    return true;
-  }
-  std::error_code ec;
-  const auto written = fs::last_write_time(claim, ec);
-  return !ec && fs::file_time_type::clock::now() - written > expiry;
-}
 
 }  // namespace
 
@@ -184,52 +154,14 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
 }
 
 bool CompileCache::claim(const std::string& key, std::optional<fs::path>& held) {
-  const fs::path entry = entry_path(key);
-  const fs::path claim = claim_path(entry);
-  std::error_code ec;
-  fs::create_directories(claim.parent_path(), ec);
-  // The entry as this lookup missed it (absent, or rejected as corrupt): another process has
-  // published one since when it exists and was written after that.
-  const auto missed = fs::last_write_time(entry, ec);
-  const bool existed = !ec;
-  const auto published = [&] {
-    std::error_code error;
-    const auto written = fs::last_write_time(entry, error);
-    return !error && (!existed || written != missed);
-  };
   // A compile takes the emulated latency; a claim far older than that was left behind.
   const std::chrono::duration<double> expiry(60.0 + 3 * compile_latency().seconds_for(1));
-  bool waited = false;
-  while (true) {
-    const int fd = ::open(claim.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      const std::string owner = this_host() + " " + std::to_string(::getpid()) + "\n";
-      // A claim left empty (write failed) still excludes; it expires by age.
-      (void)!::write(fd, owner.data(), owner.size());
-      ::close(fd);
-      held = claim;
-      // The holder before may have published the entry and released its claim since this
-      // lookup missed: compile only what is still missing.
-      return !published();
-    }
-    if (errno != EEXIST) return true;  // claims cannot be made here (read-only): compile unclaimed
-    if (!waited) {
-      waited = true;
-      std::lock_guard lock(mutex_);
-      ++stats_.claims_waited;
-    }
-    // Another process compiles the key: wait for it to publish (or give up) and release.
-    while (fs::exists(claim, ec)) {
-      if (stale(claim, expiry)) {
-        fs::remove(claim, ec);
-        std::lock_guard lock(mutex_);
-        ++stats_.claims_broken;
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (published()) return false;  // the caller loads it
-  }
+  ClaimEvents events;
+  const bool compile = claim_entry(entry_path(key), expiry, held, events);
+  std::lock_guard lock(mutex_);
+  stats_.claims_waited += events.waited ? 1 : 0;
+  stats_.claims_broken += events.broken ? 1 : 0;
+  return compile;
 }
 
 std::shared_ptr<const Executable> CompileCache::load(const std::string& key) {

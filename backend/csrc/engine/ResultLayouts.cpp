@@ -5,6 +5,7 @@
 
 #include <ATen/core/stack.h>
 #include <ATen/EmptyTensor.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/empty_strided.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
@@ -100,11 +101,16 @@ std::optional<std::vector<ResultLayout>> result_layouts(const c10::OperatorHandl
   std::vector<at::Tensor> originals, metas;
   bool covered = true;
   torch::jit::Stack stack(args.begin(), args.end());
-  for (c10::IValue& value : stack) {
-    map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
+  for (std::size_t i = 0; i < stack.size(); ++i) {
+    // An out= stands in empty: the Meta kernel sizes it without warning (a Python Meta kernel
+    // warns through Python's own warnings, out of the engine's reach), and a size other than
+    // the caller's means a resize.
+    const bool out = schema.arguments()[i].is_out();
+    map_tensors(stack[i], [&](const at::Tensor& t) -> at::Tensor {
       at::Tensor stand_in = t;
       if (on_device(t)) {
-        stand_in = at::empty_strided(t.sizes(), t.strides(), t.options().device(c10::kMeta));
+        const auto meta = t.options().device(c10::kMeta);
+        stand_in = out ? at::empty({0}, meta) : at::empty_strided(t.sizes(), t.strides(), meta);
       } else if (t.defined() && t.dim() != 0) {
         covered = false;
       }

@@ -10,6 +10,7 @@
 #include <ATen/ATen.h>
 #include "engine/CompileCache.h"
 #include "engine/CallKey.h"
+#include "engine/Claim.h"
 #include "engine/Engine.h"
 #include "engine/Fusion.h"
 #include "engine/Options.h"
@@ -26,6 +27,7 @@
 #include <torch/csrc/utils/pybind.h>
 
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 namespace py = pybind11;
@@ -242,6 +244,20 @@ PYBIND11_MODULE(_C, m) {
           neuronsim::Executor::instance().enqueue(neuronsim::current_stream(index),
                                                   std::move(work));
         }));
+  // The compile caches' claims (engine/Claim.h), for torch.compile's graph cache.
+  m.def("_claim_entry", [](const std::string& entry, double expiry_seconds) {
+    py::gil_scoped_release release;
+    std::optional<std::filesystem::path> held;
+    engine::ClaimEvents events;
+    const bool compile = engine::claim_entry(
+        entry, std::chrono::duration<double>(expiry_seconds), held, events);
+    py::gil_scoped_acquire acquire;
+    return py::make_tuple(compile, held ? py::cast(held->string()) : py::none(), events.waited,
+                          events.broken);
+  });
+  m.def("_release_claim", [](const std::string& held) {
+    engine::release_claim(std::filesystem::path(held));
+  });
   m.def("get_fallback_mode",
         [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
   m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });

@@ -214,3 +214,25 @@ def test_the_disk_cache_stays_under_its_size_evicting_the_least_recently_used(tm
     assert stats["evicted"] > 0 and total <= limit, (stats, total)
     bad = run_python("import torch_neuronsim", NEURONSIM_CACHE_SIZE="lots")
     assert bad.returncode != 0 and "NEURONSIM_CACHE_SIZE='lots' is not a cache size" in bad.stderr
+
+
+GRAPH = """
+import json, torch, torch_neuronsim as ns
+f = torch.compile(lambda a: (a.sin() + 1) * 2, backend="neuron", fullgraph=True, dynamic=False)
+f(torch.randn(5, 7, device="neuron")).cpu()
+print(json.dumps(ns.compile_stats()))
+"""
+
+
+def test_processes_compiling_the_same_graph_lower_it_once(tmp_path):
+    """torch.compile's graph cache claims as the eager cache does: processes sharing a directory
+    lower a graph once; the others wait for it (or find it published) and lower nothing."""
+    procs = [_spawn(GRAPH, NEURONSIM_CACHE_DIR=str(tmp_path), NEURONSIM_COMPILE_LATENCY="2,0") for _ in range(3)]
+    stats = []
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err
+        stats.append(json.loads(out.strip().splitlines()[-1]))
+    assert sum(s["lowered"] for s in stats) == 1, stats
+    assert sum(s["disk_hits"] for s in stats) == 2, stats  # the others loaded its entry
+    assert not list(tmp_path.rglob("*.claim"))

@@ -81,6 +81,38 @@ def _as_one_executable(forward: Callable) -> Callable:
     return run
 
 
+def _cached(cache_key: str) -> graph_cache.Artifact | None:
+    """The graph's StableHLO or refusal from the cache, counted by where it was found."""
+    artifact, where = graph_cache.lookup(cache_key)
+    if where == "memory":
+        STATS.memory_hits += 1
+    elif where == "disk":
+        STATS.disk_hits += 1
+    elif where == "rejected":
+        STATS.disk_rejected += 1
+    return artifact
+
+
+def _lower(gm: torch.fx.GraphModule, kind: str, cache_key: str) -> str:
+    """Lowers the graph through torch-mlir and publishes the StableHLO, or its refusal (raised)."""
+    started = time.perf_counter()
+    try:
+        artifact = lower(gm, f"{kind}_{cache_key[:12]}")
+    except CompileError as refusal:
+        STATS.lowering_failures += 1
+        graph_cache.store(cache_key, refusal)
+        raise
+    finally:
+        # the emulated compiler's time for the graph's ops (NEURONSIM_COMPILE_LATENCY), a
+        # refusal included: neuronx-cc takes its time before it fails
+        ops = sum(1 for node in gm.graph.nodes if node.op == "call_function")
+        STATS.emulated_compile_seconds += _C._emulate_compile(ops)
+        STATS.lowering_seconds += time.perf_counter() - started
+    STATS.lowered += 1
+    graph_cache.store(cache_key, artifact)
+    return artifact
+
+
 def _compiler(kind: str) -> Callable:
     """AOTAutograd's forward or backward compiler: the graph's StableHLO from the cache or from
     torch-mlir; what runs is the ATen graph itself, on the device's kernels."""
@@ -98,33 +130,21 @@ def _compiler(kind: str) -> Callable:
         STATS.graphs_compiled += 1
         passes.legalize(gm)
         cache_key = graph_cache.key(gm, example_inputs, kind)
-        artifact, where = graph_cache.lookup(cache_key)
-        if where == "memory":
-            STATS.memory_hits += 1
-        elif where == "disk":
-            STATS.disk_hits += 1
-        elif where == "rejected":
-            STATS.disk_rejected += 1
+        artifact = _cached(cache_key)
+        if artifact is None:
+            # Processes (and hosts) sharing the cache compile a graph once: the others wait for
+            # the claim's holder to publish it.
+            with graph_cache.claim(cache_key) as claim:
+                STATS.claims_waited += claim.waited
+                STATS.claims_broken += claim.broken
+                if not claim.compile:
+                    artifact = _cached(cache_key)
+                if artifact is None:
+                    artifact = _lower(gm, kind, cache_key)
         if isinstance(artifact, CompileError):
             STATS.lowering_failures += 1
             STATS.refusals_cached += 1
             raise CompileError(str(artifact), artifact.op)
-        if artifact is None:
-            started = time.perf_counter()
-            try:
-                artifact = lower(gm, f"{kind}_{cache_key[:12]}")
-            except CompileError as refusal:
-                STATS.lowering_failures += 1
-                graph_cache.store(cache_key, refusal)
-                raise
-            finally:
-                # the emulated compiler's time for the graph's ops (NEURONSIM_COMPILE_LATENCY), a
-                # refusal included: neuronx-cc takes its time before it fails
-                ops = sum(1 for node in gm.graph.nodes if node.op == "call_function")
-                STATS.emulated_compile_seconds += _C._emulate_compile(ops)
-                STATS.lowering_seconds += time.perf_counter() - started
-            STATS.lowered += 1
-            graph_cache.store(cache_key, artifact)
         stablehlo = artifact
         _dump(cache_key, stablehlo)
         return make_boxed_func(_as_one_executable(gm.forward))

@@ -2,7 +2,8 @@
 memory and on disk (NEURONSIM_CACHE_DIR/graphs/, off with NEURONSIM_DISABLE_CACHE=1), as the
 eager engine keeps its executables: keyed by what decides the compilation, versioned,
 checksummed, written atomically; an entry that does not verify is warned about and recompiled,
-never trusted.
+never trusted. Processes and hosts sharing the directory lower each graph once: the first
+claims it (claim()), the others wait for its entry.
 
 A graph torch-mlir refused is kept too, as its refusal (the message and the op it names), as
 Neuron's compile cache keeps a failed compilation: a refusal is as deterministic as a lowering
@@ -15,6 +16,9 @@ import json
 import os
 import tempfile
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
 
@@ -109,6 +113,33 @@ def store(cache_key: str, artifact: Artifact) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@dataclass
+class Claim:
+    compile: bool  # this process lowers the graph (False: another published it meanwhile)
+    waited: bool = False  # another process held the claim
+    broken: bool = False  # a claim of a dead or expired process was removed
+
+
+# A lowering takes torch-mlir's time and the emulated latency; a claim older than this was left.
+CLAIM_EXPIRY_SECONDS = 600.0
+
+
+@contextmanager
+def claim(cache_key: str) -> Iterator[Claim]:
+    """Holds the claim on lowering the graph while the caller lowers and stores it, as the eager
+    engine's cache does for its executables (<entry>.claim, exclusive, naming host and pid)."""
+    path = _path(cache_key)
+    if path is None:
+        yield Claim(compile=True)
+        return
+    compile, held, waited, broken = _C._claim_entry(str(path), CLAIM_EXPIRY_SECONDS)
+    try:
+        yield Claim(compile, waited, broken)
+    finally:
+        if held:
+            _C._release_claim(held)
 
 
 def clear_memory() -> None:

@@ -15,6 +15,8 @@ class CompileStats:
     lowering_failures: int = 0  # graphs torch-mlir could not lower (a compile error)
     refusals_cached: int = 0  # of which the cache held torch-mlir's refusal (not lowered again)
     dynamic_refused: int = 0  # graphs refused for symbolic shapes
+    claims_waited: int = 0  # graphs another process was compiling: waited for, not lowered here
+    claims_broken: int = 0  # claims of a dead or expired compiling process removed
     compile_seconds: float = 0.0  # time inside the backend (AOTAutograd, lowering, cache)
     lowering_seconds: float = 0.0  # of which lowering through torch-mlir, the emulated compile included
     emulated_compile_seconds: float = 0.0  # of which the emulated neuronx-cc latency (NEURONSIM_COMPILE_LATENCY)
