@@ -7,7 +7,11 @@ Prints, as ratios to the CPU baseline:
     (target: at most 3x);
   * eager latency of add, mul, matmul and softmax at 16, 4 Ki and 1 Mi elements on neuron
     (compile cache warm) vs the same on CPU, the median of per-round ratios, each round timing
-    both sides back to back (targets: at most 2x at 16 elements, at most 1.2x from 4 Ki up);
+    both sides back to back (targets: at most 2x at 16 elements, at most 1.2x from 4 Ki up),
+    with every op run at its call (NEURONSIM_LAUNCH_BLOCKING=1: the latency of one call);
+  * the same add and mul at 4 Ki elements as a stream of ops (x + x, then * itself, many times,
+    then one synchronize) run at their call, queued unfused, and queued and fused, vs the CPU;
+  * the ops fused per 100 queued in a small Llama model's forward (transformers, from a config);
   * the cost of one compile-cache hit (memory key + lookup; target: under 100 ns), as the direct
     kernels pay it (typed arguments) and as the boxed engine does (an argument stack);
   * where an eager call's time goes. add, mul, matmul (mm) and softmax run through direct
@@ -130,6 +134,61 @@ def eager(args: argparse.Namespace) -> tuple[list[tuple[str, str, str, str]], li
     return rows, met
 
 
+def execution_modes(args: argparse.Namespace) -> list[tuple[str, str, str, str]]:
+    """add and mul at 4 Ki elements as a stream: each mode's time per op pair against the CPU's."""
+    cpu = torch.randn(64, 64)
+    dev = cpu.to("neuron")
+    inner = 200
+
+    def stream(x: torch.Tensor) -> Callable[[], object]:
+        def run() -> object:
+            for _ in range(inner):
+                y = x + x
+                y * y
+            if x.device.type == "neuron":
+                torch.neuron.synchronize()
+            return None
+
+        return run
+
+    rows = []
+    for mode, blocking, fused in (("at the call", True, False), ("queued", False, False), ("queued, fused", False, True)):
+        torch_neuronsim.set_launch_blocking(blocking)
+        torch_neuronsim.set_fusion(fused)
+        try:
+            _, t_dev, ratio = paired(stream(cpu), stream(dev), args.repeat, 1)
+        finally:
+            torch_neuronsim.set_launch_blocking(True)
+            torch_neuronsim.set_fusion(True)
+        rows.append((f"add+mul 4096 el, {mode}", f"{t_dev / inner * 1e6:8.1f} us", f"{ratio:.2f}x", ""))
+    return rows
+
+
+def llama_fusion() -> str:
+    """Ops fused per 100 queued in a two-layer Llama's forward, as transformers builds it."""
+    try:
+        from transformers import LlamaConfig, LlamaForCausalLM
+    except ImportError:
+        return "llama forward: transformers is not installed"
+    config = LlamaConfig(vocab_size=256, hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64)
+    model = LlamaForCausalLM(config).eval().to("neuron")
+    ids = torch.randint(0, 256, (1, 32)).to("neuron")
+    torch_neuronsim.set_launch_blocking(False)
+    try:
+        with torch.no_grad():
+            model(ids)  # compiles its signatures
+            torch.neuron.synchronize()
+            torch_neuronsim._C._reset_execution_stats()
+            model(ids).logits.cpu()
+    finally:
+        torch_neuronsim.set_launch_blocking(True)
+    stats = torch_neuronsim.execution_stats()
+    per_100 = 100 * stats["fused_ops"] / max(stats["queued"], 1)
+    return (f"llama forward (2 layers, 32 tokens): {stats['queued']} ops queued, {stats['fused_ops']} of them in "
+            f"{stats['fused_chains']} fused chains: {per_100:.0f} fused per 100")
+
+
 def stages(args: argparse.Namespace) -> list[str]:
     """The per-stage breakdown of add, mul, matmul and softmax at 16 and 4 Ki elements."""
     direct = set(torch_neuronsim._C._direct_kernel_ops())
@@ -160,8 +219,12 @@ def main() -> None:
     args = parser.parse_args()
 
     torch.set_num_threads(1)  # the same single-threaded kernels on both sides
+    # One call's latency is the synchronous path's; the queued modes are measured apart.
+    torch_neuronsim.set_launch_blocking(True)
     copy_rows, copy_met = copies(args)
     eager_rows, eager_met = eager(args)
+    mode_rows = execution_modes(args)
+    fusion_line = llama_fusion()
     stage_lines = stages(args)
     hits = min((torch_neuronsim._C._time_cache_hit(20000) for _ in range(args.repeat)), key=lambda h: h["direct"])
     stats = torch_neuronsim.compile_cache_stats()
@@ -171,6 +234,10 @@ def main() -> None:
     print(f"{'measure':<24}{'neuron':>16}{'ratio':>10}{'target':>10}")
     for name, value, ratio, target in copy_rows + eager_rows:
         print(f"{name:<24}{value:>16}{ratio:>10}{target:>10}")
+    print("a stream of ops (time per add+mul pair, ratio to the CPU's):")
+    for name, value, ratio, _ in mode_rows:
+        print(f"  {name:<32}{value:>14}{ratio:>10}")
+    print(fusion_line)
     hit_met = hits["direct"] < 100e-9
     print(f"{'cache hit (direct)':<24}{hits['direct'] * 1e9:13.1f} ns{'':>10}{'< 100 ns':>10}")
     print(f"{'cache hit (boxed)':<24}{hits['boxed'] * 1e9:13.1f} ns")

@@ -7,6 +7,8 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+import torch
+
 import device_memory
 from dispatch_capture import capture_for
 from vocabulary import Route
@@ -60,6 +62,18 @@ class Context:
         tracked_ops() gave them, counted with this process's own."""
         for field, mine in self._other_processes.items():
             _add_counts(mine, other.get(field, {}))
+
+    def synchronize(self) -> None:
+        """Waits for the work queued on every device of the backend's type, so that an error an op
+        raises on an asynchronous device surfaces here, inside the call that waits; nothing for a
+        backend whose device module has no synchronize (a synchronous one)."""
+        module = getattr(torch, self.device.split(":")[0], None)
+        sync = getattr(module, "synchronize", None)
+        if not callable(sync):
+            return
+        count = getattr(module, "device_count", None)
+        for index in range(count() if callable(count) else 1):
+            sync(index)
 
     def compile_cache(self) -> dict[str, float]:
         """The backend's compile-cache counters, if it reports them (compile_cache_stats())."""

@@ -92,10 +92,13 @@ class Sides:
             raise NoReference(f"{type(exc).__name__}: {str(exc)[:500]}") from exc
 
     def device(self, run: Callable[..., Any], *args: Any, where: dict[str, Any] | None = None) -> Any:
-        """`run(*args)` on the device; an `error` Verdict with the exception and where the case is
-        when it raises."""
+        """`run(*args)` on the device, waiting for what it queued (an asynchronous device raises an
+        op's error at the next synchronizing call: this one, not a later call's); an `error`
+        Verdict with the exception and where the case is when it raises."""
         try:
-            return self._seeded(run, args)
+            result = self._seeded(run, args)
+            self.ctx.synchronize()
+            return result
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, **(where or {})}) from exc
 

@@ -91,6 +91,7 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
     try:
         with ctx.capture:
             outcome, evidence = suite.run_case(case_id, ctx)
+            outcome, evidence = surfaced_at_end(ctx, outcome, evidence)
     except Exception as exc:  # a bug in the suite itself, not in the backend
         if verbose:
             traceback.print_exc()
@@ -121,6 +122,17 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         "evidence": evidence,
         **ops,
     }
+
+
+def surfaced_at_end(ctx: Context, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The case ends waiting for the device's queued work, inside its own attribution: an error
+    an asynchronous device raises only now is the case's, never the next case's."""
+    try:
+        ctx.synchronize()
+    except Exception as exc:  # noqa: BLE001 - the device's error, recorded as the case's
+        return Outcome.ERROR, {**evidence, **exception_evidence(exc), "surfaced_at": "case end",
+                               "outcome_before": outcome}
+    return outcome, evidence
 
 
 def balance(suite: suite_api.Suite, ctx: Context, case_id: str, outcome: str, evidence: dict[str, Any],

@@ -3,6 +3,7 @@
 // and accelerator-memory APIs, which reach the runtime through the guard and allocator.
 #include "aten/Autocast.h"
 #include "aten/DirectKernels.h"
+#include "aten/HostOnly.h"
 #include "aten/NativeOps.h"
 #include "distributed/CollectiveStats.h"
 #include "distributed/NeuronBackend.h"
@@ -172,6 +173,7 @@ PYBIND11_MODULE(_C, m) {
 
   namespace engine = neuronsim::engine;
   m.def("native_ops", [] { return neuronsim::native_ops(); });
+  m.def("host_only_ops", [] { return neuronsim::host_only_ops(); });
   m.def("_autocast_policy", [] { return neuronsim::autocast_policy(); });
   m.def("_direct_kernel_ops", [] {  // "aten::add.Tensor", ...: the native ops run unboxed
     std::vector<std::string> names;

@@ -2,6 +2,7 @@
 
 #include "runtime/Device.h"
 #include "runtime/DeviceAllocator.h"
+#include "runtime/Executor.h"
 #include "runtime/Generator.h"
 #include "runtime/HostAllocator.h"
 
@@ -70,6 +71,7 @@ void Hooks::resizePrivateUse1Bytes(const c10::Storage& storage, size_t new_bytes
   // Device memory is host-addressable, so the CPU resize (allocate, copy, swap) applies; the
   // storage keeps its allocator, so the new block comes from the device pool.
   const c10::DeviceGuard guard(storage.device());
+  drain(-1);  // queued work may still use the bytes this moves or frees (FSDP frees them so)
   at::native::resize_bytes_cpu(storage.unsafeGetStorageImpl(), new_bytes);
 }
 

@@ -157,3 +157,17 @@ def test_ops_the_device_runs_at_their_call_still_follow_the_queue():
     g = torch.Generator(device="neuron").manual_seed(3)
     r = torch.empty(5, device="neuron").normal_(generator=g)  # random: drawn at its call
     assert r.isfinite().all().item()
+
+
+def test_metrics_report_pending_work_fusion_and_compilation():
+    x = torch.randn(32, device="neuron")
+    torch.neuron.synchronize()
+    occupy(0.3)
+    y = (x.sin() + 1).cos()
+    snapshot = torch.neuron.metrics()
+    assert snapshot["pending"][0] >= 4 and torch.neuron.pending() == snapshot["pending"][0]
+    assert {"compiled", "compile_seconds", "memory_hits", "disk_hits"} <= set(snapshot["compilation"])
+    y.cpu()
+    after = torch.neuron.metrics()
+    assert after["pending"][0] == 0
+    assert after["execution"]["fused_ops"] >= snapshot["execution"]["fused_ops"] + 3

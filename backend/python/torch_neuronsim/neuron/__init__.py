@@ -96,9 +96,10 @@ def synchronize(device: Any = None) -> None:
 
 
 from .memory import *  # noqa: E402,F403
+from .execution import *  # noqa: E402,F403
 from .random import *  # noqa: E402,F403
 from .streams import *  # noqa: E402,F403
-from . import memory, random, streams  # noqa: E402
+from . import execution, memory, random, streams  # noqa: E402
 
 __all__ = [
     "init",
@@ -111,6 +112,7 @@ __all__ = [
     "synchronize",
     "get_amp_supported_dtype",
     *memory.__all__,
+    *execution.__all__,
     *random.__all__,
     *streams.__all__,
 ]
