@@ -32,7 +32,7 @@ help:
 	@echo "make wheel          the two wheels into dist/: neuron_conform (the harness) and torch_neuronsim"
 	@echo "make fuzz           every libFuzzer target for FUZZ_SECONDS (600) each, ASan+UBSan (docs/robustness.md)"
 	@echo "make test-asan      build the harness and the backend with ASan+UBSan and run ctest there"
-	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU)"
+	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU, queued and fused streams, shared compile cache)"
 	@echo "make bench-ops      the whole operator suite, every check, -j 2: time and each check's share (ci/bench-ops.sh)"
 	@echo "make bench-capture  the dispatcher capture's cost per case (ops suite slice, bundled and foreign backends)"
 	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
@@ -159,6 +159,7 @@ test-asan: $(STAMPS)/python
 
 bench-backend: build
 	$(PY) backend/bench/bench_backend.py
+	$(PY) backend/bench/bench_cache.py
 
 bench-ops: build
 	ci/bench-ops.sh

@@ -234,3 +234,19 @@ def test_both_captures_route_each_op_alike_and_decide_alike(name, tmp_path):
         blind = [c for c, r in by_native.items()
                  if r["outcome"] in ("pass", "fallback") and not (r["native_ops"] or r["fallback_ops"])]
         assert blind == []
+
+
+def test_the_bundled_backends_host_only_kernels_are_host_only(tmp_path):
+    """The bundled backend's own host-only kernels (searchsorted, bucketize: registered, but copying
+    their inputs to the host and computing there) match host-only, never pass nor fallback: the
+    classification meets a real backend's kernel, not only a planted one."""
+    db = tmp_path / "results.db"
+    cli("run", "--ops", "^(searchsorted|bucketize)$", "--dtypes", "float32", "--checks", "forward",
+        "--no-skiplists", "--reruns", "0", "--db", str(db))
+    got = results(db)
+    for op in ("searchsorted", "bucketize"):
+        found = got[f"ops/{op}/float32/forward"]
+        assert found["outcome"] == "host_only", found
+        kernels = {f"aten::{op}.Tensor", f"aten::{op}.Scalar"}
+        assert f"aten::{op}.Tensor" in found["host_only_ops"] and set(found["host_only_ops"]) <= kernels, found
+        assert not found["fallback_ops"], found

@@ -96,11 +96,11 @@ class Sides:
         op's error at the next synchronizing call: this one, not a later call's); an `error`
         Verdict with the exception and where the case is when it raises."""
         try:
-            return self.on_device(run, *args)
+            return self.waited_on_device(run, *args)
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **self.where, **(where or {})}) from exc
 
-    def on_device(self, run: Callable[..., Any], *args: Any) -> Any:
+    def waited_on_device(self, run: Callable[..., Any], *args: Any) -> Any:
         """`run(*args)` on the device, seeded, then waiting for what it queued: an asynchronous
         device raises an op's error at the next synchronizing call, which must be this call's, not
         a later one's. Raises what the device raises."""

@@ -124,7 +124,9 @@ class Compilation(ops.Case):
         (compilation.failure: graph_break, lowering, execute)."""
         try:
             seed(self.ctx.seed)
-            return run(ops.on_device(sample, self.ctx.device, self.op))
+            result = run(ops.on_device(sample, self.ctx.device, self.op))
+            self.ctx.synchronize()  # an error the device raises late is this call's
+            return result
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where, "sample": ops.describe(sample)}) from exc
 

@@ -154,7 +154,7 @@ def run(case) -> None:
         where = {"variant": "autocast", "sample_index": index, "sample": sample}
         if policy == "banned":
             try:
-                case.on_device(lambda s: under_autocast(runs.on_device(s, device, case.op)), sample)
+                case.waited_on_device(lambda s: under_autocast(runs.on_device(s, device, case.op)), sample)
             except RuntimeError:
                 case.compared += 1
                 continue

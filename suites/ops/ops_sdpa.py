@@ -115,7 +115,7 @@ def run(case) -> None:
         cpu_error = _max_error(case._seeded(call, (kwargs,)), expected)
         moved = to_device(kwargs, device)
         try:
-            actual = case.on_device(call, moved)
+            actual = case.waited_on_device(call, moved)
         except Exception as exc:
             raise Verdict(Outcome.ERROR, {**exception_evidence(exc), "variant": name}) from exc
         if actual.dtype != case.dtype or actual.shape != expected.shape:

@@ -75,6 +75,11 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return at::native::_local_scalar_dense_cpu(cpu_view(self));
 }
 
+// Tensor.record_stream: the allocator's (which needs nothing more: queued work holds its operands).
+void record_stream(at::Tensor& self, c10::Stream stream) {
+  DeviceAllocator::instance().recordStream(self.storage().data_ptr(), stream);
+}
+
 at::Tensor& set_source_tensor(at::Tensor& self, const at::Tensor& source) {
   return at::native::set_tensor_(self, source);
 }
@@ -108,6 +113,7 @@ TORCH_LIBRARY_IMPL(aten, PrivateUse1, m) {
   m.impl("_reshape_alias", reshape_alias);
   m.impl("resize_", resize);
   m.impl("_local_scalar_dense", local_scalar_dense);
+  m.impl("record_stream", record_stream);
   m.impl("set_.source_Tensor", set_source_tensor);
   m.impl("set_.source_Storage", set_source_storage);
   m.impl("set_.source_Storage_storage_offset", set_source_storage_offset);

@@ -253,6 +253,7 @@ void Executor::serve(Queue* q) {
     lock.lock();
     const auto ran = static_cast<std::int64_t>(executable.size());
     q->finished.push_back(std::move(executable));
+    finished_.fetch_add(1, std::memory_order_release);
     q->ready.pop_front();
     q->first_positions.pop_front();
     state.pending.fetch_sub(ran);
@@ -262,12 +263,14 @@ void Executor::serve(Queue* q) {
 }
 
 void Executor::release_finished() {
+  if (finished_.load(std::memory_order_acquire) == 0) return;  // the common case: nothing to scan
   std::vector<std::vector<Work>> released;  // destroyed here, outside every lock
   for (auto& state : devices_) {
     for (auto& q : state->queues) {
       if (!q) continue;
       std::lock_guard lock(q->mutex);
       for (auto& done : q->finished) released.push_back(std::move(done));
+      finished_.fetch_sub(static_cast<std::int64_t>(q->finished.size()), std::memory_order_relaxed);
       q->finished.clear();
     }
   }

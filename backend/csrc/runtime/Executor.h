@@ -2,6 +2,7 @@
 
 #include <c10/core/Stream.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -110,6 +111,7 @@ class Executor {
   std::vector<std::unique_ptr<DeviceState>> devices_;
   ChainCompiler compile_chain_;
   ExecutorStats stats_;
+  std::atomic<std::int64_t> finished_{0};  // executables run and not yet released
 };
 
 // Before the host reads or writes device memory: waits for the device's queued work and raises an

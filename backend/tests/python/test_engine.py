@@ -368,3 +368,23 @@ def test_an_empty_slice_of_a_larger_tensor_reaches_kernels_that_read_its_whole_s
 
     ran = run_python(EMPTY_SLICE)
     assert ran.returncode == 0 and ran.stdout.strip() == "(0, 20, 20)", (ran.returncode, ran.stderr[-2000:])
+
+
+def test_host_only_kernels_copy_to_the_host_and_back():
+    """searchsorted and bucketize are registered kernels that compute on the host (TorchNeuron's
+    "Host-only"): right results, on the device, tracked as the backend's own kernels."""
+    import torch_neuronsim as ns
+
+    assert set(ns._C.host_only_ops()) == {"aten::searchsorted.Tensor", "aten::searchsorted.Scalar",
+                                          "aten::bucketize.Tensor", "aten::bucketize.Scalar"}
+    boundaries = torch.tensor([1.0, 3.0, 5.0, 7.0])
+    values = torch.tensor([[0.5, 3.0], [6.0, 9.0]])
+    ns.clear_op_tracking()
+    got = torch.searchsorted(boundaries.to("neuron"), values.to("neuron"), right=True)
+    buckets = torch.bucketize(values.to("neuron"), boundaries.to("neuron"))
+    assert got.device.type == "neuron" and buckets.device.type == "neuron"
+    assert torch.equal(got.cpu(), torch.searchsorted(boundaries, values, right=True))
+    assert torch.equal(buckets.cpu(), torch.bucketize(values, boundaries))
+    executed = ns.get_executed_ops()
+    assert executed.get("aten::searchsorted.Tensor") == 1 and executed.get("aten::bucketize.Tensor") == 1
+    assert not ns.get_fallback_ops()

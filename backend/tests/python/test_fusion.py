@@ -185,7 +185,7 @@ def run_chain(steps, x, y):
             x = x.t()
             y = y.t()
         else:
-            reads.append(x.cpu())
+            reads.append(x.to("cpu", copy=True))  # a copy on the CPU too: later in-place ops leave it
     return [*reads, x.cpu()]
 
 

@@ -495,7 +495,7 @@ class Case(Sides):
             return False
         cpu_says = f"{type(cpu_error).__name__}: {str(cpu_error)[:300]}"
         try:
-            self.on_device(lambda s: run(on_device(s, placed, self.op)), variant)
+            self.waited_on_device(lambda s: run(on_device(s, placed, self.op)), variant)
         except Exception as exc:
             if isinstance(exc, NotImplementedError) and not isinstance(cpu_error, NotImplementedError):
                 raise Verdict(Outcome.ERROR, {**exception_evidence(exc), **where}) from exc
