@@ -1,6 +1,7 @@
 // The engine's pieces in C++: plan serialisation, the compile cache, signatures, tracking.
 #include "engine/CompileCache.h"
 #include "engine/CallKey.h"
+#include "engine/Claim.h"
 #include "engine/Engine.h"
 #include "engine/Executable.h"
 #include "engine/Options.h"
@@ -14,6 +15,11 @@
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 using neuronsim::engine::CompileCache;
@@ -346,4 +352,27 @@ TEST(CpuView, SlotIsReusedOnlyWhenFree) {
   const at::Tensor host = at::ones({2});
   EXPECT_TRUE(neuronsim::cpu_view_in(slot, host).is_same(host));
   EXPECT_FALSE(slot.is_same(host));  // a caller's CPU tensor is never kept
+}
+
+TEST(Claim, AnUnnamedClaimIsBrokenWithoutWaitingForItsExpiry) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("neuronsim-claim-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path entry = dir / "entry.neff";
+  {
+    std::ofstream unnamed(entry.string() + ".claim");  // made, never named: its maker was killed
+  }
+  fs::last_write_time(entry.string() + ".claim",
+                      fs::file_time_type::clock::now() - std::chrono::seconds(5));
+  std::optional<fs::path> held;
+  neuronsim::engine::ClaimEvents events;
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_TRUE(neuronsim::engine::claim_entry(entry, std::chrono::hours(1), held, events));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_TRUE(events.waited && events.broken);
+  ASSERT_TRUE(held.has_value());
+  neuronsim::engine::release_claim(held);
+  EXPECT_FALSE(fs::exists(entry.string() + ".claim"));
+  fs::remove_all(dir);
 }

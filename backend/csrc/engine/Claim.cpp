@@ -26,19 +26,23 @@ fs::path claim_path(const fs::path& entry) {
   return entry.string() + ".claim";
 }
 
-// Whether the claim's compiling process is gone: dead on this host, or the claim older than
-// `expiry` (a process on another host, or one that left it empty when it was killed).
+// Whether the claim's compiling process is gone: dead on this host, the claim older than `expiry`
+// (a process on another host), or never named (killed between making and naming it).
 bool stale(const fs::path& claim, std::chrono::duration<double> expiry) {
   std::ifstream in(claim);
   std::string host;
   long pid = 0;
-  if (in >> host >> pid && host == this_host() && pid > 0 &&
-      ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+  const bool named = static_cast<bool>(in >> host >> pid);
+  if (named && host == this_host() && pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 &&
+      errno == ESRCH) {
     return true;
   }
   std::error_code ec;
-  const auto written = fs::last_write_time(claim, ec);
-  return !ec && fs::file_time_type::clock::now() - written > expiry;
+  const auto age = fs::file_time_type::clock::now() - fs::last_write_time(claim, ec);
+  // A claim is named the instant it is made: one still unnamed after a second was left by a
+  // process killed in between (or one that could not write), and waits for no expiry.
+  constexpr std::chrono::seconds kNamingGrace{1};
+  return !ec && (age > expiry || (!named && age > kNamingGrace));
 }
 
 }  // namespace
