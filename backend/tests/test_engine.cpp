@@ -228,7 +228,8 @@ TEST(DirectKernels, CompileOnceThenRunDirectly) {
   namespace engine = neuronsim::engine;
   // The direct kernels are the path of ops run at their call.
   neuronsim::set_launch_blocking(true);
-  const std::shared_ptr<void> restore(nullptr, [](void*) { neuronsim::set_launch_blocking(false); });
+  const std::shared_ptr<void> restore(nullptr,
+                                      [](void*) { neuronsim::set_launch_blocking(false); });
   auto& cache = CompileCache::instance();
   const auto opts = at::TensorOptions().device(c10::Device("neuron:0"));
   const at::Tensor a = at::randn({5, 13}), b = at::randn({13});  // shapes no other test uses

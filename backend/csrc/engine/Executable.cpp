@@ -147,7 +147,9 @@ std::optional<Executable> Executable::parse(const std::string& text, std::string
     if (!(plan >> token) || !read_flag(token, name, e.*flag))
       return why = "malformed plan", std::nullopt;
   }
-  if (!std::getline(in, line) || !line.starts_with("ops ")) return why = "no ops line", std::nullopt;
+  if (!std::getline(in, line) || !line.starts_with("ops ")) {
+    return why = "no ops line", std::nullopt;
+  }
   try {
     e.ops = std::stoi(line.substr(4));
   } catch (const std::exception&) {
