@@ -147,7 +147,7 @@ TEST(CompileCache, EntryPathIsVersionedAndStable) {
   const auto p = CompileCache::instance().entry_path("some key");
   EXPECT_EQ(p, CompileCache::instance().entry_path("some key"));
   EXPECT_NE(p, CompileCache::instance().entry_path("some other key"));
-  EXPECT_EQ(p.parent_path().filename(), "v4");
+  EXPECT_EQ(p.parent_path().filename(), "v5");
   EXPECT_EQ(p.extension(), ".neff");
 }
 

@@ -151,3 +151,19 @@ TEST(Executor, ConsecutiveFusibleOpsRunAsOneChainCompiledOnce) {
   EXPECT_TRUE(compiled.empty());
   executor.set_chain_compiler(std::move(engines));
 }
+
+TEST(Executor, WorkThatQueuesOrWaitsItselfRunsInline) {
+  auto& executor = Executor::instance();
+  const auto stream = pool_stream();
+  std::vector<int> order;
+  executor.enqueue(stream, work("outer", [&] {
+                     order.push_back(1);
+                     // a kernel calling device ops of its own: run now, not behind itself
+                     executor.enqueue(stream, work("inner", [&] { order.push_back(2); }));
+                     executor.synchronize_stream(stream);
+                     executor.synchronize_device(0);
+                     order.push_back(3);
+                   }));
+  executor.synchronize_stream(stream);
+  EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
+}

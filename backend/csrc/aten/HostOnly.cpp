@@ -8,6 +8,7 @@
 
 #include "engine/Arguments.h"
 #include "engine/CallKey.h"
+#include "engine/DeviceCheck.h"
 #include "engine/Tracking.h"
 
 #include <ATen/core/stack.h>
@@ -23,6 +24,9 @@ constexpr const char* kHostOnlyOps[] = {"searchsorted.Tensor", "searchsorted.Sca
 void run_on_host(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto num_args = op.schema().arguments().size();
   const auto first = stack->size() - num_args;
+  // Operands on two devices are refused here as by every kernel of the device (found by the
+  // fuzz suite's cpu_operand transform: copying each to the host would have hidden them).
+  engine::check_same_device(op, torch::jit::last(*stack, num_args));
   std::optional<c10::Device> device;
   for (std::size_t i = first; i < stack->size(); ++i) {
     engine::map_tensors((*stack)[i], [&](const at::Tensor& t) {

@@ -26,7 +26,8 @@ void append_tensor(std::string& out, const at::Tensor& t) {
     return;
   }
   out += c10::toString(t.scalar_type());
-  if (!on_device(t)) out += "@cpu";
+  // A wrapped number (a Python scalar made a tensor) promotes as a scalar, a 0-dim tensor does not.
+  if (!on_device(t)) out += t.unsafeGetTensorImpl()->is_wrapped_number() ? "@scalar" : "@cpu";
   out += '[';
   for (auto s : t.sizes()) append_int(out, s), out += ',';
   out += "]{";
@@ -116,7 +117,8 @@ void append_key(MemoryKey& key, const at::Tensor& t) {
   const auto sizes = t.sizes();
   const std::uint64_t dtype_and_rank =
       static_cast<std::uint64_t>(t.scalar_type()) | static_cast<std::uint64_t>(sizes.size()) << 8;
-  key.push(tag(on_device(t) ? 'T' : 'C', dtype_and_rank));
+  const bool wrapped = t.unsafeGetTensorImpl()->is_wrapped_number();
+  key.push(tag(on_device(t) ? 'T' : wrapped ? 'W' : 'C', dtype_and_rank));
   key.push(sizes);
   key.push(t.strides());
 }

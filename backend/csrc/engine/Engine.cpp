@@ -402,7 +402,12 @@ void defer(const c10::OperatorHandle& op, const CpuSubstitute* substitute,
     map_tensors(value, [&](const at::Tensor& t) -> at::Tensor {
       tensors.push_back(t);
       if (!t.defined()) return t;
-      if (!on_device(t)) return t.clone();
+      if (!on_device(t)) {
+        at::Tensor copy = t.clone();  // a wrapped number stays one: it promotes as a scalar
+        auto* impl = copy.unsafeGetTensorImpl();
+        impl->set_wrapped_number(t.unsafeGetTensorImpl()->is_wrapped_number());
+        return copy;
+      }
       for (const auto& [impl, alias] : aliases) {
         if (impl == t.unsafeGetTensorImpl()) return alias;
       }

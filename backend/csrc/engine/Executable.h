@@ -29,7 +29,7 @@ struct ResultLayout {
 // emulator's counterpart of a NEFF). Plain data, so that it can be cached on disk.
 struct Executable {
   // Bumped whenever the plan's meaning or the file format changes; old entries are ignored.
-  static constexpr int kFormatVersion = 4;
+  static constexpr int kFormatVersion = 5;
 
   std::string key;            // the full signature the plan was compiled for
   std::string op;             // overload name, e.g. "aten::add.Tensor"

@@ -93,6 +93,13 @@ std::optional<std::vector<ResultLayout>> result_layouts(const c10::OperatorHandl
   const auto& schema = op.schema();
   for (const auto& arg : schema.arguments()) {
     if (is_generator_argument(arg)) return std::nullopt;
+    // A kernel given a device makes its result there, through device ops of its own.
+    const auto& type = arg.real_type();
+    const bool device_type =
+        type->kind() == c10::TypeKind::DeviceObjType ||
+        (type->kind() == c10::TypeKind::OptionalType &&
+         type->containedTypes()[0]->kind() == c10::TypeKind::DeviceObjType);
+    if (device_type) return std::nullopt;
   }
   for (const auto& ret : schema.returns()) {
     if (ret.real_type()->kind() != c10::TypeKind::TensorType) return std::nullopt;

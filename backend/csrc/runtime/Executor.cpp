@@ -37,6 +37,11 @@ std::atomic<bool> g_forked_child{false};
 
 constexpr std::size_t kStreamsPerDevice = 1 + 2 * kStreamsPerPriority;
 
+// Set on the queues' threads. A kernel that calls device ops itself (one that makes its result on
+// a device argument) runs them inline, as part of the op it belongs to: queued behind it, or
+// waited for by it, they would wait for the thread that is running them.
+thread_local bool tls_on_queue_thread = false;
+
 }  // namespace
 
 void Marker::complete() {
@@ -186,6 +191,10 @@ void Executor::close_chain(Queue& q, std::unique_lock<std::mutex>& lock) {
 }
 
 void Executor::enqueue(c10::Stream stream, Work work) {
+  if (tls_on_queue_thread) {
+    work.run();
+    return;
+  }
   release_finished();
   Queue& q = queue(stream);
   std::unique_lock lock(q.mutex);
@@ -209,6 +218,7 @@ void Executor::enqueue(c10::Stream stream, Work work) {
 }
 
 void Executor::serve(Queue* q) {
+  tls_on_queue_thread = true;
   const c10::DeviceGuard device_guard(q->stream.device());
   // The work is a CPU kernel below autograd: it records nothing for autograd.
   const c10::impl::ExcludeDispatchKeyGuard no_autograd(c10::autograd_dispatch_keyset);
@@ -312,6 +322,7 @@ void Executor::raise_kept_error(DeviceState& state) {
 }
 
 void Executor::synchronize_stream(c10::Stream stream) {
+  if (tls_on_queue_thread) return;  // inside an op: what it waits for ran before it
   Queue& q = queue(stream);
   drain_queue(q);
   release_finished();
@@ -319,6 +330,7 @@ void Executor::synchronize_stream(c10::Stream stream) {
 }
 
 void Executor::synchronize_device(c10::DeviceIndex index) {
+  if (tls_on_queue_thread) return;  // inside an op: what it waits for ran before it
   if (index < 0) {
     for (c10::DeviceIndex i = 0; i < kMaxDevices; ++i) {
       if (pending(i) > 0 || device(i).noted.load()) synchronize_device(i);

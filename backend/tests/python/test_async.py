@@ -173,3 +173,20 @@ def test_metrics_report_pending_work_fusion_and_compilation():
     after = torch.neuron.metrics()
     assert after["pending"][0] == 0
     assert after["execution"]["fused_ops"] >= snapshot["execution"]["fused_ops"] + 3
+
+
+def test_a_kernel_that_calls_device_ops_itself_does_not_wait_for_its_own_queue():
+    """linspace with tensor bounds and a device makes its result there through device ops of its
+    own: run at the call, and safe even when queued work reaches such a kernel (in a process of
+    its own, so that a deadlock is a failure, not a hang)."""
+    code = """
+    import torch, torch_neuronsim
+    s, e = torch.tensor(0., device="neuron"), torch.tensor(1., device="neuron")
+    for _ in range(3):
+        r = torch.linspace(s, e, 5, device="neuron")
+        y = (r * 2).exp()
+    print(y.cpu().tolist() == torch.linspace(0, 1, 5).mul(2).exp().tolist())
+    """
+    ran = run_python(code)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "True"

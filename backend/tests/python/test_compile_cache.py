@@ -53,7 +53,7 @@ def test_disk_cache_serves_a_second_process(tmp_path):
     assert first["compiles"] >= 4 and first["disk_hits"] == 0
     entries = list(tmp_path.rglob("*.neff"))
     assert len(entries) == first["compiles"]
-    assert all(p.read_text().startswith("NEURONSIM-NEFF 4\n") for p in entries)
+    assert all(p.read_text().startswith("NEURONSIM-NEFF 5\n") for p in entries)
     second = stats_of(run_python(WORKLOAD, NEURONSIM_CACHE_DIR=str(tmp_path)))
     assert second["compiles"] == 0 and second["disk_hits"] == first["compiles"]
 
@@ -165,7 +165,8 @@ def _spawn(code: str, *args: str, **env: str) -> subprocess.Popen:
 def test_processes_compiling_the_same_keys_compile_each_once(tmp_path):
     """Four processes compiling the same keys into one directory at once: each key is compiled by
     one of them (its claim), the others wait for its entry instead of compiling it again."""
-    procs = [_spawn(MANY_KEYS, "150", NEURONSIM_CACHE_DIR=str(tmp_path), NEURONSIM_COMPILE_LATENCY="0.002")
+    # 150 keys at 20 ms each: seconds of compiling, so that processes started apart still meet
+    procs = [_spawn(MANY_KEYS, "150", NEURONSIM_CACHE_DIR=str(tmp_path), NEURONSIM_COMPILE_LATENCY="0.02")
              for _ in range(4)]
     stats = []
     for p in procs:

@@ -388,3 +388,19 @@ def test_host_only_kernels_copy_to_the_host_and_back():
     executed = ns.get_executed_ops()
     assert executed.get("aten::searchsorted.Tensor") == 1 and executed.get("aten::bucketize.Tensor") == 1
     assert not ns.get_fallback_ops()
+
+
+def test_a_python_scalar_and_a_0_dim_tensor_are_different_signatures():
+    """A wrapped number (a Python scalar) promotes as a scalar, a 0-dim CPU tensor as a tensor:
+    the two calls compile apart, so a queued op's result dtype (known at compile time) is each
+    one's own, whichever came first."""
+    a = torch.tensor([3, 4]).to("neuron")
+    assert (a * torch.tensor(2.0, dtype=torch.float64)).dtype == torch.float64
+    assert (a * 2.0).dtype == torch.float32
+    assert (a * 2.0).cpu().tolist() == [6.0, 8.0]
+
+
+def test_a_host_only_kernel_refuses_operands_on_two_devices():
+    boundaries = torch.tensor([1.0, 3.0, 5.0])
+    with pytest.raises(RuntimeError, match="same device"):
+        torch.bucketize(torch.tensor([2.0]).to("neuron"), boundaries)
