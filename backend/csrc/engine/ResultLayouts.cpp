@@ -31,9 +31,10 @@ at::ScalarType kernel_dtype(const Executable& plan, at::ScalarType dtype) {
 // and the Meta kernel let through makes this fail, and the op then runs at its call, where the
 // refusal is raised as the CPU raises it; so does a layout the kernel does not produce. Zeros
 // are a valid index and a neutral value almost everywhere; where they are not (an integer
-// division by zero), the op runs at its call, which is always right.
+// division by zero), the op runs at its call, which is always right. A fresh result takes the
+// strides the CPU kernel gave it.
 bool trial_agrees(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args,
-                  const Executable& plan, const std::vector<ResultLayout>& layouts) {
+                  const Executable& plan, std::vector<ResultLayout>& layouts) {
   torch::jit::Stack stack(args.begin(), args.end());
   std::vector<at::Tensor> trials;  // as the layouts count the call's tensors
   c10::SmallVector<std::pair<const c10::TensorImpl*, at::Tensor>, 4> made;
@@ -75,11 +76,23 @@ bool trial_agrees(const c10::OperatorHandle& op, c10::ArrayRef<c10::IValue> args
   for (std::size_t i = 0; i < layouts.size(); ++i) {
     if (!returned[i].isTensor()) return false;
     const at::Tensor& r = returned[i].toTensor();
-    const ResultLayout& layout = layouts[i];
-    if (layout.kind == ResultLayout::Kind::kArgument
-            ? !r.is_same(trials.at(static_cast<std::size_t>(layout.argument)))
-            : r.sizes() != c10::IntArrayRef(layout.sizes)) {
+    ResultLayout& layout = layouts[i];
+    if (layout.kind == ResultLayout::Kind::kArgument) {
+      if (!r.is_same(trials.at(static_cast<std::size_t>(layout.argument)))) return false;
+      continue;
+    }
+    // The CPU kernel is the reference: a Meta kernel may give another dtype (a 16-bit norm's
+    // float32 statistics) or other strides (a channels-last input's padding or pixel shuffle).
+    if (r.sizes() != c10::IntArrayRef(layout.sizes) ||
+        r.scalar_type() != kernel_dtype(plan, layout.dtype)) {
       return false;
+    }
+    if (layout.kind == ResultLayout::Kind::kView) {
+      if (r.strides() != c10::IntArrayRef(layout.strides)) return false;
+    } else if (r.is_non_overlapping_and_dense()) {
+      layout.strides = r.strides().vec();  // as the CPU lays it out
+    } else {
+      layout.strides = at::empty(r.sizes(), at::kMeta).strides().vec();  // a copy's: contiguous
     }
   }
   return true;

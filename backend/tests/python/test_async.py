@@ -190,3 +190,17 @@ def test_a_kernel_that_calls_device_ops_itself_does_not_wait_for_its_own_queue()
     ran = run_python(code)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "True"
+
+
+def test_queued_results_take_the_cpu_kernels_dtypes_and_strides():
+    """A queued op's results are laid out as the CPU kernel lays them out, where the Meta kernel
+    says otherwise: a 16-bit layer norm's float32 statistics, a channels-last pixel shuffle."""
+    x = torch.randn(2, 3, 4, dtype=torch.bfloat16)
+    want = torch.native_layer_norm(x, [4], None, None, 1e-5)
+    y = torch.randn(1, 9, 2, 2).to(memory_format=torch.channels_last)
+    for _ in range(2):  # compiled, then from the cache
+        got = torch.native_layer_norm(x.to("neuron"), [4], None, None, 1e-5)
+        assert [t.dtype for t in got] == [t.dtype for t in want]
+        shuffled = torch.nn.functional.pixel_shuffle(y.to("neuron"), 3)
+        assert shuffled.stride() == torch.nn.functional.pixel_shuffle(y, 3).stride()
+        assert torch.equal(shuffled.cpu(), torch.nn.functional.pixel_shuffle(y, 3))
