@@ -68,6 +68,12 @@ std::chrono::steady_clock::time_point Marker::when() const {
   return when_;
 }
 
+// What a queue runs at once: one op, a fused chain, or an event's marker.
+struct Executor::Batch {
+  std::vector<Work> ops;
+  std::uint64_t first = 0;  // the first op's number among those queued on its stream, from 1
+};
+
 // An error an op raised on a queue, kept until a synchronizing call raises it.
 struct KeptError {
   std::exception_ptr error;
@@ -82,12 +88,10 @@ struct Executor::Queue {
   DeviceState* device = nullptr;
   std::mutex mutex;
   std::condition_variable changed;      // work queued, work done
-  std::deque<std::vector<Work>> ready;  // executables in stream order: one op or a fused chain
-  std::vector<Work> open;               // the fusible ops of the chain not yet closed
-  std::vector<std::uint64_t> open_positions;
-  std::deque<std::uint64_t> first_positions;  // the position of each ready executable's first op
-  std::uint64_t queued = 0;                   // ops queued on the stream so far
-  std::vector<std::vector<Work>> finished;    // run; released by a calling thread
+  std::deque<Batch> ready;         // executables in stream order: one op or a fused chain
+  Batch open;                      // the fusible ops of the chain not yet closed
+  std::uint64_t queued = 0;        // ops queued on the stream so far
+  std::vector<Batch> finished;     // run; released by a calling thread
   bool stop = false;
   std::unique_ptr<std::thread> thread;
   explicit Queue(c10::Stream s) : stream(s) {}
@@ -156,24 +160,29 @@ Executor::Queue& Executor::queue(c10::Stream stream) {
   return *slot;
 }
 
-void Executor::push(Queue& q, std::vector<Work> executable, std::unique_lock<std::mutex>&) {
+void Executor::push(Queue& q, Batch batch, std::unique_lock<std::mutex>&) {
   if (!q.thread) q.thread = std::make_unique<std::thread>(&Executor::serve, this, &q);
-  q.ready.push_back(std::move(executable));
+  q.ready.push_back(std::move(batch));
   q.changed.notify_all();
 }
 
+void Executor::push_marker(Queue& q, std::function<void()> run,
+                           std::unique_lock<std::mutex>& lock) {
+  q.device->pending.fetch_add(1);
+  Batch batch{{}, q.queued};
+  batch.ops.push_back(Work{"event", "", std::move(run), true});
+  push(q, std::move(batch), lock);
+}
+
 void Executor::close_chain(Queue& q, std::unique_lock<std::mutex>& lock) {
-  if (q.open.empty()) return;
-  std::vector<Work> chain = std::move(q.open);
-  q.open.clear();
-  q.first_positions.push_back(q.open_positions.front());
-  q.open_positions.clear();
-  if (chain.size() > 1) {
+  if (q.open.ops.empty()) return;
+  Batch chain = std::exchange(q.open, Batch{});
+  if (chain.ops.size() > 1) {
     std::vector<std::string> keys;
-    for (const Work& w : chain) keys.push_back(w.fusion_key);
+    for (const Work& w : chain.ops) keys.push_back(w.fusion_key);
     ChainCompiler compile;
     {
-      std::lock_guard stats_lock(mutex_);
+      std::lock_guard compiler_lock(mutex_);
       compile = compile_chain_;
     }
     // Compiled as it is queued, as a launch compiles a new executable; a failure to compile the
@@ -182,7 +191,7 @@ void Executor::close_chain(Queue& q, std::unique_lock<std::mutex>& lock) {
       try {
         compile(keys);
       } catch (const std::exception& e) {
-        TORCH_WARN("neuron: compiling a fused chain of ", chain.size(),
+        TORCH_WARN("neuron: compiling a fused chain of ", chain.ops.size(),
                    " ops failed; they run unfused: ", e.what());
       }
     }
@@ -200,21 +209,17 @@ void Executor::enqueue(c10::Stream stream, Work work) {
   std::unique_lock lock(q.mutex);
   const std::uint64_t position = ++q.queued;
   q.device->pending.fetch_add(1);
-  {
-    std::lock_guard stats_lock(mutex_);
-    ++stats_.queued;
-  }
+  counters_.queued.fetch_add(1, std::memory_order_relaxed);
   if (fusion_enabled() && !work.fusion_key.empty()) {
-    q.open.push_back(std::move(work));
-    q.open_positions.push_back(position);
-    if (q.open.size() >= kMaxChain) close_chain(q, lock);
+    if (q.open.ops.empty()) q.open.first = position;
+    q.open.ops.push_back(std::move(work));
+    if (q.open.ops.size() >= kMaxChain) close_chain(q, lock);
     return;
   }
   close_chain(q, lock);
-  q.first_positions.push_back(position);
-  std::vector<Work> executable;
-  executable.push_back(std::move(work));
-  push(q, std::move(executable), lock);
+  Batch batch{{}, position};
+  batch.ops.push_back(std::move(work));
+  push(q, std::move(batch), lock);
 }
 
 void Executor::serve(Queue* q) {
@@ -237,8 +242,8 @@ void Executor::serve(Queue* q) {
     std::unique_lock lock(q->mutex);
     q->changed.wait(lock, [&] { return !q->ready.empty() || q->stop; });
     if (q->ready.empty()) return;
-    std::vector<Work>& executable = q->ready.front();
-    const std::uint64_t first = q->first_positions.front();
+    Batch& batch = q->ready.front();
+    std::vector<Work>& executable = batch.ops;
     lock.unlock();
     for (std::size_t i = 0; i < executable.size(); ++i) {
       try {
@@ -247,25 +252,23 @@ void Executor::serve(Queue* q) {
         std::lock_guard error_lock(state.mutex);
         if (!state.error) {
           state.error = KeptError{std::current_exception(), executable[i].op, q->stream.id(),
-                                  first + i, executable.size()};
+                                  batch.first + i, executable.size()};
           state.noted.store(true);
         }
       }
     }
+    const auto ran = static_cast<std::int64_t>(executable.size());
     if (!executable.front().marker) {
-      std::lock_guard stats_lock(mutex_);
-      ++stats_.executables;
-      if (executable.size() > 1) {
-        stats_.fused_ops += static_cast<std::int64_t>(executable.size());
-        ++stats_.fused_chains;
+      counters_.executables.fetch_add(1, std::memory_order_relaxed);
+      if (ran > 1) {
+        counters_.fused_ops.fetch_add(ran, std::memory_order_relaxed);
+        counters_.fused_chains.fetch_add(1, std::memory_order_relaxed);
       }
     }
     lock.lock();
-    const auto ran = static_cast<std::int64_t>(executable.size());
-    q->finished.push_back(std::move(executable));
+    q->finished.push_back(std::move(batch));
     finished_.fetch_add(1, std::memory_order_release);
     q->ready.pop_front();
-    q->first_positions.pop_front();
     state.pending.fetch_sub(ran);
     lock.unlock();
     q->changed.notify_all();
@@ -274,7 +277,7 @@ void Executor::serve(Queue* q) {
 
 void Executor::release_finished() {
   if (finished_.load(std::memory_order_acquire) == 0) return;  // the common case: nothing to scan
-  std::vector<std::vector<Work>> released;  // destroyed here, outside every lock
+  std::vector<Batch> released;  // destroyed here, outside every lock
   for (auto& state : devices_) {
     for (auto& q : state->queues) {
       if (!q) continue;
@@ -290,10 +293,7 @@ void Executor::drain_queue(Queue& q) {
   std::unique_lock lock(q.mutex);
   close_chain(q, lock);
   if (q.ready.empty()) return;
-  {
-    std::lock_guard stats_lock(mutex_);
-    ++stats_.waits;
-  }
+  counters_.waits.fetch_add(1, std::memory_order_relaxed);
   q.changed.wait(lock, [&] { return q.ready.empty(); });
 }
 
@@ -308,10 +308,7 @@ void Executor::raise_kept_error(DeviceState& state) {
   }
   for (const c10::Warning& warning : warnings) c10::warn(warning);
   if (!kept) return;
-  {
-    std::lock_guard stats_lock(mutex_);
-    ++stats_.late_errors;
-  }
+  counters_.late_errors.fetch_add(1, std::memory_order_relaxed);
   std::string where = "op " + std::to_string(kept->position) + " queued on stream " +
                       std::to_string(kept->stream);
   if (kept->chain > 1) where += ", in a fused chain of " + std::to_string(kept->chain) + " ops";
@@ -372,13 +369,9 @@ std::shared_ptr<Marker> Executor::record(c10::Stream stream) {
   close_chain(q, lock);
   if (q.ready.empty()) {
     marker->complete();
-    return marker;
+  } else {
+    push_marker(q, [marker] { marker->complete(); }, lock);
   }
-  q.first_positions.push_back(q.queued);
-  q.device->pending.fetch_add(1);
-  std::vector<Work> executable;
-  executable.push_back(Work{"event record", "", [marker] { marker->complete(); }, true});
-  push(q, std::move(executable), lock);
   return marker;
 }
 
@@ -387,11 +380,7 @@ void Executor::wait(c10::Stream stream, std::shared_ptr<Marker> marker) {
   Queue& q = queue(stream);
   std::unique_lock lock(q.mutex);
   close_chain(q, lock);
-  q.first_positions.push_back(q.queued);
-  q.device->pending.fetch_add(1);
-  std::vector<Work> executable;
-  executable.push_back(Work{"event wait", "", [marker] { marker->wait(); }, true});
-  push(q, std::move(executable), lock);
+  push_marker(q, [marker] { marker->wait(); }, lock);
 }
 
 std::int64_t Executor::pending(c10::DeviceIndex index) {
@@ -404,13 +393,18 @@ ChainCompiler Executor::set_chain_compiler(ChainCompiler compiler) {
 }
 
 ExecutorStats Executor::stats() const {
-  std::lock_guard lock(mutex_);
-  return stats_;
+  const auto read = [](const std::atomic<std::int64_t>& c) {
+    return c.load(std::memory_order_relaxed);
+  };
+  return {read(counters_.queued),      read(counters_.executables), read(counters_.fused_ops),
+          read(counters_.fused_chains), read(counters_.waits),       read(counters_.late_errors)};
 }
 
 void Executor::reset_stats() {
-  std::lock_guard lock(mutex_);
-  stats_ = {};
+  for (auto* c : {&counters_.queued, &counters_.executables, &counters_.fused_ops,
+                  &counters_.fused_chains, &counters_.waits, &counters_.late_errors}) {
+    c->store(0, std::memory_order_relaxed);
+  }
 }
 
 void drain(c10::DeviceIndex device) {

@@ -96,21 +96,28 @@ class Executor {
 
  private:
   Executor();
+  struct Batch;
   struct Queue;
   struct DeviceState;
 
   DeviceState& device(c10::DeviceIndex index);
   Queue& queue(c10::Stream stream);
   void close_chain(Queue& queue, std::unique_lock<std::mutex>& lock);
-  void push(Queue& queue, std::vector<Work> executable, std::unique_lock<std::mutex>& lock);
+  void push(Queue& queue, Batch batch, std::unique_lock<std::mutex>& lock);
+  // An event's record or wait: queued like an op, counted as none.
+  void push_marker(Queue& queue, std::function<void()> run, std::unique_lock<std::mutex>& lock);
   void drain_queue(Queue& queue);
   void raise_kept_error(DeviceState& state);
   void serve(Queue* queue);
 
-  mutable std::mutex mutex_;  // the devices' table and the statistics
+  mutable std::mutex mutex_;  // the chain compiler
   std::vector<std::unique_ptr<DeviceState>> devices_;
   ChainCompiler compile_chain_;
-  ExecutorStats stats_;
+  // ExecutorStats's counters, each bumped without a lock on the queues' hot paths.
+  struct Counters {
+    std::atomic<std::int64_t> queued{0}, executables{0}, fused_ops{0}, fused_chains{0}, waits{0},
+        late_errors{0};
+  } counters_;
   std::atomic<std::int64_t> finished_{0};  // executables run and not yet released
 };
 
