@@ -8,7 +8,16 @@
              (counted in a file under PLANTED_STATE_DIR; without it sinh is correct)
   aten::convolution_overrideable  not implemented, as on a backend without convolution kernels
              (PyTorch's own default: "convolution_overrideable not implemented")
-Everything else is torch_neuronsim, including its op tracking API.
+  aten::expm1 with PLANTED_LATE set, right values but a late error, as an asynchronous device's
+             queued op fails after its call returned:
+               PLANTED_LATE=sync    the device's synchronize raises it
+               PLANTED_LATE=sticky  every synchronize raises it from then on (a device left in
+                                    an error state)
+               PLANTED_LATE=launch  the next call of aten::log1p raises it (synchronize does not:
+                                    a device whose errors surface at a later launch)
+             With the launch-blocking switch on (set_launch_blocking(True)), expm1 raises at
+             its call.
+Everything else is torch_neuronsim, including its op tracking API and launch-blocking switch.
 """
 
 import fcntl
@@ -19,7 +28,13 @@ from pathlib import Path
 
 import torch
 import torch_neuronsim
-from torch_neuronsim import clear_op_tracking, get_executed_ops, get_fallback_ops  # noqa: F401
+from torch_neuronsim import (  # noqa: F401
+    clear_op_tracking,
+    get_executed_ops,
+    get_fallback_ops,
+    get_launch_blocking,
+    set_launch_blocking,
+)
 
 __version__ = torch_neuronsim.__version__ + "+planted"
 
@@ -65,6 +80,48 @@ def _flaky_sinh(self):
         raise RuntimeError("planted: sinh failed (one time in three)")
     return torch.sinh(self.cpu()).to(self.device)
 
+
+_late: RuntimeError | None = None  # the error the device has not raised yet
+
+
+def _late_expm1(self):
+    global _late
+    failure = RuntimeError(f"aten::expm1 failed on the device (planted: a queued op's error, input "
+                           f"{list(self.shape)}); the error surfaced at a later call")
+    if get_launch_blocking():
+        raise failure
+    _late = _late or failure
+    return torch.expm1(self.cpu()).to(self.device)
+
+
+def _raise_late() -> None:
+    global _late
+    if _late is not None:
+        failure = _late
+        if os.environ["PLANTED_LATE"] != "sticky":
+            _late = None
+        raise failure
+
+
+def _launch_log1p(self):
+    _raise_late()
+    return torch.log1p(self.cpu()).to(self.device)
+
+
+_device_synchronize = torch_neuronsim.neuron.synchronize
+
+
+def _synchronize(device=None) -> None:
+    _device_synchronize(device)
+    _raise_late()
+
+
+if os.environ.get("PLANTED_LATE"):
+    _lib.impl("expm1", _late_expm1, "PrivateUse1")
+    if os.environ["PLANTED_LATE"] in ("sync", "sticky"):
+        torch_neuronsim.neuron.synchronize = _synchronize
+    else:
+        _lib.impl("log1p", _launch_log1p, "PrivateUse1")
 
 _lib.impl("sin", _crash, "PrivateUse1")
 if os.environ.get("PLANTED_STATE_DIR"):

@@ -35,7 +35,7 @@ def test_every_attack_is_recorded_and_the_run_goes_on(hostile_run):
     calm = {c: o for c, o in got.items() if "/calm_after_" in c}
     assert calm.pop(case("calm_after_fork_writes_later")) == "error"  # see below
     assert set(calm.values()) == {"pass"}, calm
-    assert "memory limit 2 GiB each, 1 retired past half of it" in result.stdout
+    assert "memory limit 2 GiB each, 1 retired after a case" in result.stdout
 
 
 @pytest.mark.parametrize("attack, outcome, says", [

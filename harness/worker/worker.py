@@ -15,7 +15,14 @@ Modes:
   --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...], "device_composite":
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
-  --serve           read {"case": ID} lines on stdin, answer one result line each
+  --serve           read {"case": ID} lines on stdin, answer one result line each. The device is
+                    waited on before each case: an error it raises then (work an earlier case
+                    queued) is answered {"case": ID, "late_error": {...}, "retiring": true}
+                    instead of running the case, and once more when the requests end
+                    ({"late_error": {...}}, "surfaced_at": "worker exit"); a case whose error left
+                    the device failing retires its worker
+  --blocking        with --serve or --repro: every device op runs at its call (the zygote's
+                    "serve_blocking" mode does the same for a forked worker)
   --api             print the hello, then {"api": ...}: the suite's public_api() (harness/worker/suitelib/public_api.py:
                     the public names each subject tests, and whether in eager mode or under torch.compile), or
                     null when the suite declares none
@@ -130,9 +137,35 @@ def surfaced_at_end(ctx: Context, outcome: str, evidence: dict[str, Any]) -> tup
     try:
         ctx.synchronize()
     except Exception as exc:  # noqa: BLE001 - the device's error, recorded as the case's
+        if outcome == Outcome.ERROR:  # the case's own error came first; the device still fails
+            return outcome, evidence
         return Outcome.ERROR, {**evidence, **exception_evidence(exc), "surfaced_at": "case end",
                                "outcome_before": outcome}
     return outcome, evidence
+
+
+def late_error(ctx: Context, surfaced_at: str) -> dict[str, Any] | None:
+    """What the device raises when waited on outside any case (before a case starts, at the
+    worker's exit): an error of work an earlier case queued, which the harness attributes by
+    rerunning the candidates (Scheduler). None when the device is clean."""
+    try:
+        ctx.synchronize()
+    except Exception as exc:  # noqa: BLE001 - the device's error, not this process's
+        return {**exception_evidence(exc), "surfaced_at": surfaced_at}
+    return None
+
+
+LAUNCH_BLOCKING = "set_launch_blocking"  # the backend's switch: every op runs at its call
+
+
+def launch_blocking(backend: Any) -> None:
+    """Makes the device run each op at its call, so that an op's error is raised by the op
+    (a late error's attribution reruns candidates so); the worker refuses when the backend has
+    no such switch."""
+    switch = getattr(backend, LAUNCH_BLOCKING, None)
+    if not callable(switch):
+        raise SystemExit(f"the backend declares no launch-blocking switch ({LAUNCH_BLOCKING}(); docs/backends.md)")
+    switch(True)
 
 
 def balance(suite: suite_api.Suite, ctx: Context, case_id: str, outcome: str, evidence: dict[str, Any],
@@ -190,6 +223,8 @@ def main() -> None:
                         help="options for the suite's configure() (the upstream suite's test folder, ...)")
     parser.add_argument("--max-memory", type=int, default=0, metavar="BYTES",
                         help="each serving worker's memory limit (RLIMIT_DATA); 0: none")
+    parser.add_argument("--blocking", action="store_true",
+                        help="run every device op at its call (the backend's set_launch_blocking(True))")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--list", action="store_true")
     mode.add_argument("--serve", action="store_true")
@@ -264,6 +299,9 @@ def main() -> None:
         "op_sources": sorted({"dispatcher", ctx.ops_source}),
         "capture": ctx.capture_kind,  # the dispatcher's account: "native" (C++) or "python (why)"
         "native_ops": sorted(backend.native_ops()) if callable(getattr(backend, "native_ops", None)) else None,
+        # whether the backend can run every op at its call (the run's --blocking, and how a late
+        # error is attributed: docs/backends.md)
+        "launch_blocking": callable(getattr(backend, LAUNCH_BLOCKING, None)),
     }
     def listing(results: TextIO, _requests: TextIO, hello: dict[str, Any]) -> None:
         list_suite(results, hello, args.suite, suite, options)
@@ -272,9 +310,15 @@ def main() -> None:
         emit(results, hello)
         serve(results, suite, ctx, requests, args.max_memory)
 
+    def serving_blocking(results: TextIO, requests: TextIO, hello: dict[str, Any]) -> None:
+        launch_blocking(backend)
+        serving(results, requests, hello)
+
     if args.list:
         listing(out, sys.stdin, hello)
         return
+    if args.blocking:
+        launch_blocking(backend)
     if args.serve:
         serving(out, sys.stdin, hello)
         return
@@ -286,7 +330,7 @@ def main() -> None:
         result = run_one(suite, ctx, args.repro, verbose=True)
         emit(out, result, indent=2)
         sys.exit(0 if result["outcome"] in MATCHED else 1)
-    zygote.run(out, hello, {"serve": serving, "list": listing})
+    zygote.run(out, hello, {"serve": serving, "serve_blocking": serving_blocking, "list": listing})
 
 
 def list_suite(out: TextIO, hello: dict[str, Any], name: str, suite: suite_api.Suite, options: dict[str, Any]) -> None:
@@ -373,7 +417,17 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
         if not line:
             continue
         request = json.loads(line)
+        # Work an earlier case queued may fail only now: not this case's error. The harness
+        # attributes it and gives this case a fresh worker.
+        if late := late_error(ctx, "next case start"):
+            emit(out, {"case": request["case"], "late_error": late, "retiring": True})
+            return
         result = run_one(suite, ctx, request["case"])
+        if result["outcome"] == Outcome.ERROR and (stuck := late_error(ctx, "after the case")):
+            # the device keeps failing after the case's error: no later case could trust it
+            result["evidence"]["device_error_state"] = stuck["message"]
+            emit(out, {**result, "retiring": True})
+            return
         if max_memory > 0 and out_of_memory(result):
             print(f"worker: {request['case']} exceeded the memory limit ({max_memory} bytes):",
                   json.dumps(strict_json(result["evidence"]))[:4000], file=sys.stderr, flush=True)
@@ -382,6 +436,8 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
             emit(out, {**result, "retiring": True})
             return
         emit(out, result)
+    if late := late_error(ctx, "worker exit"):  # the harness closed the requests: a last wait
+        emit(out, {"late_error": late})
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ struct RunOptions {
   std::vector<std::string> skiplists;  // files or directories; empty: the backend's
   bool no_skiplists = false;
   bool strict = false;
+  bool blocking = false;  // every device op runs at its call (the backend's switch)
   std::string command_line;
 };
 
@@ -62,6 +63,7 @@ struct ReproOptions {
   std::optional<std::string> backend_module;
   std::optional<std::string> device;
   bool print_only = false;
+  bool blocking = false;  // every device op at its call (also when the run was --blocking)
 };
 
 struct SkiplistOptions {

@@ -17,6 +17,7 @@ int repro_command(const ReproOptions& o) {
   std::string backend = kDefaultBackendModule, device;
   std::int64_t seed = 0;
   nlohmann::json suite_options = nlohmann::json::object();
+  bool blocking = o.blocking;
   if (std::filesystem::exists(o.db)) {
     Store store(o.db, /*create=*/false);
     const std::optional<std::string> run_id =
@@ -27,6 +28,7 @@ int repro_command(const ReproOptions& o) {
       device = run.device;
       seed = run.seed;
       suite_options = run.suite_options;
+      blocking = blocking || run.backend_info.value("blocking", false);
     }
   } else if (o.run) {
     throw std::invalid_argument(fmt::format("--run {} given but {} does not exist", *o.run, o.db));
@@ -37,6 +39,7 @@ int repro_command(const ReproOptions& o) {
   WorkerCommand command = worker_command(id.suite, backend, device, seed, suite_options);
   std::vector<std::string> argv{command.python, command.script};
   argv.insert(argv.end(), command.args.begin(), command.args.end());
+  if (blocking) argv.push_back("--blocking");
   argv.push_back("--repro");
   argv.push_back(id.str());
   std::string line;
@@ -63,6 +66,10 @@ Command add_repro_command(CLI::App& cli) {
   cmd->add_option("--backend-module", o->backend_module, "Override the backend module");
   cmd->add_option("--device", o->device, "Override the device string");
   cmd->add_flag("--print-only", o->print_only, "Only print the command");
+  cmd->add_flag("--blocking", o->blocking,
+                "Run every device op at its call (the backend's launch-blocking switch), so that "
+                "an error the device raised late (evidence surfaced_at) is raised by its op, with "
+                "the op's traceback; implied when the run was --blocking");
   return {cmd, [o] { return repro_command(*o); }, 2};
 }
 

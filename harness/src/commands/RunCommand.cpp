@@ -104,7 +104,14 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
                       {"tracking", listing.hello.value("tracking", false)},
                       {"op_sources", listing.hello.value("op_sources", nlohmann::json::array())},
                       {"device_memory", listing.hello.value("device_memory", false)},
-                      {"capture", listing.hello.value("capture", "")}};
+                      {"capture", listing.hello.value("capture", "")},
+                      {"launch_blocking", listing.hello.value("launch_blocking", false)},
+                      {"blocking", o.blocking}};
+  if (o.blocking && !run.backend_info["launch_blocking"].get<bool>())
+    throw std::invalid_argument(fmt::format(
+        "--blocking: the backend {} declares no launch-blocking switch (set_launch_blocking(); "
+        "docs/backends.md)",
+        o.backend_module));
   // The skip lists the backend ships (whether or not this run applies them): the default lists,
   // and where the ledger's dispositions are.
   const std::vector<std::string> shipped_lists = shipped.get();
@@ -236,6 +243,11 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   }
   schedule.worker.max_memory_bytes = memory;
   schedule.log_dir = log_dir(o.db, run.id);
+  // Under --blocking every op runs at its call; a late error's candidates rerun so wherever the
+  // backend has the switch (docs/backends.md).
+  const bool switchable = run.backend_info.value("launch_blocking", false);
+  schedule.mode = run.backend_info.value("blocking", false) ? "serve_blocking" : "serve";
+  schedule.attribution_mode = switchable ? "serve_blocking" : "serve";
   schedule.repeat = o.repeat;
   schedule.reruns = o.reruns;
   // A failure a skip list expects is no news: rerunning it costs fresh workers and proves
@@ -250,7 +262,7 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   out.worker_memory = memory;
   Progress progress(cases, durations, isatty(STDERR_FILENO) != 0);
   const auto start = std::chrono::steady_clock::now();
-  Scheduler scheduler(schedule, [&](const CaseResult& observed) {
+  Scheduler scheduler(schedule, [&](const CaseResult& observed, bool amends) {
     CaseResult result = observed;
     if (auto it = expected.by_case.find(observed.case_id); it != expected.by_case.end()) {
       result = apply_expectation(*it->second, observed);
@@ -266,6 +278,10 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
     } else if (is_failure(result.outcome) || result.outcome == Outcome::kFlaky) {
       out.unlisted.push_back(fmt::format("{} {}: {}", result.case_id, name(result.outcome),
                                          one_line(case_message(result.evidence), 120)));
+    }
+    if (amends) {  // a late error found to be this case's: its result learnt more
+      store.amend_result(run.id, result);
+      return;
     }
     store.record_result(run.id, result);
     progress.add(result);
@@ -311,9 +327,14 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
         done.stats.startup_seconds_total / done.stats.workers_started, done.stats.crashes,
         done.stats.timeouts, done.stats.reruns, done.stats.flaky,
         done.worker_memory > 0 ? describe_bytes(done.worker_memory) + " each" : "none",
-        done.stats.retired > 0
-            ? fmt::format(", {} retired past half of it", done.stats.retired)
-            : "");
+        done.stats.retired > 0 ? fmt::format(", {} retired after a case", done.stats.retired)
+                               : "");
+  }
+  if (done.stats.late_errors > 0) {
+    fmt::print(
+        "  late errors: {} raised outside the case that queued the work, {} found by rerunning "
+        "the cases before them alone (evidence: surfaced_at, late_error)\n",
+        done.stats.late_errors, done.stats.late_attributed);
   }
   // The results are committed already: a report that cannot be written loses nothing.
   const std::string report_dir = run_dir(o.db, run.id);
@@ -450,6 +471,11 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
                   "that differ make the case flaky")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--blocking", o->blocking,
+                "Run every device op at its call (the backend's launch-blocking switch: "
+                "docs/backends.md), so that an op's error is raised by the op, not at a later "
+                "synchronizing call; slower on an asynchronous device. Without it, an error raised "
+                "outside its case is still attributed, by rerunning the cases before it alone");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
   cmd->add_option("--backend-module", o->backend_module, "Python module of the backend under test")
       ->capture_default_str();

@@ -22,6 +22,10 @@ std::string text_of(const nlohmann::json& object, const char* key, const std::st
 
 std::string case_message(const nlohmann::json& evidence) {
   if (!evidence.is_object()) return {};
+  if (evidence.contains("late_error")) {  // an error the device raised outside this case
+    return fmt::format("raised late, at {}; rerun alone: {}", text_of(evidence, "surfaced_at", "?"),
+                       text_of(evidence, "message", ""));
+  }
   if (evidence.contains("message")) return text_of(evidence, "message", "");
   if (evidence.contains("first_failure")) {  // flaky: what went wrong before it passed
     const auto& f = evidence["first_failure"];

@@ -26,6 +26,8 @@ class Database {
   void exec(std::string_view sql);
   Statement prepare(std::string_view sql);
   sqlite3* handle() const { return db_.get(); }
+  // Rows the last INSERT, UPDATE or DELETE changed.
+  int changes() const { return sqlite3_changes(db_.get()); }
   const std::string& path() const { return path_; }
   std::string error_message() const;
 

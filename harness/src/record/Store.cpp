@@ -466,11 +466,14 @@ void Store::record_result(const std::string& run_id, const CaseResult& r) {
 
 void Store::record_results(const std::string& run_id, std::span<const CaseResult> results) {
   Transaction tx(db_);
+  insert_results(run_id, results);
+  tx.commit();
+}
+
+void Store::insert_results(const std::string& run_id, std::span<const CaseResult> results) {
   auto result = db_.prepare(
       "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  auto event = db_.prepare(
-      "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, ?5)");
   const std::string now = now_utc();
   for (const CaseResult& r : results) {
     result.bind(1, run_id)
@@ -480,18 +483,46 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
         .bind(5, json_text(r.evidence))
         .bind(6, now)
         .run();
-    for (const auto& route : kRoutes) {
-      for (const auto& [op, calls] : r.ops(route.value)) {
-        event.bind(1, run_id)
-            .bind(2, r.case_id)
-            .bind(3, op)
-            .bind(4, route.name)
-            .bind(5, calls)
-            .run();
-      }
-    }
+    insert_op_events(run_id, r);
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
+}
+
+void Store::insert_op_events(const std::string& run_id, const CaseResult& r) {
+  auto event = db_.prepare(
+      "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, ?5)");
+  for (const auto& route : kRoutes) {
+    for (const auto& [op, calls] : r.ops(route.value)) {
+      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, route.name).bind(5, calls).run();
+    }
+  }
+}
+
+void Store::amend_result(const std::string& run_id, const CaseResult& r) {
+  Transaction tx(db_);
+  auto result = db_.prepare(
+      "UPDATE results SET outcome = ?3, duration = ?4, evidence = ?5, recorded_at = ?6 "
+      "WHERE run_id = ?1 AND case_id = ?2");
+  result.bind(1, run_id)
+      .bind(2, r.case_id)
+      .bind(3, name(r.outcome))
+      .bind(4, r.duration)
+      .bind(5, json_text(r.evidence))
+      .bind(6, now_utc())
+      .run();
+  if (db_.changes() != 1)
+    throw std::invalid_argument(
+        fmt::format("run {} has no result of {} to amend", run_id, r.case_id));
+  bool has_ops = false;
+  for (const auto& route : kRoutes) has_ops = has_ops || !r.ops(route.value).empty();
+  if (has_ops) {
+    db_.prepare("DELETE FROM op_events WHERE run_id = ?1 AND case_id = ?2")
+        .bind(1, run_id)
+        .bind(2, r.case_id)
+        .run();
+    insert_op_events(run_id, r);
+  }
+  forget_digest(run_id);
   tx.commit();
 }
 

@@ -61,6 +61,10 @@ class Store {
   void record_result(const std::string& run_id, const CaseResult& result);
   // Many results in one transaction (skipped cases, a merge), with the same guarantees.
   void record_results(const std::string& run_id, std::span<const CaseResult> results);
+  // Replaces a recorded result with what was learnt later (a late error found to be the case's:
+  // schedule/Scheduler.h), in one transaction. The amendment carries what it replaces in its
+  // evidence (`outcome_before`); its op events replace the old ones, which stay where it has none.
+  void amend_result(const std::string& run_id, const CaseResult& result);
 
   // Every result of a run, with its op events, in planned order.
   std::vector<CaseResult> results(const std::string& run_id);
@@ -85,6 +89,9 @@ class Store {
 
  private:
   void migrate();
+  // The inserts of record_results, inside the caller's transaction.
+  void insert_results(const std::string& run_id, std::span<const CaseResult> results);
+  void insert_op_events(const std::string& run_id, const CaseResult& result);
   void forget_digest(const std::string& run_id);
   void enable_wal();
   Database db_;

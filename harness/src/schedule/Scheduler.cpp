@@ -54,29 +54,31 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
   return stats_;
 }
 
-void Scheduler::deliver(const CaseResult& result) {
+void Scheduler::deliver(const CaseResult& result, bool amends) {
   std::lock_guard lock(mutex_);
-  if (result.outcome == Outcome::kCrash) ++stats_.crashes;
-  if (result.outcome == Outcome::kTimeout) ++stats_.timeouts;
-  if (result.outcome == Outcome::kFlaky) ++stats_.flaky;
+  if (!amends) {
+    if (result.outcome == Outcome::kCrash) ++stats_.crashes;
+    if (result.outcome == Outcome::kTimeout) ++stats_.timeouts;
+    if (result.outcome == Outcome::kFlaky) ++stats_.flaky;
+  }
   try {
-    on_result_(result);
+    on_result_(result, amends);
   } catch (...) {
     next_ = cases_->size();  // before this slot's worker is torn down: no other slot goes on
     throw;
   }
 }
 
-std::unique_ptr<Worker> Scheduler::start_worker(int slot, std::string& failure) {
+std::unique_ptr<Worker> Scheduler::start_worker(Slot& slot, std::string& failure) {
   const int n = spawned_.fetch_add(1);
-  const std::string log = fmt::format("{}/worker-{}-{}.log", options_.log_dir, slot, n);
+  const std::string log = fmt::format("{}/worker-{}-{}.log", options_.log_dir, slot.index, n);
   if (!zygote_) {
     failure = zygote_failure_;
     return nullptr;
   }
   std::unique_ptr<Worker> worker;
   try {
-    worker = std::make_unique<Worker>(*zygote_, log);
+    worker = std::make_unique<Worker>(*zygote_, log, slot.mode);
   } catch (const std::exception& e) {
     failure = e.what();
     return nullptr;
@@ -125,31 +127,29 @@ CaseResult protocol_error(const std::string& case_id, const std::string& what,
 
 }  // namespace
 
-CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
-                              std::string& previous_case, const std::string& case_id) {
+CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
+                                  std::optional<LateError>& late) {
   CaseResult result;
   result.case_id = case_id;
   const auto start = Clock::now();
-  if (!worker) {
-    previous_case.clear();
-    std::string failure;
-    worker = start_worker(slot, failure);
-    if (!worker) {
-      result.outcome = Outcome::kCrash;
-      result.evidence = {{"reason", "worker failed to start"}, {"message", failure}};
-      return result;
-    }
-  }
+  auto& worker = slot.worker;
+  const std::string previous_case = slot.ran.empty() ? "" : slot.ran.back().case_id;
   worker->send(nlohmann::json{{"case", case_id}}.dump());
   std::string line;
   bool broke_protocol = false;  // then the worker is not trusted with another case
-  bool retiring = false;        // the worker ends after this case (its memory grew: worker.py)
+  bool retiring = false;        // the worker ends after this case (worker.py says why)
   switch (worker->read_line(options_.case_timeout, line)) {
     case Worker::Read::kLine:
       try {
         const nlohmann::json answer = nlohmann::json::parse(line);
-        result = CaseResult::from_worker_json(answer);
         retiring = answer.value("retiring", false);
+        if (answer.contains("late_error")) {  // the case did not run: its worker's device failed
+          late = LateError{answer.at("late_error"), slot.ran};
+          worker->wait();
+          worker.reset();
+          return result;
+        }
+        result = CaseResult::from_worker_json(answer);
         if (result.case_id != case_id) {
           throw std::runtime_error(
               fmt::format("worker answered for {} while running {}", result.case_id, case_id));
@@ -202,16 +202,132 @@ CaseResult Scheduler::attempt(int slot, std::unique_ptr<Worker>& worker,
     worker->kill();
     worker.reset();
   }
-  if (retiring && worker) {
-    worker.reset();  // it is ending by itself: the next case starts a fresh one
-    std::lock_guard lock(mutex_);
-    ++stats_.retired;
-  }
-  if (worker) previous_case = case_id;
   if (is_lost_worker(result.outcome) || broke_protocol) {
     result.duration = std::chrono::duration<double>(Clock::now() - start).count();
   }
+  if (worker) slot.ran.push_back({case_id, result.outcome});
+  if (retiring && worker) {
+    finish_worker(slot);  // it is ending by itself: the next case starts a fresh one
+    std::lock_guard lock(mutex_);
+    ++stats_.retired;
+  }
   return result;
+}
+
+Scheduler::Attempt Scheduler::attempt(Slot& slot, const std::string& case_id) {
+  while (true) {
+    Attempt out;
+    out.result.case_id = case_id;
+    if (!slot.worker) {
+      slot.ran.clear();
+      std::string failure;
+      slot.worker = start_worker(slot, failure);
+      if (!slot.worker) {
+        out.result.outcome = Outcome::kCrash;
+        out.result.evidence = {{"reason", "worker failed to start"}, {"message", failure}};
+        return out;
+      }
+    }
+    out.ran_before = slot.ran;
+    std::optional<LateError> late;
+    out.result = read_answer(slot, case_id, late);
+    if (!late) return out;
+    if (late->candidates.empty()) {
+      // A fresh worker's device failed before its first case: nothing earlier to charge, and
+      // the case cannot run; the device's error is recorded where the case stood.
+      out.result.outcome = Outcome::kError;
+      out.result.evidence = late->evidence;
+      out.result.evidence["message"] = "the device raised an error before the case ran, in a "
+                                       "fresh worker: " + case_message(late->evidence);
+      return out;
+    }
+    attribute(slot.index, *late, true);  // then the case runs in a fresh worker
+  }
+}
+
+std::optional<Scheduler::LateError> Scheduler::end_worker(Slot& slot) {
+  std::optional<LateError> late;
+  if (!slot.worker) return late;
+  Worker& worker = *slot.worker;
+  worker.close_input();  // the worker waits on its device once more, then ends
+  const auto patience = std::min<std::chrono::milliseconds>(options_.case_timeout,
+                                                            std::chrono::seconds(60));
+  std::string line;
+  while (true) {
+    const Worker::Read read = worker.read_line(patience, line);
+    if (read == Worker::Read::kLine) {
+      const auto message = nlohmann::json::parse(line, nullptr, false);
+      if (message.is_object() && message.contains("late_error"))
+        late = LateError{message["late_error"], slot.ran};
+      continue;
+    }
+    if (read == Worker::Read::kTooLong) continue;
+    if (read == Worker::Read::kTimeout) worker.kill();
+    break;
+  }
+  worker.wait();
+  slot.worker.reset();
+  slot.ran.clear();
+  return late;
+}
+
+void Scheduler::finish_worker(Slot& slot) {
+  if (auto late = end_worker(slot)) attribute(slot.index, *late, true);
+}
+
+std::optional<std::string> Scheduler::attribute(int slot, const LateError& late, bool charge) {
+  {
+    std::lock_guard lock(mutex_);
+    ++stats_.late_errors;
+  }
+  // Newest first: queued work fails soon after it was queued. A case that failed already is
+  // not a candidate: its failure is on record, and the late error is someone's pass.
+  std::vector<Ran> candidates;
+  for (auto it = late.candidates.rbegin(); it != late.candidates.rend(); ++it) {
+    if (is_success(it->outcome) &&
+        static_cast<int>(candidates.size()) < options_.late_error_candidates)
+      candidates.push_back(*it);
+  }
+  nlohmann::json checked = nlohmann::json::array();
+  for (const Ran& c : candidates) checked.push_back(c.case_id);
+  const auto annotate = [&](CaseResult& r, const Ran& c, const std::string& how) {
+    r.evidence["surfaced_at"] = late.evidence.value("surfaced_at", "a later case");
+    r.evidence["late_error"] = {{"exception_type", late.evidence.value("exception_type", "")},
+                                {"message", case_message(late.evidence).substr(0, 600)}};
+    r.evidence["outcome_before"] = name(c.outcome);
+    r.evidence["attributed_by"] = how;
+    r.evidence["candidates"] = checked;
+  };
+  const bool blocking = options_.attribution_mode == "serve_blocking";
+  for (const Ran& c : candidates) {
+    Slot alone{slot, options_.attribution_mode, nullptr, {}};
+    Attempt a = attempt(alone, c.case_id);
+    const std::optional<LateError> at_exit = end_worker(alone);
+    CaseResult found;
+    if (is_failure(a.result.outcome)) {
+      found = std::move(a.result);
+    } else if (at_exit) {
+      found = CaseResult{c.case_id, Outcome::kError, a.result.duration, at_exit->evidence,
+                         {}, {}, {}};
+    } else {
+      continue;
+    }
+    annotate(found, c,
+             blocking ? "rerun alone, every device op run at its call" : "rerun alone");
+    deliver(found, true);
+    std::lock_guard lock(mutex_);
+    ++stats_.late_attributed;
+    return c.case_id;
+  }
+  if (!charge || candidates.empty()) return std::nullopt;
+  // No rerun failed: the device's error stands, charged where it most likely came from.
+  CaseResult charged{candidates.front().case_id, Outcome::kError, 0.0, late.evidence, {}, {}, {}};
+  annotate(charged, candidates.front(),
+           fmt::format("not reproduced: none of the {} case(s) the worker ran before failed "
+                       "when rerun alone; charged to the last of them",
+                       candidates.size()));
+  deliver(charged, true);
+  return std::nullopt;
 }
 
 CaseResult combine_attempts(std::vector<CaseResult> attempts) {
@@ -244,35 +360,57 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts) {
   return out;
 }
 
-void Scheduler::slot_loop(int slot) {
-  std::unique_ptr<Worker> worker;
-  std::string previous_case;  // the case `worker` ran before the current one
+void Scheduler::slot_loop(int index) {
+  Slot slot{index, options_.mode, nullptr, {}};
   while (true) {
-    const std::size_t index = next_.fetch_add(1);
-    if (index >= cases_->size()) break;
-    const std::string& case_id = (*cases_)[index];
-    std::vector<CaseResult> attempts;
+    const std::size_t next = next_.fetch_add(1);
+    if (next >= cases_->size()) break;
+    const std::string& case_id = (*cases_)[next];
+    std::vector<Attempt> attempts;
     for (int i = 0; i < std::max(1, options_.repeat); ++i)
-      attempts.push_back(attempt(slot, worker, previous_case, case_id));
+      attempts.push_back(attempt(slot, case_id));
     // A case that only failed is run again, each time in a fresh worker. A skip is the suite's
     // own decision, not a failure: running it again would only say it again.
     const auto only_failed = [&] {
       return std::all_of(attempts.begin(), attempts.end(),
-                         [](const CaseResult& a) { return is_failure(a.outcome); });
+                         [](const Attempt& a) { return is_failure(a.result.outcome); });
     };
     for (int rerun = 0; rerun < options_.reruns && only_failed() &&
                         (!options_.may_rerun || options_.may_rerun(case_id));
          ++rerun) {
-      if (worker) worker->kill();
-      worker.reset();
+      finish_worker(slot);
       {
         std::lock_guard lock(mutex_);
         ++stats_.reruns;
       }
-      attempts.push_back(attempt(slot, worker, previous_case, case_id));
+      attempts.push_back(attempt(slot, case_id));
     }
-    deliver(combine_attempts(std::move(attempts)));
+    // Failed after other cases and matched alone: the error may be a predecessor's, raised late.
+    const Attempt& first = attempts.front();
+    const bool matched_alone = std::any_of(attempts.begin(), attempts.end(), [](const Attempt& a) {
+      return is_success(a.result.outcome);
+    });
+    std::optional<std::string> whose;
+    if (is_failure(first.result.outcome) && matched_alone && !first.ran_before.empty()) {
+      LateError late{first.result.evidence, first.ran_before};
+      late.evidence["surfaced_at"] = case_id;
+      whose = attribute(index, late, false);
+    }
+    std::vector<CaseResult> results;
+    for (Attempt& a : attempts) results.push_back(std::move(a.result));
+    if (whose) {  // the first attempt met another case's error: the others are the case's own
+      const CaseResult met = std::move(results.front());
+      results.erase(results.begin());
+      CaseResult own = combine_attempts(std::move(results));
+      own.evidence["met_late_error"] = {{"of", *whose},
+                                        {"outcome", name(met.outcome)},
+                                        {"message", case_message(met.evidence).substr(0, 600)}};
+      deliver(own);
+    } else {
+      deliver(combine_attempts(std::move(results)));
+    }
   }
+  finish_worker(slot);
 }
 
 }  // namespace conform

@@ -9,6 +9,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,14 @@ struct ScheduleOptions {
   int reruns = 0;       // further attempts of a case that only failed, each in a fresh worker
   // Whether a case may be rerun (e.g. not when a skip list expects it to fail); empty: all.
   std::function<bool(const std::string&)> may_rerun;
+  // The workers' mode: "serve", or "serve_blocking" (every device op runs at its call).
+  std::string mode = "serve";
+  // The mode a late error's candidates are rerun in: "serve_blocking" where the backend has a
+  // launch-blocking switch (its error is then raised by the op that failed), else "serve".
+  std::string attribution_mode = "serve";
+  // How many of the cases a worker ran before a late error surfaced are rerun to find its case,
+  // newest first.
+  int late_error_candidates = 8;
 };
 
 struct ScheduleStats {
@@ -34,7 +43,9 @@ struct ScheduleStats {
   int timeouts = 0;
   int reruns = 0;
   int flaky = 0;
-  int retired = 0;  // workers that ended after a case because their memory had grown
+  int retired = 0;  // workers that ended after a case (their memory had grown, their device failed)
+  int late_errors = 0;       // errors a device raised outside the case that queued the work
+  int late_attributed = 0;   // ... reproduced by rerunning one candidate alone
 };
 
 // One result from a case's attempts: alone, as it is; failed and then passed, `flaky` (the
@@ -46,13 +57,26 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts);
 // stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case
 // recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
 // case recorded as `timeout`; a fresh worker takes its place and the run goes on, as it does for
-// a worker that retires after a case (its result says "retiring": its memory grew too far). With `repeat`, a
-// case runs that many times; with `reruns`, one that only failed (a skip is not a failure) runs
-// again, each time in a fresh worker, and a pass on a rerun makes it `flaky`. `on_result` is
-// called once per case, from the workers' threads, one call at a time.
+// a worker that retires after a case (its result says "retiring": its memory grew too far, or
+// its device kept failing). With `repeat`, a case runs that many times; with `reruns`, one that
+// only failed (a skip is not a failure) runs again, each time in a fresh worker, and a pass on a
+// rerun makes it `flaky`.
+//
+// Late errors. An asynchronous device may raise an error of queued work outside the case that
+// queued it: before the next case (the worker answers "late_error" instead of running it), at
+// the worker's exit, or inside a later case (which then fails in its worker and passes alone).
+// The cases the worker ran before are rerun alone, newest first, in `attribution_mode`; the
+// first that fails where it had matched is the error's case, and its result is delivered again,
+// amended: outcome `error`, the rerun's evidence (`failing_op`), `surfaced_at`, `late_error`,
+// `outcome_before`. A late error no rerun reproduces is charged to the newest candidate that
+// matched, saying so; an error inside a case that no predecessor reproduces stays its own
+// (`flaky` when it passed alone).
+//
+// `on_result` is called once per case, and again for each amendment (`amends` true), from the
+// workers' threads, one call at a time.
 class Scheduler {
  public:
-  using OnResult = std::function<void(const CaseResult&)>;
+  using OnResult = std::function<void(const CaseResult&, bool amends)>;
   Scheduler(ScheduleOptions options, OnResult on_result);
   // A zygote already started with the workers' command (a run starts it while a worker lists
   // the suite, so the two import at once): run() waits for it instead of starting its own.
@@ -60,13 +84,47 @@ class Scheduler {
   ScheduleStats run(const std::vector<std::string>& cases);
 
  private:
-  void slot_loop(int slot);
+  // A case a worker ran, and its outcome (a late error is charged to a case that matched,
+  // never to one whose failure is on record already).
+  struct Ran {
+    std::string case_id;
+    Outcome outcome = Outcome::kPass;
+  };
+  // A worker and the cases it ran, oldest first: the candidates of an error its device raises
+  // later.
+  struct Slot {
+    int index = 0;
+    std::string mode;
+    std::unique_ptr<Worker> worker;
+    std::vector<Ran> ran;
+  };
+  // An error a worker's device raised outside any case: its evidence, and the worker's cases.
+  struct LateError {
+    nlohmann::json evidence;
+    std::vector<Ran> candidates;
+  };
   // One run of a case on the slot's worker, started if there is none; a worker that crashed,
-  // hung or broke the protocol is gone afterwards.
-  CaseResult attempt(int slot, std::unique_ptr<Worker>& worker, std::string& previous_case,
-                     const std::string& case_id);
-  std::unique_ptr<Worker> start_worker(int slot, std::string& failure);
-  void deliver(const CaseResult& result);
+  // hung or broke the protocol is gone afterwards. `ran_before` is what the worker had run.
+  struct Attempt {
+    CaseResult result;
+    std::vector<Ran> ran_before;
+  };
+
+  void slot_loop(int slot);
+  Attempt attempt(Slot& slot, const std::string& case_id);
+  // The one line of a case's answer, or the late error the worker answered instead.
+  CaseResult read_answer(Slot& slot, const std::string& case_id, std::optional<LateError>& late);
+  // Lets the slot's worker end by itself (it waits on its device once more): what its device
+  // raised then, with the worker's cases as candidates.
+  std::optional<LateError> end_worker(Slot& slot);
+  // end_worker(), then the late error attributed.
+  void finish_worker(Slot& slot);
+  // Finds the case of a late error among its candidates and delivers that case amended.
+  // Returns the case, or nothing when no rerun reproduced the error (then, with `charge`, the
+  // newest candidate that matched is charged, saying so).
+  std::optional<std::string> attribute(int slot, const LateError& late, bool charge);
+  std::unique_ptr<Worker> start_worker(Slot& slot, std::string& failure);
+  void deliver(const CaseResult& result, bool amends = false);
 
   ScheduleOptions options_;
   OnResult on_result_;

@@ -4,6 +4,7 @@
 #include "schedule/Scheduler.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
@@ -17,17 +18,26 @@ namespace {
 
 std::map<std::string, CaseResult> run_cases(const std::vector<std::string>& cases, int jobs,
                                             std::chrono::milliseconds timeout,
-                                            conform::ScheduleStats* stats = nullptr) {
+                                            conform::ScheduleStats* stats = nullptr,
+                                            int reruns = 0,
+                                            std::vector<std::string>* amended = nullptr) {
   ScheduleOptions options;
   options.jobs = jobs;
   options.case_timeout = timeout;
+  options.reruns = reruns;
+  options.attribution_mode = "serve_blocking";
   options.worker.python = TEST_PYTHON;
   options.worker.script = FAKE_WORKER;
   options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
   std::filesystem::create_directories(options.log_dir);
   std::map<std::string, CaseResult> results;
-  Scheduler scheduler(options, [&](const CaseResult& r) {
-    EXPECT_FALSE(results.contains(r.case_id)) << "recorded twice: " << r.case_id;
+  Scheduler scheduler(options, [&](const CaseResult& r, bool amends) {
+    if (amends) {
+      EXPECT_TRUE(results.contains(r.case_id)) << "amended before it was recorded: " << r.case_id;
+      if (amended) amended->push_back(r.case_id);
+    } else {
+      EXPECT_FALSE(results.contains(r.case_id)) << "recorded twice: " << r.case_id;
+    }
     results[r.case_id] = r;
   });
   const auto s = scheduler.run(cases);
@@ -76,6 +86,57 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
   EXPECT_GE(stats.workers_started, 6);  // every dead or killed worker was replaced
 }
 
+// An error the device raises before the worker's next case belongs to a case the worker ran:
+// the one that fails when rerun alone (blocking), whose result is amended; the case that was
+// about to run gets a fresh worker, and no other verdict changes.
+TEST(Scheduler, ALateErrorBeforeTheNextCaseIsChargedToTheCaseThatQueuedIt) {
+  conform::ScheduleStats stats;
+  std::vector<std::string> amended;
+  const auto results = run_cases({"t/ok/1/-", "t/late/1/-", "t/ok/2/-", "t/ok/3/-"}, 1,
+                                 std::chrono::seconds(30), &stats, 0, &amended);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(amended, std::vector<std::string>{"t/late/1/-"});
+  const CaseResult& late = results.at("t/late/1/-");
+  EXPECT_EQ(late.outcome, Outcome::kError);
+  EXPECT_EQ(late.evidence.at("failing_op"), "aten::late.default");
+  EXPECT_EQ(late.evidence.at("surfaced_at"), "next case start");
+  EXPECT_EQ(late.evidence.at("outcome_before"), "pass");
+  EXPECT_EQ(late.evidence.at("candidates"), nlohmann::json({"t/late/1/-", "t/ok/1/-"}));
+  for (const char* ok : {"t/ok/1/-", "t/ok/2/-", "t/ok/3/-"})
+    EXPECT_EQ(results.at(ok).outcome, Outcome::kPass) << ok;
+  EXPECT_EQ(stats.late_errors, 1);
+  EXPECT_EQ(stats.late_attributed, 1);
+}
+
+TEST(Scheduler, ALateErrorAtTheWorkersExitIsChargedToTheCaseThatQueuedIt) {
+  conform::ScheduleStats stats;
+  const auto results = run_cases({"t/ok/1/-", "t/ok/2/-", "t/late/2/-"}, 1,
+                                 std::chrono::seconds(30), &stats);
+  EXPECT_EQ(results.at("t/late/2/-").outcome, Outcome::kError);
+  EXPECT_EQ(results.at("t/late/2/-").evidence.at("surfaced_at"), "worker exit");
+  EXPECT_EQ(results.at("t/ok/1/-").outcome, Outcome::kPass);
+  EXPECT_EQ(results.at("t/ok/2/-").outcome, Outcome::kPass);
+  EXPECT_EQ(stats.late_attributed, 1);
+}
+
+// The error surfaces inside the next case: that case fails, then passes alone; before calling it
+// flaky, its predecessors are rerun alone, and the one that fails takes the error.
+TEST(Scheduler, AnErrorAnEarlierCaseLeftInsideTheNextOneIsTheEarlierCases) {
+  conform::ScheduleStats stats;
+  std::vector<std::string> amended;
+  const auto results = run_cases({"t/ok/1/-", "t/late_inside/1/-", "t/ok/2/-", "t/ok/3/-"}, 1,
+                                  std::chrono::seconds(30), &stats, 1, &amended);
+  EXPECT_EQ(amended, std::vector<std::string>{"t/late_inside/1/-"});
+  const CaseResult& guilty = results.at("t/late_inside/1/-");
+  EXPECT_EQ(guilty.outcome, Outcome::kError);
+  EXPECT_EQ(guilty.evidence.at("surfaced_at"), "t/ok/2/-");
+  const CaseResult& met = results.at("t/ok/2/-");
+  EXPECT_EQ(met.outcome, Outcome::kPass);  // not flaky: its one failure was another case's
+  EXPECT_EQ(met.evidence.at("met_late_error").at("of"), "t/late_inside/1/-");
+  EXPECT_EQ(stats.flaky, 0);
+  EXPECT_EQ(results.at("t/ok/3/-").outcome, Outcome::kPass);
+}
+
 TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {
   ScheduleOptions options;
   options.jobs = 1;
@@ -83,7 +144,7 @@ TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {
   options.worker.script = "/nonexistent/worker.py";
   options.log_dir = std::filesystem::temp_directory_path().string();
   std::vector<CaseResult> results;
-  Scheduler scheduler(options, [&](const CaseResult& r) { results.push_back(r); });
+  Scheduler scheduler(options, [&](const CaseResult& r, bool) { results.push_back(r); });
   scheduler.run({"t/ok/1/-"});
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].outcome, Outcome::kCrash);
@@ -101,7 +162,7 @@ TEST(Scheduler, AFailureToRecordStopsTheRunAndReachesTheCaller) {
   std::vector<std::string> cases;
   for (int i = 0; i < 40; ++i) cases.push_back("t/ok/" + std::to_string(i) + "/-");
   std::atomic<int> delivered{0};
-  Scheduler scheduler(options, [&](const CaseResult&) {
+  Scheduler scheduler(options, [&](const CaseResult&, bool) {
     if (++delivered == 3) throw std::runtime_error("the store refused a result");
   });
   EXPECT_THROW(scheduler.run(cases), std::runtime_error);  // not std::terminate in a slot thread
