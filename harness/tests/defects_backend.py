@@ -98,8 +98,15 @@ test_fuzz_suite.py (the harness testing itself).
   assumes_unique   aten::index_add                    adds as if no index came twice      fuzz (duplicate_indices)
                                                       (the last of two writes wins)
 
+  fuses_stale      neg, tanh, sigmoid, sin, cos,   a fused path: each op's result stays    chains (inplace,
+  (opt-in)         relu, abs, add.Tensor,         in the executable's buffer, and a later  view_written): never
+                   sub.Tensor, mul.Tensor,        op reading it there misses an in-place  a one-op case
+                   maximum, minimum               write made to it between; the buffer is
+                                                  dropped when the device is waited on
+
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
-no ops plants nothing. Each kernel computes on the CPU (so it never calls itself) and returns
+no ops plants nothing. DEFECTS_CLASSES (comma-separated) plants only the classes it names; the
+opt-in classes (OPT_IN) only when it names them. Each kernel computes on the CPU (so it never calls itself) and returns
 device tensors, but leaks_memory's, which calls the backend's own floor.out: so each is also a
 kernel that computes on the host, and a case it matches in is host_only, never a pass. Everything else is
 torch_neuronsim, including its op tracking API.
@@ -107,6 +114,7 @@ torch_neuronsim, including its op tracking API.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Callable
 
 import torch
@@ -483,6 +491,46 @@ DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
     "assumes_unique": {"index_add": _assumes_unique_index_add},
 }
 
+# The fused path of fuses_stale: each result a planted op made since the device was last waited
+# on, by where it lives, with its value then. A later planted op given a tensor at that place reads
+# the kept value, as a fused executable reads its intermediate from its own buffer, missing what an
+# in-place write did to the tensor meanwhile.
+_FUSED: dict[tuple, torch.Tensor] = {}
+
+
+def _place(t: torch.Tensor) -> tuple:
+    return (t.data_ptr(), tuple(t.shape), t.stride(), t.dtype)
+
+
+def _fused(op: Callable[..., torch.Tensor]) -> Callable[..., Any]:
+    def kernel(*args, **kwargs):
+        def operand(value):
+            if isinstance(value, torch.Tensor) and value.device.type != "cpu":
+                kept = _FUSED.get(_place(value))
+                return kept.clone() if kept is not None else value.cpu()
+            return value
+        result = op(*[operand(a) for a in args], **{k: operand(v) for k, v in kwargs.items()})
+        device = next(a.device for a in args if isinstance(a, torch.Tensor) and a.device.type != "cpu")
+        out = result.to(device)
+        _FUSED[_place(out)] = result.clone()
+        return out
+    return kernel
+
+
+_device_synchronize = torch_neuronsim.neuron.synchronize
+
+
+def _synchronize_unfused(device=None) -> None:
+    _FUSED.clear()  # waiting ends every chain
+    _device_synchronize(device)
+
+
+_FUSED_OPS = {"neg": torch.neg, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "sin": torch.sin, "cos": torch.cos,
+              "relu": torch.relu, "abs": torch.abs, "add.Tensor": torch.add, "sub.Tensor": torch.sub,
+              "mul.Tensor": torch.mul, "maximum": torch.maximum, "minimum": torch.minimum}
+DEFECTS["fuses_stale"] = {op: _fused(fn) for op, fn in _FUSED_OPS.items()}
+OPT_IN = {"fuses_stale"}
+
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with
 # fused backward kernels does: class -> {aten op: kernel}.
 AUTOGRAD_DEFECTS: dict[str, dict[str, Callable[..., Any]]] = {
@@ -502,10 +550,22 @@ def _one_device(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return checked
 
 
+
+_chosen = os.environ.get("DEFECTS_CLASSES")
+PLANTED = set(_chosen.split(",")) if _chosen else set(DEFECTS) - OPT_IN
+if unknown := PLANTED - set(DEFECTS) - set(AUTOGRAD_DEFECTS):
+    raise ValueError(f"DEFECTS_CLASSES names no defect class: {', '.join(sorted(unknown))}")
+if "fuses_stale" in PLANTED:
+    torch_neuronsim.neuron.synchronize = _synchronize_unfused
+
 _lib = torch.library.Library("aten", "IMPL")
 for _class, _kernels in DEFECTS.items():
+    if _class not in PLANTED:
+        continue
     for _op, _kernel in _kernels.items():
         _lib.impl(_op, _kernel if _class == "accepts_cpu_operand" else _one_device(_kernel), "PrivateUse1")
-for _kernels in AUTOGRAD_DEFECTS.values():
+for _class, _kernels in AUTOGRAD_DEFECTS.items():
+    if _class not in PLANTED and _chosen:
+        continue
     for _op, _kernel in _kernels.items():
         _lib.impl(_op, _kernel, "AutogradPrivateUse1")
