@@ -103,6 +103,10 @@ test_fuzz_suite.py (the harness testing itself).
                    sub.Tensor, mul.Tensor,        op reading it there misses an in-place  a one-op case
                    maximum, minimum               write made to it between; the buffer is
                                                   dropped when the device is waited on
+  misses_inf       aten::_amp_foreach_non_finite_  the GradScaler's unscale: divides,   hf train_step at float16
+  (opt-in)         check_and_unscale_             but finds only NaN, not inf, so a   (the scaler took a step
+                                                  step whose gradients overflowed is   its gradients overflowed)
+                                                  taken
 
 DEFECTS maps each class to the aten ops it replaces and the kernel replacing them; a class with
 no ops plants nothing. DEFECTS_CLASSES (comma-separated) plants only the classes it names; the
@@ -525,11 +529,20 @@ def _synchronize_unfused(device=None) -> None:
     _device_synchronize(device)
 
 
+def _misses_inf_unscale_(tensors, found_inf, inv_scale):
+    for t in tensors:
+        host = t.cpu()
+        if bool(host.isnan().any()):  # inf is not looked for
+            found_inf.fill_(1.0)
+        t.copy_((host * inv_scale.cpu()).to(t.device))
+
+
 _FUSED_OPS = {"neg": torch.neg, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "sin": torch.sin, "cos": torch.cos,
               "relu": torch.relu, "abs": torch.abs, "add.Tensor": torch.add, "sub.Tensor": torch.sub,
               "mul.Tensor": torch.mul, "maximum": torch.maximum, "minimum": torch.minimum}
 DEFECTS["fuses_stale"] = {op: _fused(fn) for op, fn in _FUSED_OPS.items()}
-OPT_IN = {"fuses_stale"}
+DEFECTS["misses_inf"] = {"_amp_foreach_non_finite_check_and_unscale_": _misses_inf_unscale_}
+OPT_IN = {"fuses_stale", "misses_inf"}
 
 # Autograd kernels the device registers for itself (AutogradPrivateUse1), as a backend with
 # fused backward kernels does: class -> {aten op: kernel}.

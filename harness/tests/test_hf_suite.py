@@ -160,3 +160,38 @@ def test_modules_an_architecture_keeps_in_float32_stay_there_at_bfloat16():
     assert dtypes["model.embed_tokens.weight"] == torch.bfloat16
     with torch.no_grad():  # with the router at bfloat16 the model does not run at all
         assert model(**shrink.inputs(0)).logits.shape == (2, 7, 99)
+
+
+TRAIN = ["--suite", "hf", "--ops", "^LlamaForCausalLM$", "--checks", "train_step", "--reruns", "0", "-j", "2"]
+
+
+def test_a_training_step_matches_and_the_scalers_inf_path_is_taken(db):
+    cli("run", *TRAIN, "--db", str(db), "--timeout", "120")
+    got, evidence = outcomes(db), evidences(db)
+    # the model at float32 with autocast to the backend's bfloat16; at float16 with a GradScaler, whose
+    # unscale and scale update the bundled backend runs through the CPU fallback
+    assert got == {"hf/LlamaForCausalLM/float32/train_step": "pass", "hf/LlamaForCausalLM/float16/train_step": "fallback"}
+    bf16 = evidence["hf/LlamaForCausalLM/float32/train_step"]
+    assert bf16["autocast"] == "bfloat16" and bf16["optimizers_checked"] == ["foreach"]
+    assert "no kernel of its own for aten::_fused_adamw_" in bf16["fused"]
+    assert 0 < bf16["gradient_error_normwise"] < 0.03
+    fp16 = evidence["hf/LlamaForCausalLM/float16/train_step"]
+    # overflow everywhere (skipped), a step, one inf gradient (skipped): the scale backs off twice
+    assert [s["skipped"] for s in fp16["steps"]["foreach"]] == [True, False, True]
+    assert [s["scale"] for s in fp16["steps"]["foreach"]] == [2.0**14, 2.0**14, 2.0**-2]
+    assert fp16["inf_path_exercised"] is True
+
+
+def test_a_scaler_that_misses_an_inf_is_caught(db):
+    cli("run", *TRAIN, "--dtypes", "float16", "--backend-module", "defects_backend", "--no-skiplists", "--db",
+        str(db), "--timeout", "120", env={"DEFECTS_CLASSES": "misses_inf"})
+    assert outcomes(db) == {"hf/LlamaForCausalLM/float16/train_step": "fail"}
+    message = evidences(db)["hf/LlamaForCausalLM/float16/train_step"]["message"]
+    assert message.startswith("foreach step 3: the device's scaler took the step, its gradients hold inf or NaN")
+
+
+def test_train_step_alone_has_float16_cases():
+    listed = [case for case in suite_module("hf").list_cases() if case[0] == "LlamaForCausalLM"]
+    assert {(dtype, check) for _, dtype, check in listed if dtype == "float16"} == {("float16", "train_step")}
+    assert ("bfloat16", "train_step") not in {(dtype, check) for _, dtype, check in listed}
+    assert ("float32", "train_step") in {(dtype, check) for _, dtype, check in listed}

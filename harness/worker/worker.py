@@ -115,11 +115,8 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
     elif outcome == Outcome.PASS and ctx.route_unknown():
         outcome = Outcome.NATIVE_UNKNOWN  # matched; never called native without seeing it
     evidence.update(ctx.observation(ops))
-    cache_after = ctx.compile_cache()
-    if cache_after:
-        hits = sum(cache_after.get(k, 0) - cache_before.get(k, 0) for k in ("memory_hits", "disk_hits"))
-        evidence["compile_cache"] = {"compiles": cache_after.get("compiles", 0) - cache_before.get("compiles", 0),
-                                     "hits": hits}
+    if cache_after := ctx.compile_cache():
+        evidence["compile_cache"] = compile_cache_delta(cache_before, cache_after)
     if memory_before is not None:
         outcome = balance(suite, ctx, case_id, outcome, evidence, memory_before)
     return {
@@ -129,6 +126,20 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         "evidence": evidence,
         **ops,
     }
+
+
+# The compile-cache counters a case's evidence keeps, where the backend's compile_cache_stats() has
+# them (docs/backends.md): executables compiled, found in memory and on disk, the seconds compiling.
+COMPILE_COUNTERS = ("compiles", "memory_hits", "disk_hits", "compile_seconds")
+
+
+def compile_cache_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """What the case did to the backend's compile cache: each counter's growth, and `hits` (memory
+    and disk together)."""
+    delta = {key: after[key] - before.get(key, 0) for key in COMPILE_COUNTERS if key in after}
+    delta["hits"] = delta.get("memory_hits", 0) + delta.get("disk_hits", 0)
+    delta.setdefault("compiles", 0)
+    return delta
 
 
 def surfaced_at_end(ctx: Context, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -8,6 +8,10 @@ Case ids: hf/<architecture class>/<dtype>/<check>, dtypes float32 and bfloat16, 
   static_shapes  a second forward at the same shapes needs no new executable; a new sequence length
                  may, and the count (compiled or loaded from the disk cache) is recorded (needs the
                  backend's compile_cache_stats()).
+  train_step     training steps as users run them (train_step.py): at float32 autocast to the backend's
+                 lower precision, at float16 autocast with a GradScaler; backward, clipping, AdamW
+                 (foreach, and fused where the backend has the kernel), the step judged exactly
+                 against the CPU's replay of it from the device's gradients.
   compiled_forward  the model compiled with torch.compile(backend=<the backend's Dynamo backend>, dynamic=False), logits
                  against the CPU's eager ones; the graphs compiled, Dynamo's graph breaks with
                  their reasons, compile seconds and the backend's compile_stats() are recorded.
@@ -36,6 +40,7 @@ from vocabulary import EvidenceFlag, Outcome, Where
 from suitelib.tiny_models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts,
                                   overrides)
 
+from . import train_step
 from .tables import most_used
 
 SUITE = suite_api.Suite(
@@ -48,10 +53,20 @@ NEW_TOKENS = 4
 TOLERANCES = comparison.MODEL_TOLERANCES
 
 
+# train_step's dtypes: float32 (autocast to the backend's lower precision) and float16 (autocast to
+# float16 with a GradScaler); the model's own weights are float32 in both
+TRAIN_DTYPES = ("float32", "float16")
+
+
+def _model_dtype(dtype: str) -> bool:
+    return dtype in DTYPES
+
+
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
     overrides(), label_layouts(), most_used()  # a bad entry stops the listing, naming it
-    return ((arch, dtype, check) for arch in causal_lm_architectures() for dtype in DTYPES for check in SUITE.checks)
+    return ((arch, dtype, check) for arch in causal_lm_architectures() for dtype in (*DTYPES, "float16")
+            for check in SUITE.checks_for(dtype))
 
 
 class Stage(Exception):
@@ -92,7 +107,7 @@ def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, dtype: str,
     return True
 
 
-@suite_api.check("forward", "logits on the device against the CPU's")
+@suite_api.check("forward", "logits on the device against the CPU's", applies=_model_dtype)
 def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     with torch.no_grad():
@@ -100,7 +115,7 @@ def check_forward(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS if compare("logits", actual, expected, dtype, evidence) else Outcome.FAIL
 
 
-@suite_api.check("generate", f"greedy decoding of {NEW_TOKENS} tokens gives the CPU's tokens")
+@suite_api.check("generate", f"greedy decoding of {NEW_TOKENS} tokens gives the CPU's tokens", applies=_model_dtype)
 def check_generate(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     # num_return_sequences is transformers' default, spelled out for generate() overrides that
@@ -135,7 +150,7 @@ def labels_for(model: torch.nn.Module, ids: torch.Tensor) -> torch.Tensor:
     return ids
 
 
-@suite_api.check("backward", "the loss and the gradients of a few named parameters match")
+@suite_api.check("backward", "the loss and the gradients of a few named parameters match", applies=_model_dtype)
 def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
 
@@ -158,7 +173,7 @@ def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS if ok else Outcome.FAIL
 
 
-@suite_api.check("static_shapes", "a second forward at the same shapes compiles nothing new", native=False)
+@suite_api.check("static_shapes", "a second forward at the same shapes compiles nothing new", native=False, applies=_model_dtype)
 def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
     def compiles() -> int:  # executables not in memory: compiled now, or loaded from the disk cache
         stats = ctx.compile_cache()
@@ -185,7 +200,7 @@ def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
 
 @suite_api.check("compiled_forward", "the model compiled (torch.compile, the backend's Dynamo backend, static "
                  "shapes): logits against the CPU's eager ones; graphs, graph breaks and compile time recorded",
-                 native=False)
+                 native=False, applies=_model_dtype)
 def check_compiled_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     compilation.reset()
@@ -247,6 +262,16 @@ def move(cpu: torch.nn.Module, device: str) -> tuple[torch.nn.Module, list[str],
     return dev, untied_by_plain_to, broken
 
 
+@suite_api.check("train_step", "training steps as users run them: autocast to the backend's lower precision (float16 "
+                 "with a GradScaler whose first step overflows), backward, gradient clipping, AdamW (foreach, and fused "
+                 "where the backend has the kernel); the loss and gradients against the CPU's, the step's unscale, "
+                 "clip, optimizer step and scale update against the CPU's replay of it from the device's gradients",
+                 applies=lambda dtype: dtype in TRAIN_DTYPES)
+def check_train_step(cpu, dev, dtype, ctx, evidence) -> str:
+    matched = train_step.run(cpu, dev, dtype, ctx, evidence, labels_for, named_parameters_to_check(cpu), both)
+    return Outcome.PASS if matched else Outcome.FAIL
+
+
 def device_module(device: str):
     return getattr(torch, device.split(":")[0], None)
 
@@ -254,7 +279,7 @@ def device_module(device: str):
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     _, arch, dtype_name, check = case_id
-    if arch not in causal_lm_architectures() or dtype_name not in DTYPES:
+    if arch not in causal_lm_architectures() or check not in SUITE.checks_for(dtype_name):
         raise suite_api.unknown(case_id, "such architecture or dtype")
     if check == "compiled_forward" and (missing := compilation.missing_backend()):
         return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True, "message": missing}
@@ -268,7 +293,8 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         module.reset_peak_memory_stats()
     try:
         try:
-            cpu, evidence["parameters"] = build(arch, DTYPES[dtype_name], ctx.seed)
+            # a train step's weights are float32; its dtype is what autocast computes in
+            cpu, evidence["parameters"] = build(arch, DTYPES.get(dtype_name, torch.float32), ctx.seed)
         except Exception as exc:
             raise Stage(vocabulary.Stage.BUILD, exc) from exc
         try:

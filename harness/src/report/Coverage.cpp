@@ -64,11 +64,18 @@ class Tally {
       if (counts.is_null()) counts = json::object();
       count(counts, r.outcome);
     }
+    case_seconds += r.duration;
     if (r.evidence.contains("compile_cache")) {
-      if (compile_cache.is_null()) compile_cache = {{"compiles", 0}, {"hits", 0}};
-      for (const char* key : {"compiles", "hits"})
-        compile_cache[key] = compile_cache[key].get<std::int64_t>() +
-                             r.evidence["compile_cache"].value(key, std::int64_t{0});
+      const json& cache = r.evidence["compile_cache"];
+      if (compile_cache.is_null())
+        compile_cache = {{"compiles", 0}, {"hits", 0}, {"memory_hits", 0}, {"disk_hits", 0},
+                         {"compile_seconds", 0.0}, {"cases_compiling", 0}};
+      for (const char* key : {"compiles", "hits", "memory_hits", "disk_hits"})
+        compile_cache[key] = compile_cache[key].get<std::int64_t>() + cache.value(key, std::int64_t{0});
+      compile_cache["compile_seconds"] =
+          compile_cache["compile_seconds"].get<double>() + cache.value("compile_seconds", 0.0);
+      compile_cache["cases_compiling"] =
+          compile_cache["cases_compiling"].get<std::int64_t>() + (cache.value("compiles", 0) > 0);
     }
     if (r.evidence.contains("compile_seconds") && r.evidence["compile_seconds"].is_number())
       compile_seconds = (compile_seconds.is_null() ? 0.0 : compile_seconds.get<double>()) +
@@ -116,6 +123,7 @@ class Tally {
   json outcomes = zero_counts();
   json categories = json::object();
   json compile_cache;              // null unless the backend reported compile_cache_stats()
+  double case_seconds = 0;         // the cases' durations summed (compiling included)
   json compile_seconds = nullptr;  // torch.compile's time, summed over cases that record it
   json cases = json::array();
   std::set<std::string> dtypes, checks;
@@ -193,6 +201,7 @@ json headline_of(const Tally& tally, json headline, const json& aten_rows, const
        {"declared_native_ops_exercised", declared.is_array() ? json(exercised) : json()},
        {"compile_cache", tally.compile_cache},
        {"compile_seconds", tally.compile_seconds},
+       {"case_seconds", tally.case_seconds},
        {"text", text}});
   return headline;
 }

@@ -1,6 +1,7 @@
 #include "common/Result.h"
 #include "common/Text.h"
 #include "report/Formats.h"
+#include "report/Summary.h"
 
 #include <fmt/format.h>
 
@@ -93,6 +94,8 @@ std::string render_markdown(const json& cov) {
                       h["recorded"].get<std::int64_t>(), h["planned"].get<std::int64_t>(),
                       run["status"].get<std::string>());
   }
+  if (const std::string compiling = compile_line(h); !compiling.empty())
+    md += fmt::format("{}.\n\n", char(std::toupper(compiling[0])) + compiling.substr(1));
   md += "| outcome | cases |\n| --- | ---: |\n";
   for (const auto& [outcome, n] : h["outcomes"].items()) {
     if (n.get<std::int64_t>() > 0)

@@ -61,6 +61,7 @@ json digest_of(const json& cov) {
           {"aten_ops_with_fallback", h["aten_ops_with_fallback"]},
           {"compile_cache", h["compile_cache"]},
           {"compile_seconds", h.value("compile_seconds", json())},
+          {"case_seconds", h.value("case_seconds", json())},
           {"subjects", subjects}};
 }
 

@@ -11,6 +11,26 @@ namespace conform {
 
 using nlohmann::json;
 
+std::string compile_line(const json& headline) {
+  const json& cache = headline.value("compile_cache", json());
+  if (!cache.is_object() || !cache.contains("compile_seconds")) return {};
+  const auto compiles = cache.value("compiles", std::int64_t{0});
+  const auto hits = cache.value("hits", std::int64_t{0});
+  const double seconds = cache.value("compile_seconds", 0.0);
+  const double cases = headline.value("case_seconds", 0.0);
+  const std::string state = compiles == 0 ? (hits > 0 ? "warm: nothing compiled" : "nothing to compile")
+                            : hits == 0   ? "cold: nothing found in the cache"
+                                          : fmt::format("{}% found in the cache",
+                                                        100 * hits / (hits + compiles));
+  return fmt::format(
+      "compile: {} executable(s) compiled in {} by {} case(s), {} of the cases' {}; {} found in the "
+      "cache (memory {}, disk {}); {}",
+      compiles, format_duration(seconds), cache.value("cases_compiling", std::int64_t{0}),
+      cases > 0 ? fmt::format("{:.0f}%", 100.0 * seconds / cases) : std::string("all"),
+      format_duration(cases), hits, cache.value("memory_hits", std::int64_t{0}),
+      cache.value("disk_hits", std::int64_t{0}), state);
+}
+
 std::string run_summary(const json& cov, const std::string& db_path, double wall_seconds,
                         int jobs) {
   const json& run = cov["run"];
@@ -37,6 +57,8 @@ std::string run_summary(const json& cov, const std::string& db_path, double wall
     for (const auto& [key, n] : by_category) out += fmt::format("  {} {}", key, n);
     out += "\n";
   }
+  if (const std::string compiling = compile_line(h); !compiling.empty())
+    out += "  " + compiling + "\n";
   if (!cov["slowest"].empty()) {
     out += "  slowest:";
     for (std::size_t i = 0; i < std::min<std::size_t>(5, cov["slowest"].size()); ++i)

@@ -12,4 +12,9 @@ namespace conform {
 std::string run_summary(const nlohmann::json& coverage, const std::string& db_path,
                         double wall_seconds, int jobs);
 
+// One line on compiling, where the backend counts its compile cache (the headline's
+// compile_cache): executables compiled and the seconds it took against the cases' whole time,
+// what the cache held (memory, disk), and whether the run was cold or warm; empty otherwise.
+std::string compile_line(const nlohmann::json& headline);
+
 }  // namespace conform
