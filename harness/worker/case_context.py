@@ -132,3 +132,17 @@ class Context:
         """Whether a match cannot be called native: part of the case ran unseen and the backend
         does not track its ops."""
         return bool(self._unobserved) and not self.tracking
+
+
+# The compile-cache counters evidence keeps, where the backend's compile_cache_stats() has them
+# (docs/backends.md): executables compiled, found in memory and on disk, the seconds compiling.
+COMPILE_COUNTERS = ("compiles", "memory_hits", "disk_hits", "compile_seconds")
+
+
+def compile_cache_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    """What happened to the backend's compile cache between two compile_cache() readings: each
+    counter's growth, and `hits` (memory and disk together)."""
+    delta = {key: after[key] - before.get(key, 0) for key in COMPILE_COUNTERS if key in after}
+    delta["hits"] = delta.get("memory_hits", 0) + delta.get("disk_hits", 0)
+    delta.setdefault("compiles", 0)
+    return delta

@@ -40,7 +40,7 @@ from quick_exit import run_main
 from vocabulary import Kernel, Outcome
 import backend_contract
 import suite_api
-from case_context import Context
+from case_context import Context, compile_cache_delta
 from worker import protocol_stream, strict_json
 
 
@@ -501,8 +501,11 @@ def shapes_check(rebuild_tiny, make_inputs, shapes: list[tuple[int, ...]], backe
                     before = ctx.compile_cache()
                     call(model, inputs)
                     after = ctx.compile_cache()
-                    row["executables"] = (sum(after.get(k, 0) - before.get(k, 0) for k in ("compiles", "disk_hits"))
-                                          if after else None)
+                    delta = compile_cache_delta(before, after) if after else None
+                    row["executables"] = delta["compiles"] + delta.get("disk_hits", 0) if delta else None
+                    if delta:
+                        row.update(from_cache=delta.get("disk_hits", 0),
+                                   compile_seconds=delta.get("compile_seconds", 0.0))
                 if counted is not None:
                     graphs = counted.graphs
                     call(compiled_model, inputs)
@@ -660,9 +663,12 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
     tracking, and watches where its tensors are (the result's "placement")."""
     ctx = Context(backend, device, 0)
     ctx.clear_tracking()
+    before = ctx.compile_cache()
     with ctx.capture:
         result = _against_cpu(rebuild_tiny, device, lambda model: model, "ran",
                               lambda exc: exception_evidence(exc, limit=1000), device_map, watch=True)
+    if after := ctx.compile_cache():  # the executables the model needed, from the cache or compiled
+        result["compile_cache"] = compile_cache_delta(before, after)
     ops = ctx.tracked_ops()
     result.update(ops)
     result.update(ctx.observation(ops))

@@ -59,7 +59,7 @@ import device_memory
 import sides
 import suite_api
 import zygote
-from case_context import Context, ops_field
+from case_context import Context, compile_cache_delta, ops_field
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
 from quick_exit import run_main
@@ -126,20 +126,6 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         "evidence": evidence,
         **ops,
     }
-
-
-# The compile-cache counters a case's evidence keeps, where the backend's compile_cache_stats() has
-# them (docs/backends.md): executables compiled, found in memory and on disk, the seconds compiling.
-COMPILE_COUNTERS = ("compiles", "memory_hits", "disk_hits", "compile_seconds")
-
-
-def compile_cache_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
-    """What the case did to the backend's compile cache: each counter's growth, and `hits` (memory
-    and disk together)."""
-    delta = {key: after[key] - before.get(key, 0) for key in COMPILE_COUNTERS if key in after}
-    delta["hits"] = delta.get("memory_hits", 0) + delta.get("disk_hits", 0)
-    delta.setdefault("compiles", 0)
-    return delta
 
 
 def surfaced_at_end(ctx: Context, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:

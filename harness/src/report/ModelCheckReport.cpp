@@ -50,6 +50,19 @@ std::string evidence_text(const json& e, OpVerdict v) {
   return why;
 }
 
+// The eager executables a model needed (the probe's compile-cache deltas): the first question of a
+// team moving a model to a device that compiles every new signature.
+std::string executables_text(const json& cache) {
+  const auto compiles = cache.value("compiles", std::int64_t{0});
+  const auto cached = cache.value("disk_hits", std::int64_t{0});
+  return fmt::format(
+      "eager executables: {} needed, {} already in the backend's cache, {} compiled in {:.1f} s{}",
+      compiles + cached, cached, compiles, cache.value("compile_seconds", 0.0),
+      cache.contains("memory_hits")
+          ? fmt::format(" ({} call(s) reused one in memory)", cache["memory_hits"].get<std::int64_t>())
+          : std::string());
+}
+
 // What each input shape needed, the buckets first, and the suggestion.
 std::string shapes_text(const json& shapes) {
   std::string out =
@@ -60,7 +73,9 @@ std::string shapes_text(const json& shapes) {
     if (row.contains("executables"))
       out += row["executables"].is_null()
                  ? "  executables: not reported"
-                 : fmt::format("  {} new executable(s)", row["executables"].get<int>());
+                 : fmt::format("  {} new executable(s), {} from the cache, {:.1f} s compiling",
+                               row["executables"].get<int>(), row.value("from_cache", 0),
+                               row.value("compile_seconds", 0.0));
     if (row.contains("graphs"))
       out += fmt::format("  {} graph(s) compiled", row["graphs"].get<int>());
     if (row.value("outcome", "") == name(Outcome::kError))
@@ -139,6 +154,7 @@ std::string model_check_text(const ModelCheckResult& r) {
     }
     if (p["disagreements"].empty() && p.value("outcome", "") != name(Outcome::kFail))
       out += "  the probe agrees with the prediction\n";
+    if (p.contains("compile_cache")) out += "  " + executables_text(p["compile_cache"]) + "\n";
   }
   if (r.compile) {
     const json& c = *r.compile;
@@ -173,6 +189,7 @@ std::string model_check_markdown(const ModelCheckResult& r) {
     const json& p = *r.probe;
     md += fmt::format("\nProbe: {}; {} disagreement(s) with the prediction.\n",
                       p.value("outcome", "?"), p["disagreements"].size());
+    if (p.contains("compile_cache")) md += "\n" + executables_text(p["compile_cache"]) + ".\n";
     for (const auto& d : p["disagreements"])
       md += fmt::format("- `{}`: predicted {}, observed {}\n", d["op"].get<std::string>(),
                         d["predicted"].get<std::string>(), d["observed"].get<std::string>());
