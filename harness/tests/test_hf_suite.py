@@ -174,7 +174,7 @@ def test_a_training_step_matches_and_the_scalers_inf_path_is_taken(db):
     bf16 = evidence["hf/LlamaForCausalLM/float32/train_step"]
     assert bf16["autocast"] == "bfloat16" and bf16["optimizers_checked"] == ["foreach"]
     assert "no kernel of its own for aten::_fused_adamw_" in bf16["fused"]
-    assert 0 < bf16["gradient_error_normwise"] < 0.03
+    assert 0 < bf16["gradient_error_device"] < 4 * max(bf16["gradient_error_cpu"], 2**-9)
     fp16 = evidence["hf/LlamaForCausalLM/float16/train_step"]
     # overflow everywhere (skipped), a step, one inf gradient (skipped): the scale backs off twice
     assert [s["skipped"] for s in fp16["steps"]["foreach"]] == [True, False, True]

@@ -40,6 +40,7 @@ struct RunOptions {
   bool no_skiplists = false;
   bool strict = false;
   bool blocking = false;  // every device op runs at its call (the backend's switch)
+  bool warm = false;      // run for the compiles only: results to a scratch DB (run --warm)
   std::string command_line;
 };
 

@@ -206,15 +206,32 @@ struct Execution {
   std::vector<std::string> unlisted;  // failures and flaky cases no entry expects
 };
 
-// Longest (by recorded duration) first, so the slow cases do not finish the run alone.
+// Longest (by recorded duration) first, so the slow cases do not finish the run alone; the cases
+// sharing executables (CaseId::sharing_key) together, as one unit of their summed duration, which
+// the scheduler hands to one worker: the first compiles what the others then find in memory.
 void order_for_scheduling(std::vector<std::string>& cases,
                           const std::map<std::string, double>& durations) {
-  std::stable_sort(cases.begin(), cases.end(), [&](const std::string& a, const std::string& b) {
-    auto da = durations.find(a), db = durations.find(b);
-    const double ta = da == durations.end() ? 0.0 : da->second;
-    const double tb = db == durations.end() ? 0.0 : db->second;
-    return ta > tb;
+  const auto duration = [&](const std::string& id) {
+    auto it = durations.find(id);
+    return it == durations.end() ? 0.0 : it->second;
+  };
+  std::map<std::string, double> group_seconds;
+  std::map<std::string, std::size_t> group_first;  // keeps the listing's order among equals
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string key = CaseId::parse(cases[i]).sharing_key();
+    group_seconds[key] += duration(cases[i]);
+    group_first.emplace(key, i);
+  }
+  std::vector<std::tuple<double, std::size_t, double, std::string>> keyed;
+  for (const auto& id : cases) {
+    const std::string key = CaseId::parse(id).sharing_key();
+    keyed.emplace_back(-group_seconds[key], group_first[key], -duration(id), id);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
+           std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b));
   });
+  for (std::size_t i = 0; i < cases.size(); ++i) cases[i] = std::get<3>(keyed[i]);
 }
 
 // Each worker's memory limit: --max-worker-memory (0: none), else the machine's share per job.
@@ -249,6 +266,7 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   schedule.mode = run.backend_info.value("blocking", false) ? "serve_blocking" : "serve";
   schedule.attribution_mode = switchable ? "serve_blocking" : "serve";
   schedule.repeat = o.repeat;
+  schedule.group_of = [](const std::string& id) { return CaseId::parse(id).sharing_key(); };
   schedule.reruns = o.reruns;
   // A failure a skip list expects is no news: rerunning it costs fresh workers and proves
   // nothing, unless the entry says the case is flaky.
@@ -369,6 +387,46 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
   return 1;
 }
 
+// run --warm: the selected cases run once for what they compile, in parallel across the workers,
+// so that the backend's persistent cache holds every executable they need and the run after it
+// compiles nothing. Their results go to a scratch database, deleted after: a warm pass is no run
+// of the history. The history's durations still order and shard it, as the run after it will be.
+int warm(const RunOptions& o, int jobs, std::int64_t memory) {
+  if (o.resume) throw std::invalid_argument("--warm and --resume: a warm pass is never resumed");
+  std::map<std::string, double> durations;
+  if (std::filesystem::exists(o.db)) durations = Store(o.db, /*create=*/false).last_durations();
+  const std::filesystem::path scratch =
+      std::filesystem::temp_directory_path() / fmt::format("neuron-conform-warm-{}", ::getpid());
+  std::filesystem::create_directories(scratch);
+  const auto cleanup = [&] {
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch, ignored);
+  };
+  try {
+    RunOptions w = o;
+    w.db = (scratch / "warm.db").string();
+    w.reruns = 0;  // a failure compiled what it needed already
+    Store store(w.db);
+    Plan plan = plan_new_run(store, w, durations, jobs, memory);
+    Expected expected = expect(store, w, plan);
+    const Execution done = execute(store, w, plan, expected, durations, jobs, memory);
+    const nlohmann::json coverage = build_coverage(store, plan.run.id, w.db);
+    const std::string compiling = compile_line(coverage["headline"]);
+    fmt::print("warm: {} case(s) run on {} worker(s) in {}, for what they compile (results not kept)\n",
+               expected.to_run.size(), done.workers, format_duration(done.wall_seconds));
+    fmt::print("  {}\n",
+               compiling.empty() ? "the backend declares no compile-cache counters "
+                                   "(compile_cache_stats(); docs/backends.md): what it compiled "
+                                   "is not known"
+                                 : compiling);
+    cleanup();
+    return 0;
+  } catch (...) {
+    cleanup();
+    throw;
+  }
+}
+
 }  // namespace
 
 int run_command(const RunOptions& o) {
@@ -384,6 +442,7 @@ int run_command(const RunOptions& o) {
   if (o.shard) ShardSpec::parse(*o.shard);  // bad input fails before anything is written
   const std::int64_t memory = worker_memory(o, jobs);
 
+  if (o.warm) return warm(o, jobs, memory);
   ensure_parent_dir(o.db);
   Store store(o.db);
   // Recorded durations (one scan of the results) balance shards and order the queue.
@@ -471,6 +530,11 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
                   "that differ make the case flaky")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_flag("--warm", o->warm,
+                "Run the selected cases once only for what they compile, in parallel across the "
+                "workers, so that the backend's persistent cache (NEURONSIM_CACHE_DIR for the "
+                "bundled one) holds every executable they need and the run after it compiles "
+                "nothing; prints what was compiled. Keeps no results (a scratch database)");
   cmd->add_flag("--blocking", o->blocking,
                 "Run every device op at its call (the backend's launch-blocking switch: "
                 "docs/backends.md), so that an op's error is raised by the op, not at a later "

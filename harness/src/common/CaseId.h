@@ -16,6 +16,9 @@ struct CaseId {
   // Throws std::invalid_argument naming the text and what is wrong with it.
   static CaseId parse(std::string_view text);
   std::string str() const;
+  // The cases that share a device's compiled executables: one subject at one dtype (its checks
+  // call the same ops at the same signatures). Runs keep such cases on one worker and one shard.
+  std::string sharing_key() const { return suite + "/" + subject + "/" + dtype; }
   bool operator==(const CaseId&) const = default;
 };
 

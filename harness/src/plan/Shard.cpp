@@ -1,5 +1,7 @@
 #include "plan/Shard.h"
 
+#include "common/CaseId.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,38 +34,55 @@ std::string ShardSpec::str() const {
 std::vector<std::string> shard_cases(const std::vector<std::string>& cases, const ShardSpec& shard,
                                      const std::map<std::string, double>& durations) {
   const auto n = static_cast<std::size_t>(shard.count);
-  std::vector<std::size_t> owner(cases.size());
+  // The unit dealt is a group of cases sharing executables (CaseId::sharing_key), in the order of
+  // their first case: a shard that runs all of a subject's cases compiles its signatures once.
+  std::map<std::string, std::size_t> group_index;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string key = CaseId::parse(cases[i]).sharing_key();
+    auto [it, added] = group_index.emplace(key, groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  std::vector<std::size_t> owner(groups.size());
   std::vector<double> known;
   for (const auto& c : cases) {
     if (auto it = durations.find(c); it != durations.end()) known.push_back(it->second);
   }
   if (known.empty()) {
-    for (std::size_t i = 0; i < cases.size(); ++i) owner[i] = i % n;
+    for (std::size_t g = 0; g < groups.size(); ++g) owner[g] = g % n;
   } else {
     std::nth_element(known.begin(), known.begin() + known.size() / 2, known.end());
     const double median = known[known.size() / 2];
-    std::vector<std::size_t> order(cases.size());
+    std::vector<double> cost(groups.size(), 0.0);
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      for (std::size_t i : groups[g]) {
+        auto it = durations.find(cases[i]);
+        cost[g] += it != durations.end() ? it->second : median;
+      }
+    }
+    std::vector<std::size_t> order(groups.size());
     std::iota(order.begin(), order.end(), 0);
-    auto cost = [&](std::size_t i) {
-      auto it = durations.find(cases[i]);
-      return it != durations.end() ? it->second : median;
-    };
-    // Longest first; ties by case id, so every machine computes the same split.
+    // Longest first; ties by the first case's id, so every machine computes the same split.
     std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      const double ca = cost(a), cb = cost(b);
-      return ca != cb ? ca > cb : cases[a] < cases[b];
+      return cost[a] != cost[b] ? cost[a] > cost[b] : cases[groups[a][0]] < cases[groups[b][0]];
     });
     std::vector<double> load(n, 0.0);
-    for (std::size_t i : order) {
+    for (std::size_t g : order) {
       const auto target =
           static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-      owner[i] = target;
-      load[target] += cost(i);
+      owner[g] = target;
+      load[target] += cost[g];
     }
+  }
+  std::vector<bool> mine_case(cases.size(), false);
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (owner[g] == static_cast<std::size_t>(shard.index - 1))
+      for (std::size_t i : groups[g]) mine_case[i] = true;
   }
   std::vector<std::string> mine;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (owner[i] == static_cast<std::size_t>(shard.index - 1)) mine.push_back(cases[i]);
+    if (mine_case[i]) mine.push_back(cases[i]);
   }
   return mine;
 }

@@ -16,9 +16,10 @@ struct ShardSpec {
 };
 
 // Deterministically splits `cases` into shard.count shards and returns shard.index's cases,
-// in their original order. With recorded durations, cases are balanced by them (longest
-// first onto the least loaded shard; cases without history count as the median); without
-// any, they are dealt round robin. Every case lands in exactly one shard.
+// in their original order. The cases of one subject at one dtype (CaseId::sharing_key: they share
+// compiled executables) go to one shard together. With recorded durations, these groups are
+// balanced by them (longest first onto the least loaded shard; cases without history count as
+// the median); without any, they are dealt round robin. Every case lands in exactly one shard.
 std::vector<std::string> shard_cases(const std::vector<std::string>& cases, const ShardSpec& shard,
                                      const std::map<std::string, double>& durations);
 

@@ -18,10 +18,14 @@ std::string compile_line(const json& headline) {
   const auto hits = cache.value("hits", std::int64_t{0});
   const double seconds = cache.value("compile_seconds", 0.0);
   const double cases = headline.value("case_seconds", 0.0);
-  const std::string state = compiles == 0 ? (hits > 0 ? "warm: nothing compiled" : "nothing to compile")
-                            : hits == 0   ? "cold: nothing found in the cache"
-                                          : fmt::format("{}% found in the cache",
-                                                        100 * hits / (hits + compiles));
+  // Cold or warm is the persistent cache's state: what a worker reuses in its own memory says
+  // nothing about it.
+  const auto loaded = cache.value("disk_hits", std::int64_t{0});
+  const std::string state =
+      compiles == 0 ? (hits > 0 ? "warm: nothing compiled" : "nothing to compile")
+      : loaded == 0 ? "cold: nothing loaded from the persistent cache"
+                    : fmt::format("{}% of the executables loaded from the persistent cache",
+                                  100 * loaded / (loaded + compiles));
   return fmt::format(
       "compile: {} executable(s) compiled in {} by {} case(s), {} of the cases' {}; {} found in the "
       "cache (memory {}, disk {}); {}",

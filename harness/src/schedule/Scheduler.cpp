@@ -23,6 +23,15 @@ void Scheduler::adopt(std::unique_ptr<Zygote> zygote) {
 ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
   cases_ = &cases;
   next_ = 0;
+  stopping_ = false;
+  groups_.clear();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!groups_.empty() && options_.group_of &&
+        options_.group_of(cases[i]) == options_.group_of(cases[groups_.back().first]))
+      groups_.back().second = i + 1;
+    else
+      groups_.emplace_back(i, i + 1);
+  }
   const int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(cases.size())));
   if (!cases.empty()) {
     // One zygote for the run, started here (its death signal follows this thread, which
@@ -43,7 +52,8 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
       try {
         slot_loop(slot);
       } catch (...) {  // e.g. the store refused a result: stop handing out cases, report it
-        next_ = cases_->size();
+        stopping_ = true;
+        next_ = groups_.size();
         std::lock_guard lock(mutex_);
         if (!failure_) failure_ = std::current_exception();
       }
@@ -64,7 +74,8 @@ void Scheduler::deliver(const CaseResult& result, bool amends) {
   try {
     on_result_(result, amends);
   } catch (...) {
-    next_ = cases_->size();  // before this slot's worker is torn down: no other slot goes on
+    stopping_ = true;  // before this slot's worker is torn down: no other slot goes on
+    next_ = groups_.size();
     throw;
   }
 }
@@ -364,8 +375,16 @@ void Scheduler::slot_loop(int index) {
   Slot slot{index, options_.mode, nullptr, {}};
   while (true) {
     const std::size_t next = next_.fetch_add(1);
-    if (next >= cases_->size()) break;
-    const std::string& case_id = (*cases_)[next];
+    if (next >= groups_.size()) break;
+    for (std::size_t i = groups_[next].first; i < groups_[next].second && !stopping_; ++i)
+      run_case(slot, (*cases_)[i]);
+  }
+  finish_worker(slot);
+}
+
+void Scheduler::run_case(Slot& slot, const std::string& case_id) {
+  const int index = slot.index;
+  {
     std::vector<Attempt> attempts;
     for (int i = 0; i < std::max(1, options_.repeat); ++i)
       attempts.push_back(attempt(slot, case_id));
@@ -410,7 +429,6 @@ void Scheduler::slot_loop(int index) {
       deliver(combine_attempts(std::move(results)));
     }
   }
-  finish_worker(slot);
 }
 
 }  // namespace conform

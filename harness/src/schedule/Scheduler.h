@@ -33,6 +33,9 @@ struct ScheduleOptions {
   // How many of the cases a worker ran before a late error surfaced are rerun to find its case,
   // newest first.
   int late_error_candidates = 8;
+  // Cases with one key, next to each other in the list, go to one worker one after the other (the
+  // run's: cases sharing compiled executables, CaseId::sharing_key); empty: each case alone.
+  std::function<std::string(const std::string&)> group_of;
 };
 
 struct ScheduleStats {
@@ -54,7 +57,8 @@ struct ScheduleStats {
 CaseResult combine_attempts(std::vector<CaseResult> attempts);
 
 // Runs cases on `jobs` worker processes fed from one dynamic queue (a slow case never
-// stalls the others), each forked by the run's zygote. A worker that dies has its in-flight case
+// stalls the others; a group of cases sharing executables, `group_of`, is handed out whole), each
+// forked by the run's zygote. A worker that dies has its in-flight case
 // recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
 // case recorded as `timeout`; a fresh worker takes its place and the run goes on, as it does for
 // a worker that retires after a case (its result says "retiring": its memory grew too far, or
@@ -111,6 +115,8 @@ class Scheduler {
   };
 
   void slot_loop(int slot);
+  // A case's attempts (repeats, reruns in fresh workers), combined and delivered.
+  void run_case(Slot& slot, const std::string& case_id);
   Attempt attempt(Slot& slot, const std::string& case_id);
   // The one line of a case's answer, or the late error the worker answered instead.
   CaseResult read_answer(Slot& slot, const std::string& case_id, std::optional<LateError>& late);
@@ -129,7 +135,9 @@ class Scheduler {
   ScheduleOptions options_;
   OnResult on_result_;
   const std::vector<std::string>* cases_ = nullptr;
-  std::atomic<std::size_t> next_{0};
+  std::vector<std::pair<std::size_t, std::size_t>> groups_;  // [begin, end) of cases_, in order
+  std::atomic<std::size_t> next_{0};                         // the next group to hand out
+  std::atomic<bool> stopping_{false};                        // a slot failed: no case starts
   std::mutex mutex_;  // serialises on_result_ and stats_
   ScheduleStats stats_;
   std::atomic<int> spawned_{0};

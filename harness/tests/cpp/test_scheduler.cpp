@@ -3,11 +3,13 @@
 #include "schedule/Progress.h"
 #include "schedule/Scheduler.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <map>
+#include <set>
 
 using conform::CaseResult;
 using conform::Outcome;
@@ -135,6 +137,27 @@ TEST(Scheduler, AnErrorAnEarlierCaseLeftInsideTheNextOneIsTheEarlierCases) {
   EXPECT_EQ(met.evidence.at("met_late_error").at("of"), "t/late_inside/1/-");
   EXPECT_EQ(stats.flaky, 0);
   EXPECT_EQ(results.at("t/ok/3/-").outcome, Outcome::kPass);
+}
+
+// A group (group_of) goes to one worker whole, its cases one after another.
+TEST(Scheduler, AGroupOfCasesRunsOnOneWorker) {
+  ScheduleOptions options;
+  options.jobs = 3;
+  options.worker.python = TEST_PYTHON;
+  options.worker.script = FAKE_WORKER;
+  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
+  options.group_of = [](const std::string& id) { return id.substr(0, id.rfind('/')); };
+  std::filesystem::create_directories(options.log_dir);
+  std::vector<std::string> cases;
+  for (int group = 0; group < 4; ++group)
+    for (int i = 0; i < 5; ++i) cases.push_back(fmt::format("t/ok/{}/{}", group, i));
+  std::map<std::string, std::set<int>> pids_of_group;
+  Scheduler scheduler(options, [&](const CaseResult& r, bool) {
+    pids_of_group[r.case_id.substr(0, r.case_id.rfind('/'))].insert(r.evidence.at("pid").get<int>());
+  });
+  scheduler.run(cases);
+  ASSERT_EQ(pids_of_group.size(), 4u);
+  for (const auto& [group, pids] : pids_of_group) EXPECT_EQ(pids.size(), 1u) << group;
 }
 
 TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {

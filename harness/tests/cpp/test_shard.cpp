@@ -1,8 +1,10 @@
 #include "plan/Shard.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 using conform::shard_cases;
@@ -57,4 +59,26 @@ TEST(Shard, BalancedByRecordedDurations) {
   const auto second = shard_cases(all, {2, 2}, durations);
   EXPECT_EQ(first, (std::vector<std::string>{all[0]}));
   EXPECT_EQ(second.size(), 4u);
+}
+
+// The checks of one subject at one dtype share executables: one shard runs them all.
+TEST(Shard, CasesSharingExecutablesStayTogether) {
+  std::vector<std::string> all;
+  for (const char* op : {"add", "mul", "sin", "cos", "exp"})
+    for (const char* dtype : {"float32", "bfloat16"})
+      for (const char* check : {"forward", "backward", "out"})
+        all.push_back(fmt::format("ops/{}/{}/{}", op, dtype, check));
+  std::map<std::string, double> durations;
+  for (std::size_t i = 0; i < all.size(); ++i) durations[all[i]] = 1.0 + static_cast<double>(i % 7);
+  for (const auto& history : {std::map<std::string, double>{}, durations}) {
+    std::map<std::string, int> shard_of_group;
+    for (int k = 1; k <= 3; ++k) {
+      for (const auto& id : shard_cases(all, {k, 3}, history)) {
+        const std::string group = id.substr(0, id.rfind('/'));
+        auto [it, added] = shard_of_group.emplace(group, k);
+        EXPECT_EQ(it->second, k) << id << " left its group's shard";
+      }
+    }
+    EXPECT_EQ(shard_of_group.size(), 10u);
+  }
 }
