@@ -21,7 +21,7 @@ BACKEND_PYTHON := $(shell find backend/python -name '*.py' -o -name '*.toml')
 SKIPLIST_FILES := $(wildcard skiplists/*.json skiplists/README.md skiplists/ledger/*.json)
 STAGED_LIBS := $(BUILD)/backend/stage/libtorch_neuronsim.so
 
-.PHONY: all setup cmake-build build wheel run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-late-errors bench-capture bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model bench-nightly format clean help
+.PHONY: all setup cmake-build build wheel run test test-fast fuzz test-asan test-cpp test-python bench-backend bench-ops bench-late-errors bench-compile-latency bench-capture bench-skiplist bench-reports bench-hf bench-modules bench-optim bench-upstream bench-distributed bench-compile bench-sizes bench-check-model bench-nightly format clean help
 all: build
 
 help:
@@ -35,6 +35,7 @@ help:
 	@echo "make bench-backend  backend benchmark (copies, round trip, eager op latency vs CPU, queued and fused streams, shared compile cache)"
 	@echo "make bench-ops      the whole operator suite, every check, -j 2: time and each check's share (ci/bench-ops.sh)"
 	@echo "make bench-late-errors  a planted late error in the middle of a shard, 20 runs a mode: how often it is charged to its case"
+	@echo "make bench-compile-latency  an ops slice at compile latency 0, realistic cold and warm, and after run --warm"
 	@echo "make bench-capture  the dispatcher capture's cost per case (ops suite slice, bundled and foreign backends)"
 	@echo "make bench-skiplist resolve 100,000 cases against 5,000 skip-list entries"
 	@echo "make bench-reports  report on a full-size run, dashboard over 365 nightly runs"
@@ -167,6 +168,9 @@ bench-ops: build
 
 bench-late-errors: build
 	$(PY) harness/bench/bench_late_errors.py
+
+bench-compile-latency: build
+	$(PY) harness/bench/bench_compile_latency.py
 
 bench-capture: build
 	$(PY) harness/bench/bench_capture.py

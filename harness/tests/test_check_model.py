@@ -94,6 +94,19 @@ def test_probe_shows_a_planted_disagreement(fixed_db):
     assert probe["outcome"] == "ran" and probe["max_abs_error"] == 0
 
 
+def test_probe_train_runs_the_training_steps_and_says_what_compiling_costs(fixed_db):
+    result = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", "--train", "--json", expect=1)
+    probe = json.loads(result.stdout)["probe"]
+    train = probe["train_step"]
+    assert train["outcome"] == "ran" and train["autocast"] == "bfloat16" and train["optimizers_checked"] == ["foreach"]
+    assert train["gradient_error_device"] <= 4 * max(train["gradient_error_cpu"], 2**-9)
+    needed = probe["compile_cache"]
+    assert needed["compiles"] + needed["disk_hits"] > 0 and "compile_seconds" in needed
+    text = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", "--train", expect=1).stdout
+    assert "training step (bfloat16 autocast, clipping, AdamW foreach): matched" in text
+    assert "eager executables:" in text and "already in the backend's cache" in text
+
+
 def test_compile_says_whether_a_model_compiles_into_one_graph(fixed_db):
     one = json.loads(check(fixed_db, "--script", f"{MODELS}:mlp", "--compile", "--json", expect=0).stdout)
     assert one["compile"]["verdict"] == "compiles into one graph" and one["compile"]["graphs"] == 1

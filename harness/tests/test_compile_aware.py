@@ -14,7 +14,8 @@ def test_a_warm_pass_leaves_the_run_after_it_nothing_to_compile(db, tmp_path):
     cache = {"NEURONSIM_CACHE_DIR": str(tmp_path / "cache")}
     warm = cli("run", *SLICE, "--warm", "--db", str(db), env=cache)
     assert "warm: 12 case(s) run on 2 worker(s)" in warm.stdout
-    assert "compile:" in warm.stdout and "cold: nothing loaded from the persistent cache" in warm.stdout
+    # a fresh cache: what one worker compiled, the other may load from it
+    assert "compile:" in warm.stdout and "compile: 0 executable(s)" not in warm.stdout
     assert runs(db) == []  # a warm pass keeps no results
     result = cli("run", *SLICE, "--db", str(db), env=cache)
     assert set(outcomes(db).values()) <= {"pass", "fallback"}  # an op of a bfloat16 backward falls back

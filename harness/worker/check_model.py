@@ -675,6 +675,53 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
     return result
 
 
+class _Side(Exception):
+    """An exception of one side of a training step: the CPU's (the model itself) or the device's."""
+
+    def __init__(self, side: str, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.side, self.cause = side, cause
+
+
+def train_probe(rebuild_tiny, device: str, hf: bool) -> dict[str, Any]:
+    """--probe --train: the tiny model's training steps on the device against the CPU, as the hf
+    suite's train_step check runs them (suitelib.training: autocast to the backend's lower
+    precision, backward, clipping, AdamW, the step judged against the CPU's replay of it). The
+    loss: a transformers model's own (labels = the input ids); a script's, the mean square of its
+    first output."""
+    from suitelib import training
+
+    device_model, device_inputs, model, inputs, _ = placed(rebuild_tiny, device, None)
+
+    def loss_of(data):
+        if hf:
+            return lambda m: m(**data, labels=data["input_ids"], use_cache=False).loss
+        return lambda m: first_tensor(call(m, data)).float().pow(2).mean()
+
+    def both(cpu_part, device_part):
+        try:
+            expected = cpu_part()
+        except Exception as exc:
+            raise _Side("cpu_reference", exc) from exc
+        try:
+            actual = device_part()
+        except Exception as exc:
+            raise _Side("device", exc) from exc
+        return expected, actual
+
+    names = [n for n, p in model.named_parameters() if p.requires_grad]
+    checked = sorted({names[0], names[len(names) // 2], names[-1]}) if names else []
+    evidence: dict[str, Any] = {}
+    try:
+        matched = training.run(model, device_model, "float32", device, evidence, loss_of(inputs),
+                               loss_of(device_inputs), checked, both)
+        evidence["outcome"] = "ran" if matched else Outcome.FAIL
+    except _Side as side:
+        evidence.update(exception_evidence(side.cause, limit=1000), outcome=Outcome.ERROR, stage=side.side)
+    evidence.pop("steps", None)
+    return evidence
+
+
 def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     """Compiles the tiny model's forward with the backend's Dynamo backend (static shapes, graph
     breaks allowed) and runs it against the CPU's eager result: does it compile into one graph?"""
@@ -802,6 +849,8 @@ def main() -> None:
             known = {(f["kind"], f["where"]) for f in static_findings}
             document["placement"] = {**watched, "findings": static_findings + [
                 f for f in watched["findings"] if (f["kind"], f["where"]) not in known]}
+            if args.train:
+                document["probe"]["train_step"] = train_probe(rebuild, args.device, bool(args.hf))
         if args.compile:
             document["compile"] = compile_check(rebuild, backend, args.device)
         document["capture_seconds"] = time.perf_counter() - started

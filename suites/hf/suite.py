@@ -8,7 +8,7 @@ Case ids: hf/<architecture class>/<dtype>/<check>, dtypes float32 and bfloat16, 
   static_shapes  a second forward at the same shapes needs no new executable; a new sequence length
                  may, and the count (compiled or loaded from the disk cache) is recorded (needs the
                  backend's compile_cache_stats()).
-  train_step     training steps as users run them (train_step.py): at float32 autocast to the backend's
+  train_step     training steps as users run them (suitelib/training.py): at float32 autocast to the backend's
                  lower precision, at float16 autocast with a GradScaler; backward, clipping, AdamW
                  (foreach, and fused where the backend has the kernel), the step judged exactly
                  against the CPU's replay of it from the device's gradients.
@@ -37,10 +37,10 @@ from evidence import exception_evidence
 import suite_api
 import vocabulary
 from vocabulary import EvidenceFlag, Outcome, Where
+from suitelib import training
 from suitelib.tiny_models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts,
                                   overrides)
 
-from . import train_step
 from .tables import most_used
 
 SUITE = suite_api.Suite(
@@ -268,7 +268,14 @@ def move(cpu: torch.nn.Module, device: str) -> tuple[torch.nn.Module, list[str],
                  "clip, optimizer step and scale update against the CPU's replay of it from the device's gradients",
                  applies=lambda dtype: dtype in TRAIN_DTYPES)
 def check_train_step(cpu, dev, dtype, ctx, evidence) -> str:
-    matched = train_step.run(cpu, dev, dtype, ctx, evidence, labels_for, named_parameters_to_check(cpu), both)
+    batch = inputs(ctx.seed)
+    on_device = to_device(batch, ctx.device)
+
+    def loss_of(data):  # as training runs it: no cache
+        return lambda model: model(**data, labels=labels_for(model, data["input_ids"]), use_cache=False).loss
+
+    matched = training.run(cpu, dev, dtype, ctx.device, evidence, loss_of(batch), loss_of(on_device),
+                           named_parameters_to_check(cpu), both)
     return Outcome.PASS if matched else Outcome.FAIL
 
 

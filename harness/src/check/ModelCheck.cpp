@@ -365,6 +365,19 @@ void add_probe(ModelCheckResult& result, const json& probe, const Judgement& j,
     result.verdict = fmt::format("wrong output: the device's output differs from the CPU's{}; {}",
                                  at, result.verdict);
   }
+  if (probe.contains("train_step")) {  // --train: the training steps, run for real
+    const json& train = probe["train_step"];
+    const std::string outcome = train.value("outcome", "");
+    const std::string what = train.value("message", std::string()).substr(0, 160);
+    if (outcome == name(Outcome::kError) && train.value("stage", "") == "device") {
+      result.exit_code = 2;
+      result.verdict = fmt::format("blocked: the training step failed on the device ({}); {}",
+                                   what, result.verdict);
+    } else if (outcome == name(Outcome::kFail)) {
+      result.exit_code = std::max(result.exit_code, 1);
+      result.verdict = fmt::format("wrong training step: {}; {}", what, result.verdict);
+    }
+  }
   result.probe = probe;
   (*result.probe)["disagreements"] = disagreements;
 }

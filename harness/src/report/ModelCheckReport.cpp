@@ -4,6 +4,7 @@
 #include "common/Vocabulary.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -61,6 +62,20 @@ std::string executables_text(const json& cache) {
       cache.contains("memory_hits")
           ? fmt::format(" ({} call(s) reused one in memory)", cache["memory_hits"].get<std::int64_t>())
           : std::string());
+}
+
+// --probe --train: the training steps' verdict, in a line.
+std::string train_step_text(const json& train) {
+  const std::string outcome = train.value("outcome", "?");
+  if (outcome != "ran")
+    return fmt::format("training step ({} autocast, AdamW): {}{}: {}", train.value("autocast", "?"),
+                       outcome, train.contains("stage") ? " at " + train["stage"].get<std::string>() : "",
+                       train.value("message", std::string()).substr(0, 300));
+  return fmt::format(
+      "training step ({} autocast, clipping, AdamW {}): matched; the gradients {:.3g} off the "
+      "float32 step, the CPU's own {:.3g}",
+      train.value("autocast", "?"), fmt::join(train.value("optimizers_checked", json::array()), ", "),
+      train.value("gradient_error_device", 0.0), train.value("gradient_error_cpu", 0.0));
 }
 
 // What each input shape needed, the buckets first, and the suggestion.
@@ -155,6 +170,7 @@ std::string model_check_text(const ModelCheckResult& r) {
     if (p["disagreements"].empty() && p.value("outcome", "") != name(Outcome::kFail))
       out += "  the probe agrees with the prediction\n";
     if (p.contains("compile_cache")) out += "  " + executables_text(p["compile_cache"]) + "\n";
+    if (p.contains("train_step")) out += "  " + train_step_text(p["train_step"]) + "\n";
   }
   if (r.compile) {
     const json& c = *r.compile;

@@ -1,5 +1,5 @@
-"""hf's `train_step` check: training steps of a tiny model as users run them, on the device against
-the CPU.
+"""Training steps of a model as users run them, on the device against the CPU: hf's `train_step`
+check and check-model's `--probe --train`.
 
 Each step: the forward under autocast (float32 cases: to the backend's lower precision, from its
 autocast_policy(), or none where it declares none; float16 cases: to float16, with a GradScaler),
@@ -36,10 +36,9 @@ import torch.utils._pytree as pytree
 
 import backend_contract
 import comparison
-from comparison import Mismatch, to_device
+from comparison import Mismatch
 from dispatch_capture import uncounted
 from evidence import dtype_name
-from suitelib.tiny_models import inputs
 
 LR, EPS, WEIGHT_DECAY, CLIP = 1e-3, 1e-3, 0.01, 1.0  # EPS large: an update continuous in the gradient
 STEPS = 2
@@ -75,19 +74,20 @@ def fused_declared(device_type: str) -> bool:
 
 
 class Trainer:
-    """One side's model, optimizer and scaler, stepping in halves."""
+    """One side's model, optimizer and scaler, stepping in halves; `loss_of(model)` is the side's
+    forward to a scalar loss, with its inputs."""
 
     def __init__(self, model: torch.nn.Module, device_type: str, autocast: torch.dtype | None, scaled: bool,
-                 optimizer: str, labels_for: Callable) -> None:
-        self.model, self.device_type, self.autocast, self.labels_for = model, device_type, autocast, labels_for
+                 optimizer: str, loss_of: Callable[[torch.nn.Module], torch.Tensor]) -> None:
+        self.model, self.device_type, self.autocast, self.loss_of = model, device_type, autocast, loss_of
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.optimizer = make_optimizer(self.params, optimizer)
         self.scaler = torch.amp.GradScaler(device_type, **SCALER) if scaled else None
 
-    def backward(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
+    def backward(self) -> torch.Tensor:
         self.optimizer.zero_grad(set_to_none=True)
         with torch.autocast(self.device_type, dtype=self.autocast or torch.float32, enabled=self.autocast is not None):
-            loss = self.model(**batch, labels=self.labels_for(self.model, batch["input_ids"]), use_cache=False).loss
+            loss = self.loss_of(self.model)
         (self.scaler.scale(loss) if self.scaler else loss).backward()
         return loss.detach()
 
@@ -156,42 +156,42 @@ def exactly(what: str, actual: Any, expected: Any) -> None:
         raise StepMismatch(f"{what}: {str(mismatch)[:1200]}") from None
 
 
-def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, ctx, evidence: dict[str, Any],
-        labels_for: Callable, checked: list[str], both: Callable) -> bool:
-    """The check: True when every step matched; the first mismatch is evidence["message"]. The
-    gradients of the parameters named `checked` are compared (hf's backward check's few). `both`
-    runs the CPU's part, then the device's, charging an exception to its side (hf's stages)."""
+def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, device: str, evidence: dict[str, Any],
+        cpu_loss_of: Callable, device_loss_of: Callable, checked: list[str], both: Callable) -> bool:
+    """The steps: True when every one matched; the first mismatch is evidence["message"]. `dtype`
+    float16 scales (GradScaler), anything else autocasts to the backend's lower precision. The
+    gradients of the parameters named `checked` are compared. `cpu_loss_of(model)` and
+    `device_loss_of(model)` are each side's forward to its loss; `both(cpu, device)` runs the
+    CPU's part, then the device's, charging an exception to its side."""
     scaled = dtype == "float16"
     autocast = torch.float16 if scaled else lower_precision()
     low = dtype_name(autocast) if autocast is not None else "float32"
-    device_type = ctx.device.split(":")[0]
+    device_type = device.split(":")[0]
     kinds = ["foreach"] + (["fused"] if fused_declared(device_type) else [])
     evidence.update(autocast=low, optimizer="AdamW", clip_norm=CLIP, optimizers_checked=kinds,
                     gradients_checked=checked, normwise_multiple=comparison.NORMWISE_MULTIPLE)
     if "fused" not in kinds:
         evidence["fused"] = "not run: the backend has no kernel of its own for aten::_fused_adamw_"
-    batch = inputs(ctx.seed)
     try:
         for kind in kinds:
             steps = evidence.setdefault("steps", {})[kind] = []
-            host = Trainer(copy.deepcopy(cpu), "cpu", autocast, scaled, "foreach", labels_for)
-            exact = Trainer(copy.deepcopy(cpu), "cpu", None, False, "reference", labels_for)
-            device = Trainer(copy.deepcopy(dev), device_type, autocast, scaled, kind, labels_for)
+            host = Trainer(copy.deepcopy(cpu), "cpu", autocast, scaled, "foreach", cpu_loss_of)
+            exact = Trainer(copy.deepcopy(cpu), "cpu", None, False, "reference", cpu_loss_of)
+            on_device = Trainer(copy.deepcopy(dev), device_type, autocast, scaled, kind, device_loss_of)
             for step in range(SCALED_STEPS if scaled else STEPS):
                 where = f"{kind} step {step + 1}"
                 # the same step in float32, without autocast, from the CPU's parameters: what both
                 # low-precision gradients approximate
                 exact.model.load_state_dict(host.model.state_dict())
-                cpu_loss, dev_loss = both(lambda: host.backward(batch),
-                                          lambda: device.backward(to_device(batch, ctx.device)))
-                exact_loss = exact.backward(batch)
+                cpu_loss, dev_loss = both(host.backward, on_device.backward)
+                exact_loss = exact.backward()
                 if scaled and step == INF_STEP:
-                    for trainer in (host, device):
+                    for trainer in (host, on_device):
                         overflow_one(trainer, checked[0])
                 judged = three_way_normwise(f"{where}: loss", dev_loss, cpu_loss, exact_loss, autocast)
                 evidence["loss_error_device"] = max(evidence.get("loss_error_device", 0.0),
                                                     judged["gradient_error_device"])
-                before = snapshot(device)
+                before = snapshot(on_device)
                 expected, replay_norm, replay_skipped = replay(before, scaled)
                 cpu_grads = {name: None if p.grad is None else p.grad.clone()
                              for name, p in host.model.named_parameters() if p.requires_grad}
@@ -209,13 +209,13 @@ def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, ctx, evidence: d
                                                         cpu_grads[name] / scale, exact_grads[name], autocast)
                             for key, value in judged.items():
                                 evidence[key] = max(evidence.get(key, 0.0), value)
-                norm, skipped = device.finish()
+                norm, skipped = on_device.finish()
                 if skipped != replay_skipped:
                     raise StepMismatch(f"{where}: the device's scaler {'skipped' if skipped else 'took'} the step, "
                                        f"its gradients {'do not ' if not replay_skipped else ''}hold inf or NaN "
                                        f"(the CPU's scaler given the same gradients "
                                        f"{'skipped' if replay_skipped else 'took'} it)")
-                after = snapshot(device)
+                after = snapshot(on_device)
                 exactly(f"{where}: parameters after the step", after["params"], expected["params"])
                 exactly(f"{where}: optimizer state after the step", after["optimizer"]["state"],
                         expected["optimizer"]["state"])
