@@ -24,7 +24,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = REPO / "build" / "neuron-conform"
-OPS = os.environ.get("OPS", "^(abs|add|mul|sin|exp|sigmoid|tanh|relu|neg|sqrt|div|sub)$")
+OPS = os.environ.get("OPS", "^(abs|add|mul|sin|exp|sigmoid)$")
 CHECKS = os.environ.get("CHECKS", "forward")
 DTYPES = os.environ.get("DTYPES", "float32")
 

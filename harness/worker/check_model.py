@@ -675,20 +675,13 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
     return result
 
 
-class _Side(Exception):
-    """An exception of one side of a training step: the CPU's (the model itself) or the device's."""
-
-    def __init__(self, side: str, cause: BaseException) -> None:
-        super().__init__(str(cause))
-        self.side, self.cause = side, cause
-
-
 def train_probe(rebuild_tiny, device: str, hf: bool) -> dict[str, Any]:
     """--probe --train: the tiny model's training steps on the device against the CPU, as the hf
     suite's train_step check runs them (suitelib.training: autocast to the backend's lower
     precision, backward, clipping, AdamW, the step judged against the CPU's replay of it). The
     loss: a transformers model's own (labels = the input ids); a script's, the mean square of its
     first output."""
+    from sides import Stage, both
     from suitelib import training
 
     device_model, device_inputs, model, inputs, _ = placed(rebuild_tiny, device, None)
@@ -698,17 +691,6 @@ def train_probe(rebuild_tiny, device: str, hf: bool) -> dict[str, Any]:
             return lambda m: m(**data, labels=data["input_ids"], use_cache=False).loss
         return lambda m: first_tensor(call(m, data)).float().pow(2).mean()
 
-    def both(cpu_part, device_part):
-        try:
-            expected = cpu_part()
-        except Exception as exc:
-            raise _Side("cpu_reference", exc) from exc
-        try:
-            actual = device_part()
-        except Exception as exc:
-            raise _Side("device", exc) from exc
-        return expected, actual
-
     names = [n for n, p in model.named_parameters() if p.requires_grad]
     checked = sorted({names[0], names[len(names) // 2], names[-1]}) if names else []
     evidence: dict[str, Any] = {}
@@ -716,8 +698,8 @@ def train_probe(rebuild_tiny, device: str, hf: bool) -> dict[str, Any]:
         matched = training.run(model, device_model, "float32", device, evidence, loss_of(inputs),
                                loss_of(device_inputs), checked, both)
         evidence["outcome"] = "ran" if matched else Outcome.FAIL
-    except _Side as side:
-        evidence.update(exception_evidence(side.cause, limit=1000), outcome=Outcome.ERROR, stage=side.side)
+    except Stage as stage:
+        evidence.update(exception_evidence(stage.cause, limit=1000), outcome=Outcome.ERROR, stage=stage.stage)
     evidence.pop("steps", None)
     return evidence
 

@@ -57,6 +57,28 @@ class Verdict(Exception):
         self.outcome, self.evidence = outcome, evidence
 
 
+class Stage(Exception):
+    """An exception, with the stage of a case it happened in (build, move, cpu_reference, device):
+    a whole model's case charges the CPU's own failures to the harness, the device's to the device."""
+
+    def __init__(self, stage: str, cause: BaseException) -> None:
+        super().__init__(str(cause))
+        self.stage, self.cause = stage, cause
+
+
+def both(stage_cpu: Callable[[], Any], stage_device: Callable[[], Any]) -> tuple[Any, Any]:
+    """The CPU's part, then the device's: their results, or Stage naming the side that raised."""
+    try:
+        expected = stage_cpu()
+    except Exception as exc:
+        raise Stage("cpu_reference", exc) from exc
+    try:
+        actual = stage_device()
+    except Exception as exc:
+        raise Stage("device", exc) from exc
+    return expected, actual
+
+
 class Sides:
     """Runs each side seeded with the case's seed and compares them with the case's tolerance."""
 

@@ -34,6 +34,7 @@ import compilation
 from comparison import Mismatch, to_device
 from dispatch_capture import uncounted
 from evidence import exception_evidence
+from sides import Stage, both
 import suite_api
 import vocabulary
 from vocabulary import EvidenceFlag, Outcome, Where
@@ -67,26 +68,6 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
     overrides(), label_layouts(), most_used()  # a bad entry stops the listing, naming it
     return ((arch, dtype, check) for arch in causal_lm_architectures() for dtype in (*DTYPES, "float16")
             for check in SUITE.checks_for(dtype))
-
-
-class Stage(Exception):
-    """An exception, with the stage it happened in (build, move, cpu_reference, device)."""
-
-    def __init__(self, stage: str, cause: BaseException) -> None:
-        super().__init__(str(cause))
-        self.stage, self.cause = stage, cause
-
-
-def both(stage_cpu: Callable[[], Any], stage_device: Callable[[], Any]) -> tuple[Any, Any]:
-    try:
-        expected = stage_cpu()
-    except Exception as exc:
-        raise Stage("cpu_reference", exc) from exc
-    try:
-        actual = stage_device()
-    except Exception as exc:
-        raise Stage("device", exc) from exc
-    return expected, actual
 
 
 def compare(name: str, actual: torch.Tensor, expected: torch.Tensor, dtype: str, evidence: dict[str, Any]) -> bool:

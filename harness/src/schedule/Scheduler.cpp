@@ -66,6 +66,12 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
 
 void Scheduler::deliver(const CaseResult& result, bool amends) {
   std::lock_guard lock(mutex_);
+  if (amends && !delivered_.contains(result.case_id)) {
+    // found while the case's own attempts were still going on (a rerun's worker ending): it
+    // amends the result the case delivers
+    pending_amendments_.insert_or_assign(result.case_id, result);
+    return;
+  }
   if (!amends) {
     if (result.outcome == Outcome::kCrash) ++stats_.crashes;
     if (result.outcome == Outcome::kTimeout) ++stats_.timeouts;
@@ -73,6 +79,11 @@ void Scheduler::deliver(const CaseResult& result, bool amends) {
   }
   try {
     on_result_(result, amends);
+    if (!amends) {
+      delivered_.insert(result.case_id);
+      if (auto pending = pending_amendments_.extract(result.case_id))
+        on_result_(pending.mapped(), true);
+    }
   } catch (...) {
     stopping_ = true;  // before this slot's worker is torn down: no other slot goes on
     next_ = groups_.size();
@@ -383,51 +394,48 @@ void Scheduler::slot_loop(int index) {
 }
 
 void Scheduler::run_case(Slot& slot, const std::string& case_id) {
-  const int index = slot.index;
-  {
-    std::vector<Attempt> attempts;
-    for (int i = 0; i < std::max(1, options_.repeat); ++i)
-      attempts.push_back(attempt(slot, case_id));
-    // A case that only failed is run again, each time in a fresh worker. A skip is the suite's
-    // own decision, not a failure: running it again would only say it again.
-    const auto only_failed = [&] {
-      return std::all_of(attempts.begin(), attempts.end(),
-                         [](const Attempt& a) { return is_failure(a.result.outcome); });
-    };
-    for (int rerun = 0; rerun < options_.reruns && only_failed() &&
-                        (!options_.may_rerun || options_.may_rerun(case_id));
-         ++rerun) {
-      finish_worker(slot);
-      {
-        std::lock_guard lock(mutex_);
-        ++stats_.reruns;
-      }
-      attempts.push_back(attempt(slot, case_id));
+  std::vector<Attempt> attempts;
+  for (int i = 0; i < std::max(1, options_.repeat); ++i)
+    attempts.push_back(attempt(slot, case_id));
+  // A case that only failed is run again, each time in a fresh worker. A skip is the suite's
+  // own decision, not a failure: running it again would only say it again.
+  const auto only_failed = [&] {
+    return std::all_of(attempts.begin(), attempts.end(),
+                       [](const Attempt& a) { return is_failure(a.result.outcome); });
+  };
+  for (int rerun = 0; rerun < options_.reruns && only_failed() &&
+                      (!options_.may_rerun || options_.may_rerun(case_id));
+       ++rerun) {
+    finish_worker(slot);
+    {
+      std::lock_guard lock(mutex_);
+      ++stats_.reruns;
     }
-    // Failed after other cases and matched alone: the error may be a predecessor's, raised late.
-    const Attempt& first = attempts.front();
-    const bool matched_alone = std::any_of(attempts.begin(), attempts.end(), [](const Attempt& a) {
-      return is_success(a.result.outcome);
-    });
-    std::optional<std::string> whose;
-    if (is_failure(first.result.outcome) && matched_alone && !first.ran_before.empty()) {
-      LateError late{first.result.evidence, first.ran_before};
-      late.evidence["surfaced_at"] = case_id;
-      whose = attribute(index, late, false);
-    }
-    std::vector<CaseResult> results;
-    for (Attempt& a : attempts) results.push_back(std::move(a.result));
-    if (whose) {  // the first attempt met another case's error: the others are the case's own
-      const CaseResult met = std::move(results.front());
-      results.erase(results.begin());
-      CaseResult own = combine_attempts(std::move(results));
-      own.evidence["met_late_error"] = {{"of", *whose},
-                                        {"outcome", name(met.outcome)},
-                                        {"message", case_message(met.evidence).substr(0, 600)}};
-      deliver(own);
-    } else {
-      deliver(combine_attempts(std::move(results)));
-    }
+    attempts.push_back(attempt(slot, case_id));
+  }
+  // Failed after other cases and matched alone: the error may be a predecessor's, raised late.
+  const Attempt& first = attempts.front();
+  const bool matched_alone = std::any_of(attempts.begin(), attempts.end(), [](const Attempt& a) {
+    return is_success(a.result.outcome);
+  });
+  std::optional<std::string> whose;
+  if (is_failure(first.result.outcome) && matched_alone && !first.ran_before.empty()) {
+    LateError late{first.result.evidence, first.ran_before};
+    late.evidence["surfaced_at"] = case_id;
+    whose = attribute(slot.index, late, false);
+  }
+  std::vector<CaseResult> results;
+  for (Attempt& a : attempts) results.push_back(std::move(a.result));
+  if (whose) {  // the first attempt met another case's error: the others are the case's own
+    const CaseResult met = std::move(results.front());
+    results.erase(results.begin());
+    CaseResult own = combine_attempts(std::move(results));
+    own.evidence["met_late_error"] = {{"of", *whose},
+                                      {"outcome", name(met.outcome)},
+                                      {"message", case_message(met.evidence).substr(0, 600)}};
+    deliver(own);
+  } else {
+    deliver(combine_attempts(std::move(results)));
   }
 }
 

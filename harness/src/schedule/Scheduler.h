@@ -8,8 +8,10 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -138,7 +140,9 @@ class Scheduler {
   std::vector<std::pair<std::size_t, std::size_t>> groups_;  // [begin, end) of cases_, in order
   std::atomic<std::size_t> next_{0};                         // the next group to hand out
   std::atomic<bool> stopping_{false};                        // a slot failed: no case starts
-  std::mutex mutex_;  // serialises on_result_ and stats_
+  std::mutex mutex_;  // serialises on_result_, stats_ and the two below
+  std::set<std::string> delivered_;
+  std::map<std::string, CaseResult> pending_amendments_;  // of cases not delivered yet
   ScheduleStats stats_;
   std::atomic<int> spawned_{0};
   std::unique_ptr<Zygote> zygote_;  // forks the workers (execute/Zygote.h)

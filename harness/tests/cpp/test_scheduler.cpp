@@ -139,6 +139,31 @@ TEST(Scheduler, AnErrorAnEarlierCaseLeftInsideTheNextOneIsTheEarlierCases) {
   EXPECT_EQ(results.at("t/ok/3/-").outcome, Outcome::kPass);
 }
 
+// A late error found while its case's own attempts go on (--repeat: the second attempt's worker
+// meets the first's error) amends the result the case then delivers: recorded once, amended once.
+TEST(Scheduler, ALateErrorOfACaseStillRunningAmendsWhatItDelivers) {
+  ScheduleOptions options;
+  options.jobs = 1;
+  options.repeat = 2;
+  options.attribution_mode = "serve_blocking";
+  options.worker.python = TEST_PYTHON;
+  options.worker.script = FAKE_WORKER;
+  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
+  std::filesystem::create_directories(options.log_dir);
+  std::vector<std::pair<CaseResult, bool>> delivered;
+  Scheduler scheduler(options, [&](const CaseResult& r, bool amends) { delivered.emplace_back(r, amends); });
+  scheduler.run({"t/late/1/-"});
+  // recorded first, then amended: by the error its first attempt left for the second, and (each
+  // attempt queues one) by the one its last attempt left for its worker's exit
+  ASSERT_GE(delivered.size(), 2u);
+  EXPECT_FALSE(delivered[0].second);
+  EXPECT_EQ(delivered[1].first.evidence.at("surfaced_at"), "next case start");
+  for (std::size_t i = 1; i < delivered.size(); ++i) {
+    EXPECT_TRUE(delivered[i].second);
+    EXPECT_EQ(delivered[i].first.outcome, Outcome::kError);
+  }
+}
+
 // A group (group_of) goes to one worker whole, its cases one after another.
 TEST(Scheduler, AGroupOfCasesRunsOnOneWorker) {
   ScheduleOptions options;
