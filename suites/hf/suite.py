@@ -247,7 +247,7 @@ def move(cpu: torch.nn.Module, device: str) -> tuple[torch.nn.Module, list[str],
                  "with a GradScaler whose first step overflows), backward, gradient clipping, AdamW (foreach, and fused "
                  "where the backend has the kernel); the loss and gradients against the CPU's, the step's unscale, "
                  "clip, optimizer step and scale update against the CPU's replay of it from the device's gradients",
-                 applies=lambda dtype: dtype in TRAIN_DTYPES)
+                 applies=lambda dtype: dtype in TRAIN_DTYPES, native=False)
 def check_train_step(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
     on_device = to_device(batch, ctx.device)
