@@ -109,6 +109,9 @@ def test_probe_train_runs_the_training_steps_and_says_what_compiling_costs(fixed
 
 def test_compile_says_whether_a_model_compiles_into_one_graph(fixed_db):
     one = json.loads(check(fixed_db, "--script", f"{MODELS}:mlp", "--compile", "--json", expect=0).stdout)
+    # what the graphs cost on a compiling device, from the backend's compile_stats()
+    assert "graphs: 1 given to the backend: " in check(fixed_db, "--script", f"{MODELS}:mlp", "--compile",
+                                                        expect=0).stdout
     assert one["compile"]["verdict"] == "compiles into one graph" and one["compile"]["graphs"] == 1
     assert one["compile"]["outcome"] == "compiled" and one["compile"]["max_abs_error"] < 1e-5
     assert one["verdict"].endswith("; torch.compile: compiles into one graph")

@@ -181,6 +181,14 @@ std::string model_check_text(const ModelCheckResult& r) {
       out +=
           fmt::format(", max abs error against the CPU {:.3g}", c["max_abs_error"].get<double>());
     out += "\n";
+    // what the graphs cost on a compiling device: the backend's own counters, where it has them
+    if (const json& stats = c.value("backend_compile_stats", json()); stats.is_object())
+      out += fmt::format(
+          "  graphs: {} given to the backend: {} lowered and compiled, {} loaded from its graph "
+          "cache, {} reused in memory; {:.1f} s in the backend\n",
+          stats.value("graphs_compiled", 0), stats.value("lowered", 0),
+          stats.value("disk_hits", 0), stats.value("memory_hits", 0),
+          stats.value("compile_seconds", 0.0));
     for (const auto& reason : c.value("graph_breaks", json::array()))
       out += fmt::format("  graph break: {}\n", reason.get<std::string>());
   }
