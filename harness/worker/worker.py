@@ -131,14 +131,10 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
 def surfaced_at_end(ctx: Context, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The case ends waiting for the device's queued work, inside its own attribution: an error
     an asynchronous device raises only now is the case's, never the next case's."""
-    try:
-        ctx.synchronize()
-    except Exception as exc:  # noqa: BLE001 - the device's error, recorded as the case's
-        if outcome == Outcome.ERROR:  # the case's own error came first; the device still fails
-            return outcome, evidence
-        return Outcome.ERROR, {**evidence, **exception_evidence(exc), "surfaced_at": "case end",
-                               "outcome_before": outcome}
-    return outcome, evidence
+    late = late_error(ctx, "case end")
+    if late is None or outcome == Outcome.ERROR:  # a case's own error came first: it stands
+        return outcome, evidence
+    return Outcome.ERROR, {**evidence, **late, "outcome_before": outcome}
 
 
 def late_error(ctx: Context, surfaced_at: str) -> dict[str, Any] | None:
@@ -431,7 +427,7 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
             os._exit(EXIT_MEMORY_LIMIT)
         if max_memory > 0 and data_bytes() > max_memory // 2:
             emit(out, {**result, "retiring": True})
-            return
+            break
         emit(out, result)
     if late := late_error(ctx, "worker exit"):  # the harness closed the requests: a last wait
         emit(out, {"late_error": late})

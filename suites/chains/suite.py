@@ -301,17 +301,19 @@ def run_variant(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
         phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)(chain))
-    record = {"seed": ctx.seed, "examples_run": 0, "steps_drawn": {}}
     fusion = Fusion()
+    failed: Verdict | None = None
     try:
         search()
     except Verdict as verdict:
-        record.update(examples_run=examples[0], steps_drawn=dict(counts), device_fusion=fusion.seen())
-        evidence = {**verdict.evidence, "chains": record}
-        evidence["message"] = f"[{'; '.join(evidence.get('chain', []))}] {evidence.get('message', '')}"
-        return verdict.outcome, evidence
-    record.update(examples_run=examples[0], steps_drawn=dict(counts), device_fusion=fusion.seen())
-    return Outcome.PASS, {"chains": record, "rtol": rtol, "atol": atol}
+        failed = verdict
+    record = {"seed": ctx.seed, "examples_run": examples[0], "steps_drawn": dict(counts),
+              "device_fusion": fusion.seen()}
+    if failed is None:
+        return Outcome.PASS, {"chains": record, "rtol": rtol, "atol": atol}
+    evidence = {**failed.evidence, "chains": record}
+    evidence["message"] = f"[{'; '.join(evidence.get('chain', []))}] {evidence.get('message', '')}"
+    return failed.outcome, evidence
 
 
 class Fusion:
@@ -364,7 +366,7 @@ for _name, _description in VARIANTS.items():
                  applies=lambda subject: not _drawn(subject))
 def run_windows(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     architecture = case.subject.removeprefix("hf.")
-    if architecture not in _architectures() or case.dtype != "float32":
+    if architecture not in ARCHITECTURES or case.dtype != "float32":
         raise suite_api.unknown(case, "architecture at that dtype")
     recording = traces.record(architecture, torch.float32, ctx.seed)
     starts = traces.windows(recording, Settings.window, Settings.max_windows)
@@ -373,7 +375,8 @@ def run_windows(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
               "windows_run": 0, "backward_windows": 0, "values_compared": 0, "values_undetermined": 0}
     fusion = Fusion()
 
-    def judge(first: int, last: int) -> None:
+    def judge(first: int, last: int) -> tuple[int, int]:
+        """The window's values compared and undetermined; a Verdict where one differs."""
         calls = recording.calls[first:last]
         sides = Sides(ctx, rtol, atol)
         sides.where = {"window": traces.describe(calls, first),
@@ -384,50 +387,47 @@ def run_windows(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         undetermined = differing_parts(expected, sides.again(traces.replay, calls, "cpu")(), rtol, atol)
         actual = sides.device(traces.replay, calls, ctx.device)
         for index, (got, want) in enumerate(zip(actual, expected)):
-            if f"[{index}]" in undetermined:
-                record["values_undetermined"] += 1
-                continue
-            sides.compare(got, want, {"compared": f"value {index} of the window"})
-            record["values_compared"] += 1
+            if f"[{index}]" not in undetermined:
+                sides.compare(got, want, {"compared": f"value {index} of the window"})
+        return len(expected) - len(undetermined), len(undetermined)
 
     for start in starts:
         record["windows_run"] += 1
         record["backward_windows"] += recording.calls[start].backward
         try:
-            judge(start, start + Settings.window)
+            compared, undetermined = judge(start, start + Settings.window)
         except NoReference:
             continue  # the CPU cannot replay it alone (a call that needs what came before it)
         except Verdict as verdict:
-            first, last = _narrowed(judge, start, start + Settings.window)
-            if (first, last) != (start, start + Settings.window):
-                try:
-                    judge(first, last)
-                except Verdict as narrowed:
-                    verdict = narrowed
+            first, last, verdict = _narrowed(judge, start, start + Settings.window, verdict)
             evidence = {**verdict.evidence, "chains": {**record, "device_fusion": fusion.seen()}}
             evidence["message"] = f"[window of {last - first} op(s) at #{first}] {evidence.get('message', '')}"
             return verdict.outcome, evidence
+        record["values_compared"] += compared
+        record["values_undetermined"] += undetermined
     if record["windows_run"] == 0:
         return Outcome.SKIP, {"message": "the recording has no window without a random op", EvidenceFlag.SUITE_SKIP: True}
     return Outcome.PASS, {"chains": {**record, "device_fusion": fusion.seen()}, "rtol": rtol, "atol": atol}
 
 
-def _narrowed(judge: Callable[[int, int], None], first: int, last: int) -> tuple[int, int]:
-    """The fewest calls of a failing window that still fail: dropped from its start, then its end."""
-    def fails(a: int, b: int) -> bool:
+def _narrowed(judge: Callable[[int, int], Any], first: int, last: int,
+              verdict: Verdict) -> tuple[int, int, Verdict]:
+    """The fewest calls of a failing window that still fail (dropped from its start, then its end),
+    and their verdict."""
+    def failure(a: int, b: int) -> Verdict | None:
         try:
             judge(a, b)
-        except Verdict:
-            return True
+        except Verdict as failed:
+            return failed
         except NoReference:
-            return False
-        return False
+            return None
+        return None
 
-    while last - first > 1 and fails(first + 1, last):
-        first += 1
-    while last - first > 1 and fails(first, last - 1):
-        last -= 1
-    return first, last
+    while last - first > 1 and (failed := failure(first + 1, last)):
+        first, verdict = first + 1, failed
+    while last - first > 1 and (failed := failure(first, last - 1)):
+        last, verdict = last - 1, failed
+    return first, last, verdict
 
 
 # The architectures whose training steps the windows replay: dense attention with RoPE and a gated
@@ -437,16 +437,13 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Gemma2ForCausalLM", "G
                  "MixtralForCausalLM")
 
 
-def _architectures() -> tuple[str, ...]:
-    return ARCHITECTURES
-
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
     for dtype in DTYPES:
         for check in SUITE.checks_for("elementwise"):
             yield "elementwise", dtype_name(dtype), check
-    for architecture in _architectures():
+    for architecture in ARCHITECTURES:
         yield f"hf.{architecture}", "float32", "windows"
 
 

@@ -25,6 +25,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <future>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
@@ -211,27 +212,26 @@ struct Execution {
 // the scheduler hands to one worker: the first compiles what the others then find in memory.
 void order_for_scheduling(std::vector<std::string>& cases,
                           const std::map<std::string, double>& durations) {
-  const auto duration = [&](const std::string& id) {
-    auto it = durations.find(id);
+  const auto duration = [&](std::size_t i) {
+    auto it = durations.find(cases[i]);
     return it == durations.end() ? 0.0 : it->second;
   };
-  std::map<std::string, double> group_seconds;
-  std::map<std::string, std::size_t> group_first;  // keeps the listing's order among equals
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const std::string key = CaseId::parse(cases[i]).sharing_key();
-    group_seconds[key] += duration(cases[i]);
-    group_first.emplace(key, i);
+  std::vector<std::vector<std::size_t>> groups = sharing_groups(cases);
+  std::vector<double> seconds;
+  for (auto& group : groups) {
+    std::stable_sort(group.begin(), group.end(),
+                     [&](std::size_t a, std::size_t b) { return duration(a) > duration(b); });
+    seconds.push_back(0.0);
+    for (std::size_t i : group) seconds.back() += duration(i);
   }
-  std::vector<std::tuple<double, std::size_t, double, std::string>> keyed;
-  for (const auto& id : cases) {
-    const std::string key = CaseId::parse(id).sharing_key();
-    keyed.emplace_back(-group_seconds[key], group_first[key], -duration(id), id);
-  }
-  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    return std::tie(std::get<0>(a), std::get<1>(a), std::get<2>(a)) <
-           std::tie(std::get<0>(b), std::get<1>(b), std::get<2>(b));
-  });
-  for (std::size_t i = 0; i < cases.size(); ++i) cases[i] = std::get<3>(keyed[i]);
+  std::vector<std::size_t> order(groups.size());
+  std::iota(order.begin(), order.end(), 0);  // ties keep the listing's order
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return seconds[a] > seconds[b]; });
+  std::vector<std::string> ordered;
+  for (std::size_t g : order)
+    for (std::size_t i : groups[g]) ordered.push_back(cases[i]);
+  cases = std::move(ordered);
 }
 
 // Each worker's memory limit: --max-worker-memory (0: none), else the machine's share per job.
@@ -262,9 +262,8 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   schedule.log_dir = log_dir(o.db, run.id);
   // Under --blocking every op runs at its call; a late error's candidates rerun so wherever the
   // backend has the switch (docs/backends.md).
-  const bool switchable = run.backend_info.value("launch_blocking", false);
-  schedule.mode = run.backend_info.value("blocking", false) ? "serve_blocking" : "serve";
-  schedule.attribution_mode = switchable ? "serve_blocking" : "serve";
+  schedule.blocking = run.backend_info.value("blocking", false);
+  schedule.attribute_blocking = run.backend_info.value("launch_blocking", false);
   schedule.repeat = o.repeat;
   schedule.group_of = [](const std::string& id) { return CaseId::parse(id).sharing_key(); };
   schedule.reruns = o.reruns;
@@ -395,36 +394,32 @@ int warm(const RunOptions& o, int jobs, std::int64_t memory) {
   if (o.resume) throw std::invalid_argument("--warm and --resume: a warm pass is never resumed");
   std::map<std::string, double> durations;
   if (std::filesystem::exists(o.db)) durations = Store(o.db, /*create=*/false).last_durations();
-  const std::filesystem::path scratch =
-      std::filesystem::temp_directory_path() / fmt::format("neuron-conform-warm-{}", ::getpid());
-  std::filesystem::create_directories(scratch);
-  const auto cleanup = [&] {
-    std::error_code ignored;
-    std::filesystem::remove_all(scratch, ignored);
-  };
-  try {
-    RunOptions w = o;
-    w.db = (scratch / "warm.db").string();
-    w.reruns = 0;  // a failure compiled what it needed already
-    Store store(w.db);
-    Plan plan = plan_new_run(store, w, durations, jobs, memory);
-    Expected expected = expect(store, w, plan);
-    const Execution done = execute(store, w, plan, expected, durations, jobs, memory);
-    const nlohmann::json coverage = build_coverage(store, plan.run.id, w.db);
-    const std::string compiling = compile_line(coverage["headline"]);
-    fmt::print("warm: {} case(s) run on {} worker(s) in {}, for what they compile (results not kept)\n",
-               expected.to_run.size(), done.workers, format_duration(done.wall_seconds));
-    fmt::print("  {}\n",
-               compiling.empty() ? "the backend declares no compile-cache counters "
-                                   "(compile_cache_stats(); docs/backends.md): what it compiled "
-                                   "is not known"
-                                 : compiling);
-    cleanup();
-    return 0;
-  } catch (...) {
-    cleanup();
-    throw;
-  }
+  // The scratch folder goes however the pass ends.
+  struct Scratch {
+    std::filesystem::path path;
+    ~Scratch() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } scratch{std::filesystem::temp_directory_path() /
+            fmt::format("neuron-conform-warm-{}", ::getpid())};
+  std::filesystem::create_directories(scratch.path);
+  RunOptions w = o;
+  w.db = (scratch.path / "warm.db").string();
+  w.reruns = 0;  // a failure compiled what it needed already
+  Store store(w.db);
+  Plan plan = plan_new_run(store, w, durations, jobs, memory);
+  Expected expected = expect(store, w, plan);
+  const Execution done = execute(store, w, plan, expected, durations, jobs, memory);
+  const std::string compiling =
+      compile_line(build_coverage(store, plan.run.id, w.db)["headline"]);
+  fmt::print("warm: {} case(s) run on {} worker(s) in {}, for what they compile (results not kept)\n",
+             expected.to_run.size(), done.workers, format_duration(done.wall_seconds));
+  fmt::print("  {}\n", compiling.empty() ? "the backend declares no compile-cache counters "
+                                          "(compile_cache_stats(); docs/backends.md): what it "
+                                          "compiled is not known"
+                                        : compiling);
+  return 0;
 }
 
 }  // namespace

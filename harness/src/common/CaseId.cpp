@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -42,6 +43,17 @@ CaseId CaseId::parse(std::string_view text) {
 
 std::string CaseId::str() const {
   return fmt::format("{}/{}/{}/{}", suite, subject, dtype, check);
+}
+
+std::vector<std::vector<std::size_t>> sharing_groups(const std::vector<std::string>& ids) {
+  std::map<std::string, std::size_t> group_of_key;
+  std::vector<std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto [it, added] = group_of_key.emplace(CaseId::parse(ids[i]).sharing_key(), groups.size());
+    if (added) groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
 }
 
 }  // namespace conform

@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace conform {
 
@@ -21,5 +22,9 @@ struct CaseId {
   std::string sharing_key() const { return suite + "/" + subject + "/" + dtype; }
   bool operator==(const CaseId&) const = default;
 };
+
+// The indices of `ids` grouped by CaseId::sharing_key, groups in the order of their first case,
+// each group's indices in order.
+std::vector<std::vector<std::size_t>> sharing_groups(const std::vector<std::string>& ids);
 
 }  // namespace conform

@@ -36,14 +36,7 @@ std::vector<std::string> shard_cases(const std::vector<std::string>& cases, cons
   const auto n = static_cast<std::size_t>(shard.count);
   // The unit dealt is a group of cases sharing executables (CaseId::sharing_key), in the order of
   // their first case: a shard that runs all of a subject's cases compiles its signatures once.
-  std::map<std::string, std::size_t> group_index;
-  std::vector<std::vector<std::size_t>> groups;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const std::string key = CaseId::parse(cases[i]).sharing_key();
-    auto [it, added] = group_index.emplace(key, groups.size());
-    if (added) groups.emplace_back();
-    groups[it->second].push_back(i);
-  }
+  const std::vector<std::vector<std::size_t>> groups = sharing_groups(cases);
   std::vector<std::size_t> owner(groups.size());
   std::vector<double> known;
   for (const auto& c : cases) {

@@ -466,14 +466,10 @@ void Store::record_result(const std::string& run_id, const CaseResult& r) {
 
 void Store::record_results(const std::string& run_id, std::span<const CaseResult> results) {
   Transaction tx(db_);
-  insert_results(run_id, results);
-  tx.commit();
-}
-
-void Store::insert_results(const std::string& run_id, std::span<const CaseResult> results) {
   auto result = db_.prepare(
       "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  auto events = insert_op_events();
   const std::string now = now_utc();
   for (const CaseResult& r : results) {
     result.bind(1, run_id)
@@ -483,17 +479,21 @@ void Store::insert_results(const std::string& run_id, std::span<const CaseResult
         .bind(5, json_text(r.evidence))
         .bind(6, now)
         .run();
-    insert_op_events(run_id, r);
+    record_op_events(events, run_id, r);
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
+  tx.commit();
 }
 
-void Store::insert_op_events(const std::string& run_id, const CaseResult& r) {
-  auto event = db_.prepare(
+Statement Store::insert_op_events() {
+  return db_.prepare(
       "INSERT INTO op_events (run_id, case_id, op, route, calls) VALUES (?1, ?2, ?3, ?4, ?5)");
+}
+
+void Store::record_op_events(Statement& insert, const std::string& run_id, const CaseResult& r) {
   for (const auto& route : kRoutes) {
     for (const auto& [op, calls] : r.ops(route.value)) {
-      event.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, route.name).bind(5, calls).run();
+      insert.bind(1, run_id).bind(2, r.case_id).bind(3, op).bind(4, route.name).bind(5, calls).run();
     }
   }
 }
@@ -520,7 +520,8 @@ void Store::amend_result(const std::string& run_id, const CaseResult& r) {
         .bind(1, run_id)
         .bind(2, r.case_id)
         .run();
-    insert_op_events(run_id, r);
+    auto events = insert_op_events();
+    record_op_events(events, run_id, r);
   }
   forget_digest(run_id);
   tx.commit();

@@ -89,9 +89,9 @@ class Store {
 
  private:
   void migrate();
-  // The inserts of record_results, inside the caller's transaction.
-  void insert_results(const std::string& run_id, std::span<const CaseResult> results);
-  void insert_op_events(const std::string& run_id, const CaseResult& result);
+  // The statement inserting one op event, prepared once for a batch, and a result's events.
+  Statement insert_op_events();
+  void record_op_events(Statement& insert, const std::string& run_id, const CaseResult& result);
   void forget_digest(const std::string& run_id);
   void enable_wal();
   Database db_;

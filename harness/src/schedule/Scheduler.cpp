@@ -13,6 +13,10 @@ namespace conform {
 
 using Clock = std::chrono::steady_clock;
 
+// How many of the cases a worker ran before a late error surfaced are rerun to find its case,
+// newest first: queued work fails soon after it was queued.
+constexpr std::size_t kLateErrorCandidates = 8;
+
 Scheduler::Scheduler(ScheduleOptions options, OnResult on_result)
     : options_(std::move(options)), on_result_(std::move(on_result)) {}
 
@@ -25,12 +29,14 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
   next_ = 0;
   stopping_ = false;
   groups_.clear();
+  std::string group;  // the key of the group being gathered
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (!groups_.empty() && options_.group_of &&
-        options_.group_of(cases[i]) == options_.group_of(cases[groups_.back().first]))
+    std::string key = options_.group_of ? options_.group_of(cases[i]) : std::string();
+    if (!groups_.empty() && options_.group_of && key == group)
       groups_.back().second = i + 1;
     else
       groups_.emplace_back(i, i + 1);
+    group = std::move(key);
   }
   const int jobs = std::max(1, std::min<int>(options_.jobs, static_cast<int>(cases.size())));
   if (!cases.empty()) {
@@ -53,7 +59,6 @@ ScheduleStats Scheduler::run(const std::vector<std::string>& cases) {
         slot_loop(slot);
       } catch (...) {  // e.g. the store refused a result: stop handing out cases, report it
         stopping_ = true;
-        next_ = groups_.size();
         std::lock_guard lock(mutex_);
         if (!failure_) failure_ = std::current_exception();
       }
@@ -86,7 +91,6 @@ void Scheduler::deliver(const CaseResult& result, bool amends) {
     }
   } catch (...) {
     stopping_ = true;  // before this slot's worker is torn down: no other slot goes on
-    next_ = groups_.size();
     throw;
   }
 }
@@ -100,7 +104,7 @@ std::unique_ptr<Worker> Scheduler::start_worker(Slot& slot, std::string& failure
   }
   std::unique_ptr<Worker> worker;
   try {
-    worker = std::make_unique<Worker>(*zygote_, log, slot.mode);
+    worker = std::make_unique<Worker>(*zygote_, log, slot.blocking ? "serve_blocking" : "serve");
   } catch (const std::exception& e) {
     failure = e.what();
     return nullptr;
@@ -306,8 +310,7 @@ std::optional<std::string> Scheduler::attribute(int slot, const LateError& late,
   // not a candidate: its failure is on record, and the late error is someone's pass.
   std::vector<Ran> candidates;
   for (auto it = late.candidates.rbegin(); it != late.candidates.rend(); ++it) {
-    if (is_success(it->outcome) &&
-        static_cast<int>(candidates.size()) < options_.late_error_candidates)
+    if (is_success(it->outcome) && candidates.size() < kLateErrorCandidates)
       candidates.push_back(*it);
   }
   nlohmann::json checked = nlohmann::json::array();
@@ -320,9 +323,8 @@ std::optional<std::string> Scheduler::attribute(int slot, const LateError& late,
     r.evidence["attributed_by"] = how;
     r.evidence["candidates"] = checked;
   };
-  const bool blocking = options_.attribution_mode == "serve_blocking";
   for (const Ran& c : candidates) {
-    Slot alone{slot, options_.attribution_mode, nullptr, {}};
+    Slot alone{slot, options_.attribute_blocking, nullptr, {}};
     Attempt a = attempt(alone, c.case_id);
     const std::optional<LateError> at_exit = end_worker(alone);
     CaseResult found;
@@ -335,7 +337,8 @@ std::optional<std::string> Scheduler::attribute(int slot, const LateError& late,
       continue;
     }
     annotate(found, c,
-             blocking ? "rerun alone, every device op run at its call" : "rerun alone");
+             options_.attribute_blocking ? "rerun alone, every device op run at its call"
+                                         : "rerun alone");
     deliver(found, true);
     std::lock_guard lock(mutex_);
     ++stats_.late_attributed;
@@ -383,8 +386,8 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts) {
 }
 
 void Scheduler::slot_loop(int index) {
-  Slot slot{index, options_.mode, nullptr, {}};
-  while (true) {
+  Slot slot{index, options_.blocking, nullptr, {}};
+  while (!stopping_) {
     const std::size_t next = next_.fetch_add(1);
     if (next >= groups_.size()) break;
     for (std::size_t i = groups_[next].first; i < groups_[next].second && !stopping_; ++i)

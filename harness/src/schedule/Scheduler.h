@@ -27,14 +27,11 @@ struct ScheduleOptions {
   int reruns = 0;       // further attempts of a case that only failed, each in a fresh worker
   // Whether a case may be rerun (e.g. not when a skip list expects it to fail); empty: all.
   std::function<bool(const std::string&)> may_rerun;
-  // The workers' mode: "serve", or "serve_blocking" (every device op runs at its call).
-  std::string mode = "serve";
-  // The mode a late error's candidates are rerun in: "serve_blocking" where the backend has a
-  // launch-blocking switch (its error is then raised by the op that failed), else "serve".
-  std::string attribution_mode = "serve";
-  // How many of the cases a worker ran before a late error surfaced are rerun to find its case,
-  // newest first.
-  int late_error_candidates = 8;
+  // Whether the workers run every device op at its call (the worker's "serve_blocking" mode).
+  bool blocking = false;
+  // Whether a late error's candidates are rerun so: where the backend has a launch-blocking
+  // switch, the rerun's error is then raised by the op that failed.
+  bool attribute_blocking = false;
   // Cases with one key, next to each other in the list, go to one worker one after the other (the
   // run's: cases sharing compiled executables, CaseId::sharing_key); empty: each case alone.
   std::function<std::string(const std::string&)> group_of;
@@ -71,7 +68,8 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts);
 // Late errors. An asynchronous device may raise an error of queued work outside the case that
 // queued it: before the next case (the worker answers "late_error" instead of running it), at
 // the worker's exit, or inside a later case (which then fails in its worker and passes alone).
-// The cases the worker ran before are rerun alone, newest first, in `attribution_mode`; the
+// The cases the worker ran before are rerun alone, newest first (`attribute_blocking`: every op
+// at its call); the
 // first that fails where it had matched is the error's case, and its result is delivered again,
 // amended: outcome `error`, the rerun's evidence (`failing_op`), `surfaced_at`, `late_error`,
 // `outcome_before`. A late error no rerun reproduces is charged to the newest candidate that
@@ -100,7 +98,7 @@ class Scheduler {
   // later.
   struct Slot {
     int index = 0;
-    std::string mode;
+    bool blocking = false;  // its workers run every device op at its call
     std::unique_ptr<Worker> worker;
     std::vector<Ran> ran;
   };
@@ -139,7 +137,7 @@ class Scheduler {
   const std::vector<std::string>* cases_ = nullptr;
   std::vector<std::pair<std::size_t, std::size_t>> groups_;  // [begin, end) of cases_, in order
   std::atomic<std::size_t> next_{0};                         // the next group to hand out
-  std::atomic<bool> stopping_{false};                        // a slot failed: no case starts
+  std::atomic<bool> stopping_{false};  // a slot failed: no case starts, no group is handed out
   std::mutex mutex_;  // serialises on_result_, stats_ and the two below
   std::set<std::string> delivered_;
   std::map<std::string, CaseResult> pending_amendments_;  // of cases not delivered yet

@@ -27,7 +27,7 @@ std::map<std::string, CaseResult> run_cases(const std::vector<std::string>& case
   options.jobs = jobs;
   options.case_timeout = timeout;
   options.reruns = reruns;
-  options.attribution_mode = "serve_blocking";
+  options.attribute_blocking = true;
   options.worker.python = TEST_PYTHON;
   options.worker.script = FAKE_WORKER;
   options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
@@ -145,7 +145,7 @@ TEST(Scheduler, ALateErrorOfACaseStillRunningAmendsWhatItDelivers) {
   ScheduleOptions options;
   options.jobs = 1;
   options.repeat = 2;
-  options.attribution_mode = "serve_blocking";
+  options.attribute_blocking = true;
   options.worker.python = TEST_PYTHON;
   options.worker.script = FAKE_WORKER;
   options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();

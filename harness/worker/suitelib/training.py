@@ -67,9 +67,8 @@ def lower_precision() -> torch.dtype | None:
     return policy().get("dtype") if policy else None
 
 
-def fused_declared(device_type: str) -> bool:
+def fused_declared() -> bool:
     """Whether the backend has its own kernel for the fused AdamW step (what `fused=True` calls)."""
-    del device_type
     return torch._C._dispatch_has_kernel_for_dispatch_key("aten::_fused_adamw_", "PrivateUse1")
 
 
@@ -167,7 +166,7 @@ def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, device: str, evi
     autocast = torch.float16 if scaled else lower_precision()
     low = dtype_name(autocast) if autocast is not None else "float32"
     device_type = device.split(":")[0]
-    kinds = ["foreach"] + (["fused"] if fused_declared(device_type) else [])
+    kinds = ["foreach"] + (["fused"] if fused_declared() else [])
     evidence.update(autocast=low, optimizer="AdamW", clip_norm=CLIP, optimizers_checked=kinds,
                     gradients_checked=checked, normwise_multiple=comparison.NORMWISE_MULTIPLE)
     if "fused" not in kinds:
@@ -188,9 +187,8 @@ def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, device: str, evi
                 if scaled and step == INF_STEP:
                     for trainer in (host, on_device):
                         overflow_one(trainer, checked[0])
-                judged = three_way_normwise(f"{where}: loss", dev_loss, cpu_loss, exact_loss, autocast)
-                evidence["loss_error_device"] = max(evidence.get("loss_error_device", 0.0),
-                                                    judged["gradient_error_device"])
+                device_error, _ = three_way_normwise(f"{where}: loss", dev_loss, cpu_loss, exact_loss, autocast)
+                evidence["loss_error_device"] = max(evidence.get("loss_error_device", 0.0), device_error)
                 before = snapshot(on_device)
                 expected, replay_norm, replay_skipped = replay(before, scaled)
                 cpu_grads = {name: None if p.grad is None else p.grad.clone()
@@ -205,9 +203,9 @@ def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, device: str, evi
                             raise StepMismatch(f"{where}: gradient of {name}: "
                                                f"{'no' if device_grads[name] is None else 'a'} gradient on the device")
                         if cpu_grads[name] is not None:
-                            judged = three_way_normwise(f"{where}: gradient of {name}", device_grads[name] / scale,
+                            errors = three_way_normwise(f"{where}: gradient of {name}", device_grads[name] / scale,
                                                         cpu_grads[name] / scale, exact_grads[name], autocast)
-                            for key, value in judged.items():
+                            for key, value in zip(("gradient_error_device", "gradient_error_cpu"), errors):
                                 evidence[key] = max(evidence.get(key, 0.0), value)
                 norm, skipped = on_device.finish()
                 if skipped != replay_skipped:
@@ -234,13 +232,13 @@ def run(cpu: torch.nn.Module, dev: torch.nn.Module, dtype: str, device: str, evi
 
 
 def three_way_normwise(what: str, actual: torch.Tensor, expected: torch.Tensor, exact: torch.Tensor | None,
-                       autocast: torch.dtype | None) -> dict[str, float]:
+                       autocast: torch.dtype | None) -> tuple[float, float]:
     """Judges a gradient computed under autocast: the device's may be no further from the float32
     step's (`exact`) than NORMWISE_MULTIPLE times the CPU's own autocast gradient is, plus the
     autocast dtype's unit roundoff, normwise. Two autocast runs differ by where each computed in
     low precision (the device's policy is not the CPU's): elementwise, a few elements of
-    near-cancelling sums differ by far more than the whole does. Returns the errors, relative to the
-    float32 gradient's norm."""
+    near-cancelling sums differ by far more than the whole does. Returns the device's and the CPU's
+    errors, relative to the float32 result's norm."""
     with uncounted():
         a, e = actual.detach().cpu().double(), expected.detach().cpu().double()
         r = exact.detach().cpu().double() if exact is not None else e
@@ -254,4 +252,4 @@ def three_way_normwise(what: str, actual: torch.Tensor, expected: torch.Tensor, 
     if device > allowed:
         raise StepMismatch(f"{what}: the device's is {device:.3g} off the float32 step's normwise, the CPU's "
                            f"{cpu:.3g} (allowed {allowed:.3g}: {comparison.NORMWISE_MULTIPLE:g} times the CPU's)")
-    return {"gradient_error_device": device, "gradient_error_cpu": cpu}  # (a loss's, for a loss)
+    return device, cpu
