@@ -1,61 +1,134 @@
-"""The docs name what the code has: every command of the CLI, every mode of the worker and every
-suite appears where a reader looks for it, so adding one without its documentation fails here."""
+"""Docs that cannot drift: every repository path the docs, READMEs, docstrings and comments cite
+exists, and every suite's README names exactly the checks its registry declares.
+
+A path is cited as (1) a token that starts with one of the repository's top-level folders
+(`harness/worker/comparison.py`), resolved from the root; (2) a Markdown link, resolved from the
+citing file's folder; (3) a backticked relative path with a folder in it (`suitelib/opinfo/runs.py`),
+which must end some tracked path. Placeholders (`<suite>`, `NAME/`, `*.json`) and paths inside
+torch's own tree are not repository paths.
+"""
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
+from functools import cache
+from pathlib import Path
 
-from conform_cli import REPO, cli
+import pytest
 
-ARCHITECTURE = (REPO / "docs" / "architecture.md").read_text()
-README = (REPO / "README.md").read_text()
-HARNESS_README = (REPO / "harness" / "README.md").read_text()
-SUITES_README = (REPO / "suites" / "README.md").read_text()
-
-
-def commands() -> list[str]:
-    """The subcommands `neuron-conform --help` lists."""
-    text = cli("--help").stdout
-    section = text.split("Subcommands:", 1)[1]
-    return re.findall(r"^  ([a-z][a-z-]*)\s", section, re.M)
+ROOT = Path(__file__).resolve().parents[2]
+CITING = (".md", ".py", ".cpp", ".h", ".toml", ".yml")  # prose and code that explains itself
+PLACEHOLDER = re.compile(r"[<>*{}]|(?:^|/)[A-Z_]{2,}(?:/|$)")
+# torch's tree, includes, links out, what a build or a run writes
+NOT_OURS = ("torch/", "ATen/", "c10/", "http", "out/", "build/", "site-packages/")
 
 
-def worker_modes() -> list[str]:
-    """The worker's modes: the options of its one required mutually exclusive group."""
-    usage = subprocess.run([sys.executable, str(REPO / "harness" / "worker" / "worker.py"), "--help"],
-                           capture_output=True, text=True, check=True).stdout
-    group = re.search(r"\((--[a-z]+(?: [A-Z_]+)?(?: \| --[a-z]+(?: [A-Z_]+)?)+)\)", usage)
-    assert group, usage
-    return [mode.split()[0] for mode in group[1].split(" | ")]
+@cache
+def tracked() -> tuple[str, ...]:
+    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    return tuple(listed.stdout.split())
 
 
-def suites() -> list[str]:
-    return sorted(p.parent.name for p in (REPO / "suites").glob("*/suite.py"))
+def citing_files() -> list[str]:
+    return [f for f in tracked() if f.endswith(CITING) and not f.startswith("harness/tests/golden/")]
 
 
-def test_every_command_is_in_the_architecture_and_the_readme():
-    found = commands()
-    assert {"run", "gate", "ledger", "api-compat"} <= set(found), found  # the parse found the list
-    missing = [c for c in found if f"`{c}`" not in ARCHITECTURE]
-    assert missing == [], f"commands docs/architecture.md does not name: {missing}"
-    missing = [c for c in found if f"neuron-conform {c}" not in README]
-    assert missing == [], f"commands README.md never shows: {missing}"
+def cited_paths(file: str) -> list[tuple[int, str, Path | None]]:
+    """(line, path as cited, where it must exist: a path, or None for "ends a tracked path")."""
+    tops = sorted({f.split("/")[0] for f in tracked() if "/" in f})
+    rooted = re.compile(r"(?<![\w./-])((?:%s)/[\w./<>*{}-]*[\w*>}/])" % "|".join(map(re.escape, tops)))
+    link = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+    relative = re.compile(r"`([\w.-]+(?:/[\w.-]+)+\.(?:py|json|md|cpp|h|sh|yml|toml))`")
+    text = (ROOT / file).read_text(errors="replace")
+    found: list[tuple[int, str, Path | None]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for m in rooted.finditer(line):
+            found.append((number, m.group(1).rstrip("."), ROOT / m.group(1).rstrip(".")))
+        if file.endswith(".md"):
+            for m in link.finditer(line):
+                found.append((number, m.group(1), (ROOT / file).parent / m.group(1)))
+        for m in relative.finditer(line):
+            if not rooted.fullmatch(m.group(1)):
+                found.append((number, m.group(1), None))
+    return [(n, cited, where) for n, cited, where in found
+            if not PLACEHOLDER.search(cited) and not cited.startswith(NOT_OURS)]
 
 
-def test_every_worker_mode_is_in_the_harness_readme_and_the_workers_docstring():
-    found = worker_modes()
-    assert {"--list", "--serve", "--zygote"} <= set(found), found
-    worker = (REPO / "harness" / "worker" / "worker.py").read_text()
-    docstring = worker.split('"""', 2)[1]
-    assert [m for m in found if f"- `{m}" not in HARNESS_README] == []
-    assert [m for m in found if f"\n  {m}" not in docstring] == []
+def test_every_cited_repository_path_exists() -> None:
+    missing = []
+    for file in citing_files():
+        for number, cited, where in cited_paths(file):
+            exists = where.exists() if where is not None else any(
+                t == cited or t.endswith("/" + cited) or t.startswith(cited.rstrip("/") + "/") for t in tracked())
+            if not exists:
+                missing.append(f"{file}:{number}: {cited}")
+    assert not missing, "paths cited that the repository does not have:\n" + "\n".join(missing)
 
 
-def test_every_suite_is_in_the_suites_table_and_has_a_readme():
-    found = suites()
-    assert {"ops", "hf", "upstream"} <= set(found)
-    assert [s for s in found if f"| `{s}/` |" not in SUITES_README] == []
-    assert [s for s in found if not (REPO / "suites" / s / "README.md").is_file()] == []
-    assert [s for s in found if f"`{s}`" not in ARCHITECTURE] == []
+def test_the_path_check_sees_a_missing_path(tmp_path: Path) -> None:
+    # The check must be able to fail: a rooted path, a link and a relative path that do not exist.
+    doc = ROOT / "docs" / "architecture.md"
+    lines = {n: cited for n, cited, _ in cited_paths(str(doc.relative_to(ROOT)))}
+    assert any(cited.startswith("harness/") for cited in lines.values())
+    probe = ROOT / "docs" / f"_probe_{tmp_path.name}.md"
+    gone = ["harness/worker/" + "gone.py", "../suites/gone/" + "README.md", "suitelib/" + "gone.py"]
+    probe.write_text(f"see `{gone[0]}`, [x]({gone[1]}), `{gone[2]}`\n")
+    try:
+        cited = cited_paths(str(probe.relative_to(ROOT)))
+    finally:
+        probe.unlink()
+    assert [c for _, c, _ in cited] == gone
+    assert not any(where.exists() if where else False for _, _, where in cited)
+
+
+def readme_checks(readme: Path) -> list[str] | None:
+    """The check names a suite README's check table lists (first column headed `check`, or a
+    column headed `declares`), in order; None when it has no such table."""
+    names: list[str] | None = None
+    column = None
+    for line in readme.read_text().splitlines():
+        if not line.startswith("|"):
+            column = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if column is None:
+            header = [c.lower() for c in cells]
+            column = header.index("declares") if "declares" in header else 0 if header[0] == "check" else -1
+            if column >= 0:
+                names = names or []
+            continue
+        if column >= 0 and not set(cells[0]) <= {"-", " ", ":"}:
+            names.extend(re.findall(r"`([\w-]+)`", cells[column]))  # type: ignore[union-attr]
+    return names
+
+
+@cache
+def registries() -> dict[str, list[str]]:
+    """Each project suite's declared checks, in the registry's order (loaded in a fresh process:
+    loading a suite imports torch and its OpInfos)."""
+    script = f"""
+import json, sys
+sys.path.insert(0, {str(ROOT / "harness" / "worker")!r})
+import suite_api
+print(json.dumps({{name: list(suite_api.load_suite(name).checks) for name in suite_api.find_suites()}}))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+@pytest.mark.parametrize("name", sorted(p.parent.name for p in (ROOT / "suites").glob("*/suite.py")))
+def test_a_suite_readme_lists_the_checks_its_registry_declares(name: str) -> None:
+    declared = registries()[name]
+    readme = ROOT / "suites" / name / "README.md"
+    listed = readme_checks(readme)
+    if listed is None:
+        # A suite without a check table (its cases are tabled otherwise) still names every check.
+        text = readme.read_text()
+        unnamed = [c for c in declared if not re.search(rf"`[^`]*\b{re.escape(c)}\b[^`]*`", text)]
+        assert not unnamed, f"suites/{name}/README.md never names the checks {unnamed}"
+        return
+    assert listed == declared, (f"suites/{name}/README.md's check table lists {listed}; the registry declares "
+                                f"{declared}, in this order")

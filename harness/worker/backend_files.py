@@ -2,7 +2,7 @@
 
 A backend's distribution declares its reviewed skip lists under the entry-point group
 `neuron_conform.skiplists`, the entry named after the backend's module and pointing at a package
-folder that holds the lists (*.json, docs/skiplists.md):
+folder that holds the lists (*.json; skiplists/README.md):
 
     [project.entry-points."neuron_conform.skiplists"]
     torch_neuronx = "torch_neuronx.conform_skiplists"

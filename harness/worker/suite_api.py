@@ -184,7 +184,7 @@ class Suite:
         return configure
 
     def declares_api(self, public_api: Hook) -> Hook:
-        """`public_api()`: the public torch names the suite's subjects test (harness/worker/lib/public_api.py)."""
+        """`public_api()`: the public torch names the suite's subjects test (harness/worker/suitelib/public_api.py)."""
         self._public_api = public_api
         return public_api
 
