@@ -48,7 +48,8 @@ int main(int argc, char** argv) {
                                                   conform::add_check_model_command(app),
                                                   conform::add_ledger_command(app),
                                                   conform::add_api_compat_command(app),
-                                                  conform::add_query_command(app)};
+                                                  conform::add_query_command(app),
+                                                  conform::add_import_command(app)};
   const auto chosen = [&]() -> const conform::Command* {
     for (const auto& c : commands)
       if (c.app->parsed()) return &c;

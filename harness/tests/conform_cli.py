@@ -81,6 +81,21 @@ def routes(db: Path, case: str, run: str = "latest") -> dict[str, str]:
     return {**{op: "fallback" for op in result["fallback_ops"]}, **{op: "native" for op in result["native_ops"]}}
 
 
+def fixture_run(name: str) -> dict[str, Any]:
+    """A fixed run of tests/data/<name>.json, as `query --run` prints one, to edit and import()."""
+    return json.loads((HERE / "data" / f"{name}.json").read_text())
+
+
+def import_runs(db: Path, *documents: dict[str, Any]) -> Path:
+    """Records runs, given as `query` prints them, through the store's writer (`import`): how a
+    test plants a run, so that no test but the store's own knows the schema."""
+    document = Path(db).with_name(f"{Path(db).stem}-import.json")
+    document.write_text(json.dumps(list(documents)))
+    cli("import", str(document), "--db", str(db))
+    document.unlink()
+    return Path(db)
+
+
 def recorded(db: Path) -> int:
     """How many results the DB holds, over every run; 0 when there is no DB."""
     return sum(r["recorded"] for r in runs(db))

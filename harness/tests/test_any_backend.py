@@ -11,12 +11,11 @@ processes: PrivateUse1 can be one backend per process, and pytest's is the bundl
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from conform_cli import FOREIGN, cli, evidences, outcomes, recorded, routes, run_record
+from conform_cli import FOREIGN, cli, evidences, import_runs, outcomes, recorded, routes, run_record, runs
 
 
 
@@ -92,11 +91,12 @@ def test_the_ledger_needs_no_dispositions_of_the_backend(ops_run):
 
 
 def test_runs_without_op_tracking_are_not_observable_to_the_ledger(ops_run, tmp_path):
-    old = tmp_path / "old.db"
-    old.write_bytes(ops_run.read_bytes())
-    with sqlite3.connect(old) as con:  # as a run recorded before the capture, on a backend without tracking
-        con.execute("UPDATE runs SET backend_info = json_remove(json_remove(backend_info, '$.op_sources'), "
-                    "'$.tracking')")
+    # The same runs as recorded before the capture, on a backend without tracking.
+    recorded_before = [run_record(ops_run, run["id"]) for run in runs(ops_run)]
+    for run in recorded_before:
+        run["backend_info"].pop("op_sources", None)
+        run["backend_info"].pop("tracking", None)
+    old = import_runs(tmp_path / "old.db", *recorded_before)
     result = cli("ledger", "--db", str(old))
     assert result.stdout.startswith("not observable: run(s) ") and "overloads reached" not in result.stdout
     assert cli("ledger", "--db", str(old), "--fail-under", "1", check=False).returncode == 1

@@ -57,24 +57,25 @@ def test_sql_lives_in_record_only():
     assert offenders == []
 
 
-# Tests and CI read results through `neuron-conform query` (conform_cli.results, runs, ...), never the
-# DB's schema, so that a migration of the store changes none of them. These write the DB below the
-# store on purpose, each for a reason:
+# Tests and CI read results through `neuron-conform query` (conform_cli.results, runs, ...) and
+# plant runs through `neuron-conform import` (conform_cli.import_runs), never the DB's schema, so
+# that a migration of the store changes none of them. Below the store on purpose, for a reason:
 READS_BELOW_THE_STORE = {
     "harness/tests/test_store_stress.py": "the store's own stress test: integrity and rows, as SQLite sees them",
-    "harness/tests/conftest.py": "loads a fixed run (data/ops_slice_run.sql) for check-model",
-    "harness/tests/test_reports.py": "loads fixed runs and plants later ones (clone_run) for reports, diff and gate",
-    "harness/tests/test_check_model.py": "plants a run where an op fell back, and an empty DB",
-    "harness/tests/test_any_backend.py": "plants a run recorded before the dispatcher capture",
 }
+SQL = re.compile(r"\b(INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|SELECT\s+.+\s+FROM|CREATE\s+TABLE)\b", re.I)
 
 
 def test_tests_and_ci_read_results_through_query():
     files = [f for f in [*(REPO / "harness" / "tests").glob("*.py"), *(REPO / "ci").glob("*.sh"), *(REPO / "ci").glob("*.py")]
-             if f.resolve() != Path(__file__).resolve()]  # this file names the word to look for it
+             if f.resolve() != Path(__file__).resolve()]  # this file names the words to look for them
     offenders = sorted(str(f.relative_to(REPO)) for f in files
-                       if re.search(r"\bsqlite3\b", f.read_text()) and str(f.relative_to(REPO)) not in READS_BELOW_THE_STORE)
-    assert offenders == [], f"read results through `neuron-conform query` (conform_cli), not SQL: {offenders}"
+                       if (re.search(r"\bsqlite3\b", f.read_text()) or SQL.search(f.read_text()))
+                       and str(f.relative_to(REPO)) not in READS_BELOW_THE_STORE)
+    assert offenders == [], f"read results through `neuron-conform query` and write them through `import` " \
+                            f"(conform_cli), not SQL: {offenders}"
+    fixtures = sorted(str(f.relative_to(REPO)) for f in (REPO / "harness" / "tests" / "data").rglob("*.sql"))
+    assert fixtures == [], f"a fixed run is a `query` document (data/*.json) that `import` records: {fixtures}"
     stale = [f for f in READS_BELOW_THE_STORE if "sqlite3" not in (REPO / f).read_text()]
     assert stale == [], f"no longer below the store: drop from READS_BELOW_THE_STORE: {stale}"
 
@@ -90,6 +91,7 @@ HOMONYMS = {
     ("suites/upstream/suite.py", "import", 'IMPORT_CHECK = "import"'): "the upstream suite's check",
     ("harness/worker/pytorch_configs.py", "forward_ad"): "the ops suite's check",
     ("harness/src/commands/SkiplistCommand.cpp", "import"): "the skiplist subcommand",
+    ("harness/src/commands/ImportCommand.cpp", "import"): "the import command",
 }
 # Text that is history and never changes: the schema migrations (test_vocabulary.cpp checks that
 # their CHECKs hold the vocabulary's words).

@@ -1,4 +1,4 @@
-"""check-model against a small fixed DB (tests/data/ops_slice_run.sql): one run of the ops suite
+"""check-model against a small fixed DB (tests/data/ops_slice_run.json, imported): one run of the ops suite
 over linear, addmm, mm, relu, softmax, lgamma, abs, complex, erfinv, add, mul, t, view, expand at
 float32, complex64, int64 and bool, with erfinv at float32 skipped by a planted skip-list entry.
 The models are in tests/data/check_models.py."""
@@ -6,13 +6,12 @@ The models are in tests/data/check_models.py."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 import torch
 
-from conform_cli import HERE, cli
+from conform_cli import HERE, cli, fixture_run, import_runs
 
 MODELS = HERE / "data" / "check_models.py"
 
@@ -82,13 +81,16 @@ def test_an_hf_architecture_at_full_size_on_meta_tensors(fixed_db):
     assert "the run never tested" in data["verdict"] and "aten::embedding" in data["verdict"]
 
 
-def test_probe_shows_a_planted_disagreement(fixed_db):
+def test_probe_shows_a_planted_disagreement(fixed_db, tmp_path):
     agreed = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", expect=1)
     assert "the probe agrees with the prediction" in agreed.stdout
-    # Planted: the DB now says addmm only ran through the fallback; the probe sees it run natively.
-    with sqlite3.connect(fixed_db) as con:
-        con.execute("UPDATE op_events SET route = 'fallback' WHERE op = 'aten::addmm'")
-    result = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", "--json", expect=1)
+    # Planted: the run says addmm only ran through the fallback; the probe sees it run natively.
+    run = fixture_run("ops_slice_run")
+    for result in run["results"]:
+        if "aten::addmm" in result["native_ops"]:
+            result["fallback_ops"]["aten::addmm"] = result["native_ops"].pop("aten::addmm")
+    planted = import_runs(tmp_path / "planted.db", run)
+    result = check(planted, "--script", f"{MODELS}:classifier", "--probe", "--json", expect=1)
     probe = json.loads(result.stdout)["probe"]
     assert {"op": "aten::addmm", "predicted": "fallback", "observed": "native"} in probe["disagreements"]
     assert probe["outcome"] == "ran" and probe["max_abs_error"] == 0
@@ -143,11 +145,7 @@ def test_an_export_torch_cannot_read_and_an_empty_db(fixed_db, tmp_path):
     bad.write_bytes(b"not an archive of this torch")
     result = check(fixed_db, "--exported", str(bad), expect=3)
     assert f"--exported: {bad} cannot be loaded by torch" in result.stderr
-    empty = tmp_path / "empty.db"
-    with sqlite3.connect(empty) as con:
-        con.executescript((HERE / "data" / "ops_slice_run.sql").read_text())
-        for table in ("op_events", "results", "planned", "runs"):
-            con.execute(f"DELETE FROM {table}")
+    empty = import_runs(tmp_path / "empty.db")  # a results DB without a run
     result = check(empty, "--script", f"{MODELS}:classifier", expect=3)
     assert "has no run of the ops suite" in result.stderr
 

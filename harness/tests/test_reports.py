@@ -1,4 +1,4 @@
-"""Reports, diff, gate and dashboard on a fixed small DB (tests/data/small_run.sql).
+"""Reports, diff, gate and dashboard on a fixed small DB (tests/data/small_run.json, imported).
 
 The DB holds one run of 30 cases with every outcome but timeout, including a planted error
 message that contains a <script> element. Golden files live in tests/golden/; regenerate them
@@ -10,45 +10,44 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 from pathlib import Path
+from typing import Any, Callable
 
 import junitparser
 import pytest
 
-from conform_cli import HERE, cli, evidences, run_record
+from conform_cli import HERE, cli, evidences, fixture_run, import_runs, run_record
 
 GOLDEN = HERE / "golden"
 RUN = "20260101-000000-gold"
 CHROMIUM = shutil.which("chromium")
 
 
+def small_run() -> dict[str, Any]:
+    """The fixed run, with the skip lists the bundled backend ships (recorded by every run since
+    backends ship them): where the report finds the ledger's dispositions."""
+    run = fixture_run("small_run")
+    run["backend_info"]["skiplists"] = [str(HERE.parents[1] / "skiplists")]
+    return run
+
+
 def load_small_db(path: Path) -> Path:
-    with sqlite3.connect(path) as con:
-        con.executescript((HERE / "data" / "small_run.sql").read_text())
-        # The skip lists the bundled backend ships (recorded by every run since backends ship
-        # them): where the report finds the ledger's dispositions.
-        con.execute("UPDATE runs SET backend_info = json_set(backend_info, '$.skiplists', json_array(?))",
-                    (str(HERE.parents[1] / "skiplists"),))
-    return path
+    return import_runs(path, small_run())
 
 
-def clone_run(db: Path, new_id: str, started_at: str, changes: dict[str, str]) -> None:
-    """A copy of the fixed run as a later run, with some outcomes changed (planted)."""
-    with sqlite3.connect(db) as con:
-        cols = [r[1] for r in con.execute("PRAGMA table_info(runs)")]
-        values = dict(zip(cols, con.execute("SELECT * FROM runs WHERE id = ?", (RUN,)).fetchone()))
-        values.update(id=new_id, started_at=started_at, ended_at=started_at)
-        con.execute(f"INSERT INTO runs ({','.join(cols)}) VALUES ({','.join('?' * len(cols))})", list(values.values()))
-        con.execute("INSERT INTO planned SELECT ?, case_id, position FROM planned WHERE run_id = ?", (new_id, RUN))
-        con.execute("INSERT INTO results SELECT ?, case_id, outcome, duration, evidence, recorded_at FROM results "
-                    "WHERE run_id = ?", (new_id, RUN))
-        con.execute("INSERT INTO op_events SELECT ?, case_id, op, route, calls FROM op_events WHERE run_id = ?",
-                    (new_id, RUN))
-        for case, outcome in changes.items():
-            evidence = {"message": f"planted {outcome}"} if outcome not in ("pass", "fallback") else {}
-            con.execute("UPDATE results SET outcome = ?, evidence = ? WHERE run_id = ? AND case_id = ?",
-                        (outcome, json.dumps(evidence), new_id, case))
+def clone_run(db: Path, new_id: str, started_at: str, changes: dict[str, str],
+              plant: Callable[[dict[str, Any]], None] | None = None) -> None:
+    """A copy of the fixed run as a later run, with some outcomes changed and whatever else
+    `plant` does to it (planted)."""
+    run = {**small_run(), "id": new_id, "started_at": started_at, "ended_at": started_at}
+    for result in run["results"]:
+        if result["case"] in changes:
+            outcome = changes[result["case"]]
+            result["outcome"] = outcome
+            result["evidence"] = {"message": f"planted {outcome}"} if outcome not in ("pass", "fallback") else {}
+    if plant is not None:
+        plant(run)
+    import_runs(db, run)
 
 
 @pytest.fixture
@@ -91,10 +90,9 @@ def test_the_ledger_counts_with_the_dispositions_the_run_stored(small_db, tmp_pa
     now = json.loads((tmp_path / "now" / "coverage.json").read_text())["ledger"]
     assert now["dispositions"].startswith("the backend's ledger/dispositions.json as it is now")
     assert now["not_applicable"] == 1 and now["unreached_disposed"] == 1  # what the shipped file disposes of
-    with sqlite3.connect(small_db) as con:  # planted: the run stored dispositions of nothing
-        con.execute("UPDATE runs SET backend_info = json_set(backend_info, '$.dispositions', json(?))",
-                    (json.dumps({"file": "planted.json", "problems": 0, "overloads": {}}),))
-    cli("report", "--db", str(small_db), "--out", str(tmp_path / "stored"))
+    planted = small_run()  # planted: the run stored dispositions of nothing
+    planted["backend_info"]["dispositions"] = {"file": "planted.json", "problems": 0, "overloads": {}}
+    cli("report", "--db", str(import_runs(tmp_path / "stored.db", planted)), "--out", str(tmp_path / "stored"))
     stored = json.loads((tmp_path / "stored" / "coverage.json").read_text())["ledger"]
     assert stored["dispositions"] == "stored with the run"
     assert stored["not_applicable"] == stored["unreached_disposed"] == 0
@@ -132,11 +130,7 @@ def test_run_writes_the_reports_and_points_latest(tmp_path):
 def test_bad_input_is_one_line_and_nonzero(small_db, tmp_path):
     missing = cli("report", "--db", str(small_db), "--run", "no-such-run", check=False)
     assert missing.returncode == 2 and missing.stderr.strip() == f"neuron-conform: error: no run 'no-such-run' in {small_db}"
-    empty = tmp_path / "empty.db"
-    with sqlite3.connect(empty) as con:
-        con.executescript((HERE / "data" / "small_run.sql").read_text())
-        con.execute("DELETE FROM op_events"), con.execute("DELETE FROM results"), con.execute("DELETE FROM planned")
-        con.execute("DELETE FROM runs")
+    empty = import_runs(tmp_path / "empty.db")  # a results DB without a run
     for args in (["report"], ["dashboard", "--out", str(tmp_path / "d")], ["diff"]):
         result = cli(*args, "--db", str(empty), check=False)
         assert result.returncode != 0 and "has no" in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -338,9 +332,8 @@ def test_dashboard_over_history(small_db, tmp_path, browser):
 def test_dashboard_shows_every_suite_with_its_headline(small_db, tmp_path, browser):
     """Without --suite: the newest run of each suite at the top, a section per suite."""
     clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z", {"ops/add/float32/forward": "fail"})
-    clone_run(small_db, "20260103-000000-mods", "2026-01-03T00:00:00.000Z", {})
-    with sqlite3.connect(small_db) as con:  # the third run is of another suite
-        con.execute("UPDATE runs SET suite = 'modules' WHERE id = '20260103-000000-mods'")
+    clone_run(small_db, "20260103-000000-mods", "2026-01-03T00:00:00.000Z", {},
+              plant=lambda run: run.update(suite="modules"))  # the third run is of another suite
     out = tmp_path / "dashboard"
     printed = cli("dashboard", "--db", str(small_db), "--out", str(out)).stdout
     assert "dashboard of 2 suite(s)" in printed
@@ -363,10 +356,12 @@ def test_dashboard_shows_every_suite_with_its_headline(small_db, tmp_path, brows
 def test_gate_fails_on_a_new_fallback_op_and_a_lost_native_op(small_db, tmp_path):
     baseline = tmp_path / "baseline.json"
     cli("gate", "--write-baseline", str(baseline), "--db", str(small_db))
-    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z", {})
-    with sqlite3.connect(small_db) as con:  # planted: add.Tensor leaves the device for the fallback
-        con.execute("UPDATE op_events SET route = 'fallback' WHERE run_id = '20260102-000000-next' "
-                    "AND op = 'aten::add.Tensor'")
+    def add_falls_back(run: dict[str, Any]) -> None:  # planted: add.Tensor leaves the device for the fallback
+        for result in run["results"]:
+            if "aten::add.Tensor" in result["native_ops"]:
+                result["fallback_ops"]["aten::add.Tensor"] = result["native_ops"].pop("aten::add.Tensor")
+
+    clone_run(small_db, "20260102-000000-next", "2026-01-02T00:00:00.000Z", {}, plant=add_falls_back)
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"fail_on_crash": False}))
     result = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
@@ -425,3 +420,22 @@ def test_each_subject_shows_the_input_space_its_cases_covered(tmp_path):
     [fuzzed] = evidences(db, "latest").values()
     assert row["space"]["fuzz_examples"] == fuzzed["fuzz"]["examples_run"] >= 25
     assert "Input space" in (tmp_path / "fuzz" / "index.html").read_text()
+
+
+def test_a_run_goes_through_query_and_import_unchanged_and_bad_documents_are_named(small_db, tmp_path):
+    """`import` is query's inverse: the fixtures and every planted run above go through it."""
+    printed = run_record(small_db)
+    copy = import_runs(tmp_path / "copy.db", printed)
+    assert run_record(copy) == printed
+    again = cli("import", "--db", str(copy), str(HERE / "data" / "small_run.json"), check=False)
+    assert again.returncode == 2 and f"run {RUN} is in the DB already" in again.stderr
+    broken = tmp_path / "broken.json"
+    for document, problem in ((["not a run"], "not a run as `query` prints one: a run record is a JSON object"),
+                              ({**printed, "results": [{"case": "ops/add"}]}, "result 0: malformed result"),
+                              ({k: v for k, v in printed.items() if k != "seed"}, "no field 'seed'")):
+        broken.write_text(json.dumps(document))
+        result = cli("import", "--db", str(tmp_path / "new.db"), str(broken), check=False)
+        assert result.returncode == 2 and f"{broken}: " in result.stderr and problem in result.stderr, result.stderr
+    assert cli("query", "--db", str(tmp_path / "new.db"), "--runs").stdout.strip() == "[]"  # nothing half-imported
+    broken.write_text('{"id": ')
+    assert "broken.json" in cli("import", "--db", str(copy), str(broken), check=False).stderr

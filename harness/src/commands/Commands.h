@@ -95,6 +95,11 @@ struct DiffOptions {
   std::string format = "text";  // text | markdown | json
 };
 
+struct ImportOptions {
+  std::vector<std::string> inputs;
+  std::string db = "out/results.db";
+};
+
 struct QueryOptions {
   std::string db = "out/results.db";
   std::string run = "latest";
@@ -177,6 +182,7 @@ int dashboard_command(const DashboardOptions& options);
 int check_model_command(const CheckModelOptions& options);
 int ledger_command(const LedgerOptions& options);
 int api_compat_command(const ApiCompatOptions& options);
+int import_command(const ImportOptions& options);
 
 // A command of the CLI: its subcommand, with the options each command's file sets up beside the
 // command's code, and what runs it once parsed.
@@ -198,5 +204,6 @@ Command add_check_model_command(CLI::App& cli);
 Command add_ledger_command(CLI::App& cli);
 Command add_api_compat_command(CLI::App& cli);
 Command add_query_command(CLI::App& cli);
+Command add_import_command(CLI::App& cli);
 
 }  // namespace conform

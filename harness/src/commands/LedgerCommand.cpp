@@ -55,7 +55,7 @@ bool observed_ops(const RunInfo& run) {
          info.value("tracking", false);
 }
 
-void print_problems(const Dispositions& d) {
+void print_problems(const DispositionsFile& d) {
   for (const auto& p : d.problems) fmt::print(stderr, "{}\n", p.str());
 }
 
@@ -73,7 +73,7 @@ int ledger_command(const LedgerOptions& o) {
     const std::string& path = *found;
     const Source source = overloads_of(nullptr, {}, backend);
     const std::set<std::string> known(source.overloads.names.begin(), source.overloads.names.end());
-    const Dispositions d = load_dispositions(path, &known);
+    const DispositionsFile d = load_dispositions(path, &known);
     print_problems(d);
     if (!d.problems.empty()) {
       fmt::print(stderr, "neuron-conform: ledger lint: {} problem(s) in {}\n", d.problems.size(),
@@ -105,7 +105,7 @@ int ledger_command(const LedgerOptions& o) {
   const auto found = o.dispositions ? o.dispositions : default_dispositions_path(backend);
   const std::string path = found ? *found : "none (the backend ships no ledger/dispositions.json)";
   // No file: nothing is disposed of, every unreached overload is listed as such.
-  const Dispositions dispositions = found ? load_dispositions(*found, &known) : Dispositions{};
+  const DispositionsFile dispositions = found ? load_dispositions(*found, &known) : DispositionsFile{};
   if (!dispositions.problems.empty()) {
     print_problems(dispositions);
     throw std::invalid_argument(fmt::format("{} problem(s) in the dispositions file {}",
@@ -128,7 +128,7 @@ int ledger_command(const LedgerOptions& o) {
     return o.fail_under ? 1 : 0;
   }
   const Ledger ledger =
-      build_ledger(source.overloads.names, store.reached_ops(runs), dispositions.disposals(),
+      build_ledger(source.overloads.names, store.reached_ops(runs), dispositions.by_overload(),
                    {source.overloads.composite.begin(), source.overloads.composite.end()});
 
   std::vector<std::string> described;

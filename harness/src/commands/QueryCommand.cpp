@@ -42,6 +42,7 @@ int query_command(const QueryOptions& o) {
   json results = json::array();
   for (const auto& r : store.results(id)) results.push_back(r.to_json());
   record["results"] = std::move(results);
+  record["unrecorded"] = store.unrecorded(id);  // planned, no result yet: what `import` plans too
   fmt::print("{}\n", record.dump(2));
   return 0;
 }
@@ -51,9 +52,10 @@ Command add_query_command(CLI::App& cli) {
   auto* cmd = cli.add_subcommand(
       "query",
       "A run as JSON: its record (suite, status, backend, options, counts by outcome) and every "
-      "result (case, outcome, duration, evidence, native and fallback ops), in planned order; "
+      "result (case, outcome, duration, evidence, native and fallback ops), in planned order, and "
+      "the planned cases without one; "
       "with --runs every run's record, oldest first. What scripts read instead of the DB's "
-      "schema (docs/results-db.md)");
+      "schema (docs/results-db.md); `import` records it again");
   cmd->add_option("--db", o->db, "Results database")->capture_default_str();
   cmd->add_option("--run", o->run, "The run (id, latest, previous)")->capture_default_str();
   cmd->add_flag("--runs", o->runs, "Every run's record, without results");

@@ -120,10 +120,10 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   // The dispositions the run's ledger counts with, kept with the run: its report never changes
   // with the file (entries with a problem dispose of nothing; `ledger --lint` names them).
   if (const auto path = dispositions_in(shipped_lists)) {
-    const Dispositions d = load_dispositions(*path);
+    const DispositionsFile d = load_dispositions(*path);
     run.backend_info["dispositions"] = {{"file", *path},
                                         {"problems", d.problems.size()},
-                                        {"overloads", disposals_json(d.disposals())}};
+                                        {"overloads", dispositions_json(d.by_overload())}};
   }
   // The rows of the ledger (common/Ledger.h), so a report of the run can count them.
   for (const char* key : {"cpu_overloads", "device_composite"})

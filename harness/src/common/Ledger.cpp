@@ -13,8 +13,8 @@ namespace conform {
 
 using nlohmann::json;
 
-const char* name(Disposition d) {
-  return d == Disposition::kNotApplicable ? "not_applicable" : "unreached";
+const char* name(DispositionKind d) {
+  return d == DispositionKind::kNotApplicable ? "not_applicable" : "unreached";
 }
 
 std::string_view name(LedgerStatus s) {
@@ -38,24 +38,24 @@ std::string_view name(LedgerStatus s) {
   return "?";
 }
 
-json disposals_json(const Disposals& disposals) {
+json dispositions_json(const DispositionsByOverload& dispositions) {
   json out = json::object();
-  for (const auto& [overload, d] : disposals)
-    out[overload] = {{"disposition", name(d.disposition)}, {"reason", d.reason}};
+  for (const auto& [overload, d] : dispositions)
+    out[overload] = {{"disposition", name(d.kind)}, {"reason", d.reason}};
   return out;
 }
 
-Disposals disposals_from_json(const json& stored) {
-  Disposals out;
+DispositionsByOverload dispositions_from_json(const json& stored) {
+  DispositionsByOverload out;
   if (!stored.is_object()) return out;
   for (const auto& [overload, d] : stored.items()) {
     if (!d.is_object() || !d.contains("disposition") || !d["disposition"].is_string()) continue;
     const std::string disposition = d["disposition"];
-    if (disposition != name(Disposition::kNotApplicable) &&
-        disposition != name(Disposition::kUnreached))
+    if (disposition != name(DispositionKind::kNotApplicable) &&
+        disposition != name(DispositionKind::kUnreached))
       continue;
-    out[overload] = {disposition == name(Disposition::kNotApplicable) ? Disposition::kNotApplicable
-                                                                      : Disposition::kUnreached,
+    out[overload] = {disposition == name(DispositionKind::kNotApplicable) ? DispositionKind::kNotApplicable
+                                                                      : DispositionKind::kUnreached,
                      d.value("reason", std::string())};
   }
   return out;
@@ -66,7 +66,7 @@ double Ledger::coverage_percent() const {
 }
 
 Ledger build_ledger(const std::vector<std::string>& overloads,
-                    const std::map<std::string, Reached>& reached, const Disposals& disposed,
+                    const std::map<std::string, Reached>& reached, const DispositionsByOverload& dispositions,
                     const std::set<std::string>& composite) {
   Ledger out;
   std::vector<std::string> names = overloads;
@@ -75,7 +75,7 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
   for (const auto& overload : names) {
     LedgerRow row;
     row.overload = overload;
-    const auto d = disposed.find(overload);
+    const auto d = dispositions.find(overload);
     const auto r = reached.find(overload);
     // Reached: by its best route (a native case wins over a host-only one, that over the
     // fallback), with that route's case.
@@ -94,7 +94,7 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
       ++(row.status == LedgerStatus::kNative     ? out.native
          : row.status == LedgerStatus::kHostOnly ? out.host_only
                                                  : out.fallback);
-      if (d != disposed.end() && d->second.disposition == Disposition::kNotApplicable)
+      if (d != dispositions.end() && d->second.kind == DispositionKind::kNotApplicable)
         out.reached_but_not_applicable.push_back(overload);
     } else if (composite.contains(overload)) {
       row.status = LedgerStatus::kComposite;
@@ -102,9 +102,9 @@ Ledger build_ledger(const std::vector<std::string>& overloads,
           "no device kernel: PyTorch's composite kernel decomposes it into overloads the device "
           "runs";
       ++out.composite;
-    } else if (d != disposed.end()) {
+    } else if (d != dispositions.end()) {
       row.reason = d->second.reason;
-      const bool na = d->second.disposition == Disposition::kNotApplicable;
+      const bool na = d->second.kind == DispositionKind::kNotApplicable;
       row.status = na ? LedgerStatus::kNotApplicable : LedgerStatus::kUnreachedKnown;
       ++(na ? out.not_applicable : out.unreached_known);
     } else {

@@ -19,19 +19,19 @@
 
 namespace conform {
 
-enum class Disposition { kNotApplicable, kUnreached };
-const char* name(Disposition d);
+enum class DispositionKind { kNotApplicable, kUnreached };
+const char* name(DispositionKind d);
 
 // Why an overload no case reaches is not counted against the backend (a reviewed entry of the
 // backend's ledger/dispositions.json, read by expect/Dispositions.h), by overload.
-struct Disposal {
-  Disposition disposition = Disposition::kNotApplicable;
+struct Disposition {
+  DispositionKind kind = DispositionKind::kNotApplicable;
   std::string reason;
 };
-using Disposals = std::map<std::string, Disposal>;
+using DispositionsByOverload = std::map<std::string, Disposition>;
 // As a run stores them (backend_info "dispositions"), and back; a malformed value is none.
-nlohmann::json disposals_json(const Disposals& disposals);
-Disposals disposals_from_json(const nlohmann::json& stored);
+nlohmann::json dispositions_json(const DispositionsByOverload& dispositions);
+DispositionsByOverload dispositions_from_json(const nlohmann::json& stored);
 
 // Where the runs reached one overload: by route (kRoutes' order), the least case id that did,
 // and how many cases.
@@ -84,7 +84,7 @@ struct Ledger {
 // `composite`: the overloads a composite kernel serves on the device (a disposition of theirs
 // is overridden: the dispatcher says so for the backend the run used).
 Ledger build_ledger(const std::vector<std::string>& overloads,
-                    const std::map<std::string, Reached>& reached, const Disposals& disposals,
+                    const std::map<std::string, Reached>& reached, const DispositionsByOverload& dispositions,
                     const std::set<std::string>& composite = {});
 
 // How an unreached overload is grouped in the summary: its variant kind ("backward",

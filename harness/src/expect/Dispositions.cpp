@@ -9,10 +9,10 @@ namespace conform {
 
 using nlohmann::json;
 
-Disposals Dispositions::disposals() const {
-  Disposals out;
+DispositionsByOverload DispositionsFile::by_overload() const {
+  DispositionsByOverload out;
   for (const auto& e : entries)
-    for (const auto& o : e.overloads) out.emplace(o, Disposal{e.disposition, e.reason});
+    for (const auto& o : e.overloads) out.emplace(o, Disposition{e.kind, e.reason});
   return out;
 }
 
@@ -29,7 +29,7 @@ namespace {
 const std::set<std::string> kFileFields = {"description", "entries", "$schema"};
 
 // The entries of a read table, each checked; `out` holds the reader's problems already.
-Dispositions from_table(const std::optional<LocatedTable>& table, Dispositions out,
+DispositionsFile from_table(const std::optional<LocatedTable>& table, DispositionsFile out,
                         const std::set<std::string>* known) {
   if (!table) return out;
   std::map<std::string, int> seen;  // name -> times listed so far
@@ -37,7 +37,7 @@ Dispositions from_table(const std::optional<LocatedTable>& table, Dispositions o
   const json& entries = table->root["entries"];
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const json& item = entries[i];
-    DispositionEntry e;
+    DispositionsFile::Entry e;
     e.where = table->entries[i];
     bool ok = true;
     auto problem = [&](const Location& at, std::string message) {
@@ -55,10 +55,10 @@ Dispositions from_table(const std::optional<LocatedTable>& table, Dispositions o
     const std::string disposition = item.value("disposition", json()).is_string()
                                         ? item["disposition"].get<std::string>()
                                         : std::string();
-    if (disposition == name(Disposition::kNotApplicable)) {
-      e.disposition = Disposition::kNotApplicable;
-    } else if (disposition == name(Disposition::kUnreached)) {
-      e.disposition = Disposition::kUnreached;
+    if (disposition == name(DispositionKind::kNotApplicable)) {
+      e.kind = DispositionKind::kNotApplicable;
+    } else if (disposition == name(DispositionKind::kUnreached)) {
+      e.kind = DispositionKind::kUnreached;
     } else {
       problem(e.where, disposition.empty()
                            ? "missing \"disposition\" (not_applicable or unreached)"
@@ -99,15 +99,15 @@ Dispositions from_table(const std::optional<LocatedTable>& table, Dispositions o
 
 }  // namespace
 
-Dispositions parse_dispositions(const std::string& text, const std::string& file,
+DispositionsFile parse_dispositions(const std::string& text, const std::string& file,
                                 const std::set<std::string>* known) {
-  Dispositions out;
+  DispositionsFile out;
   const auto table = parse_located_table(text, file, kFileFields, out.problems);
   return from_table(table, std::move(out), known);
 }
 
-Dispositions load_dispositions(const std::string& path, const std::set<std::string>* known) {
-  Dispositions out;
+DispositionsFile load_dispositions(const std::string& path, const std::set<std::string>* known) {
+  DispositionsFile out;
   const auto table = read_located_table(path, kFileFields, out.problems);
   return from_table(table, std::move(out), known);
 }

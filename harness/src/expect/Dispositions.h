@@ -15,19 +15,19 @@
 
 namespace conform {
 
-// One entry: the overloads it lists (exact names) and why.
-struct DispositionEntry {
-  Location where;
-  Disposition disposition = Disposition::kNotApplicable;
-  std::string reason;
-  std::vector<std::string> overloads;
-};
-
-struct Dispositions {
-  std::vector<DispositionEntry> entries;  // the entries without a problem
+// The file as read: its entries and its problems.
+struct DispositionsFile {
+  // One entry: the overloads it lists (exact names), their disposition and why.
+  struct Entry {
+    Location where;
+    DispositionKind kind = DispositionKind::kNotApplicable;
+    std::string reason;
+    std::vector<std::string> overloads;
+  };
+  std::vector<Entry> entries;  // the entries without a problem
   std::vector<Problem> problems;
-  // What the entries dispose of, by overload: what the ledger counts.
-  Disposals disposals() const;
+  // The entries' dispositions, by overload: what the ledger counts.
+  DispositionsByOverload by_overload() const;
 };
 
 // ledger/dispositions.json in the first of `folders` (the skip-list folders a backend ships)
@@ -38,10 +38,10 @@ std::optional<std::string> dispositions_in(const std::vector<std::string>& folde
 // fields, a missing or empty reason, an unknown disposition, a name listed twice) instead of
 // stopping at the first; an entry with a problem disposes of nothing. With `known`, a name that
 // is no overload of it is a problem too.
-Dispositions parse_dispositions(const std::string& text, const std::string& file,
+DispositionsFile parse_dispositions(const std::string& text, const std::string& file,
                                 const std::set<std::string>* known = nullptr);
 // The same for a file on disk; a file that cannot be read is a problem.
-Dispositions load_dispositions(const std::string& path,
+DispositionsFile load_dispositions(const std::string& path,
                                const std::set<std::string>* known = nullptr);
 
 }  // namespace conform

@@ -1,8 +1,11 @@
 #include "record/RunInfo.h"
 
+#include <fmt/format.h>
+
 #include <ctime>
 #include <iomanip>
 #include <sstream>
+#include <stdexcept>
 
 namespace conform {
 namespace {
@@ -26,7 +29,56 @@ json seconds_between(const std::string& from, const std::optional<std::string>& 
   return *b - *a;
 }
 
+template <typename T>
+T field(const json& record, const char* key) {
+  if (!record.contains(key)) throw std::invalid_argument(fmt::format("no field '{}'", key));
+  try {
+    return record.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument(
+        fmt::format("field '{}' is {}, not what a run holds there", key, record.at(key).dump()));
+  }
+}
+
+template <typename T>
+std::optional<T> optional_field(const json& record, const char* key) {
+  if (!record.contains(key) || record.at(key).is_null()) return std::nullopt;
+  return field<T>(record, key);
+}
+
+json object_field(const json& record, const char* key) {
+  const json value = record.value(key, json::object());
+  if (!value.is_object()) throw std::invalid_argument(fmt::format("field '{}' is not an object", key));
+  return value;
+}
+
 }  // namespace
+
+RunInfo run_from_json(const json& record) {
+  if (!record.is_object()) throw std::invalid_argument("a run record is a JSON object");
+  RunInfo run;
+  run.id = field<std::string>(record, "id");
+  run.suite = field<std::string>(record, "suite");
+  run.status = field<std::string>(record, "status");
+  if (!find_named(kRunStatuses, run.status))
+    throw std::invalid_argument(fmt::format("status '{}' is no run status", run.status));
+  run.started_at = field<std::string>(record, "started_at");
+  run.ended_at = optional_field<std::string>(record, "ended_at");
+  run.label = optional_field<std::string>(record, "label");
+  run.seed = field<std::int64_t>(record, "seed");
+  run.host = field<std::string>(record, "host");
+  run.torch_version = field<std::string>(record, "torch");
+  run.backend_module = field<std::string>(record, "backend_module");
+  run.backend_version = field<std::string>(record, "backend_version");
+  run.harness_version = field<std::string>(record, "harness_version");
+  run.device = field<std::string>(record, "device");
+  run.shard = optional_field<std::string>(record, "shard");
+  run.command = field<std::string>(record, "command");
+  run.backend_info = object_field(record, "backend_info");
+  run.suite_info = object_field(record, "suite_info");
+  run.suite_options = object_field(record, "suite_options");
+  return run;
+}
 
 json run_json(const RunInfo& run) {
   return {{"id", run.id},

@@ -40,4 +40,9 @@ struct RunInfo {
 // torch version as "torch", and its wall time ("duration_seconds", null while it runs).
 nlohmann::json run_json(const RunInfo& run);
 
+// The run a record of `query` describes (run_json's fields with backend_info, suite_info and
+// suite_options): the inverse of query's record. std::invalid_argument naming the first field
+// that is missing or of the wrong type.
+RunInfo run_from_json(const nlohmann::json& record);
+
 }  // namespace conform

@@ -292,8 +292,7 @@ std::string Store::new_run_id() {
   return fmt::format("{:%Y%m%d-%H%M%S}-{:04x}", fmt::gmtime(now), rd() & 0xffff);
 }
 
-void Store::create_run(const RunInfo& r) {
-  Transaction tx(db_);
+void Store::insert_run(const RunInfo& r) {
   db_.prepare(
          "INSERT INTO runs (id, suite, status, started_at, ended_at, label, seed, host, "
          "torch_version, backend_module, backend_version, harness_version, device, shard, command, "
@@ -318,6 +317,22 @@ void Store::create_run(const RunInfo& r) {
       .bind(17, json_text(r.suite_info))
       .bind(18, json_text(r.suite_options))
       .run();
+}
+
+void Store::create_run(const RunInfo& run) {
+  Transaction tx(db_);
+  insert_run(run);
+  tx.commit();
+}
+
+void Store::import_run(const RunInfo& run, const std::vector<CaseId>& plan,
+                       std::span<const CaseResult> results) {
+  Transaction tx(db_);
+  if (this->run(run.id))
+    throw StoreError(fmt::format("run {} is in the DB already: it is not imported again", run.id));
+  insert_run(run);
+  insert_plan(run.id, plan);
+  insert_results(run.id, results);
   tx.commit();
 }
 
@@ -422,6 +437,11 @@ std::string Store::resolve_run(const std::string& ref) {
 
 void Store::record_plan(const std::string& run_id, const std::vector<CaseId>& cases) {
   Transaction tx(db_);
+  insert_plan(run_id, cases);
+  tx.commit();
+}
+
+void Store::insert_plan(const std::string& run_id, const std::vector<CaseId>& cases) {
   auto add_case = db_.prepare(
       "INSERT OR IGNORE INTO cases (id, suite, subject, dtype, check_name) VALUES (?1, ?2, ?3, ?4, "
       "?5)");
@@ -438,7 +458,6 @@ void Store::record_plan(const std::string& run_id, const std::vector<CaseId>& ca
         .run();
     add_plan.bind(1, run_id).bind(2, id).bind(3, position++).run();
   }
-  tx.commit();
 }
 
 std::vector<std::string> Store::planned(const std::string& run_id) {
@@ -466,6 +485,11 @@ void Store::record_result(const std::string& run_id, const CaseResult& r) {
 
 void Store::record_results(const std::string& run_id, std::span<const CaseResult> results) {
   Transaction tx(db_);
+  insert_results(run_id, results);
+  tx.commit();
+}
+
+void Store::insert_results(const std::string& run_id, std::span<const CaseResult> results) {
   auto result = db_.prepare(
       "INSERT INTO results (run_id, case_id, outcome, duration, evidence, recorded_at) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
@@ -482,7 +506,6 @@ void Store::record_results(const std::string& run_id, std::span<const CaseResult
     record_op_events(events, run_id, r);
   }
   forget_digest(run_id);  // what the dashboard cached of this run is out of date now
-  tx.commit();
 }
 
 Statement Store::insert_op_events() {

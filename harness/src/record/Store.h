@@ -37,6 +37,11 @@ class Store {
   static std::string now_utc();
 
   void create_run(const RunInfo& run);
+  // A whole run as another store recorded it (`import`, the inverse of `query`): its record as
+  // it is (id, status, times), its plan and its results, in one transaction. StoreError when the
+  // DB has a run of that id already.
+  void import_run(const RunInfo& run, const std::vector<CaseId>& plan,
+                  std::span<const CaseResult> results);
   // Ends the run: `complete` when every planned case is recorded, else `interrupted` (what was
   // recorded stays; --resume finishes it).
   void finish_run(const std::string& run_id);
@@ -89,6 +94,10 @@ class Store {
 
  private:
   void migrate();
+  // The writes behind create_run, record_plan and record_results, inside the caller's transaction.
+  void insert_run(const RunInfo& run);
+  void insert_plan(const std::string& run_id, const std::vector<CaseId>& cases);
+  void insert_results(const std::string& run_id, std::span<const CaseResult> results);
   // The statement inserting one op event, prepared once for a batch, and a result's events.
   Statement insert_op_events();
   void record_op_events(Statement& insert, const std::string& run_id, const CaseResult& result);

@@ -215,23 +215,23 @@ json ledger_of(Store& store, const RunInfo& run) {
   if (!info.contains("cpu_overloads") || !info["cpu_overloads"].is_array()) return json();
   const auto overloads = info["cpu_overloads"].get<std::vector<std::string>>();
   const auto composite = info.value("device_composite", std::vector<std::string>());
-  Disposals disposals;
+  DispositionsByOverload dispositions;
   std::size_t problems = 0;
   std::string source = "none: the backend ships no ledger/dispositions.json";
   if (info.contains("dispositions") && info["dispositions"].is_object()) {
     const json& stored = info["dispositions"];
-    disposals = disposals_from_json(stored.value("overloads", json::object()));
+    dispositions = dispositions_from_json(stored.value("overloads", json::object()));
     problems = stored.value("problems", std::size_t{0});
     source = "stored with the run";
   } else if (const auto path =
                  dispositions_in(info.value("skiplists", std::vector<std::string>()))) {
     // Names this run's torch lacks dispose of nothing here (`ledger --lint` reports them).
-    const Dispositions now = load_dispositions(*path);
-    disposals = now.disposals();
+    const DispositionsFile now = load_dispositions(*path);
+    dispositions = now.by_overload();
     problems = now.problems.size();
     source = "the backend's ledger/dispositions.json as it is now (the run stored none)";
   }
-  const Ledger ledger = build_ledger(overloads, store.reached_ops({run.id}), disposals,
+  const Ledger ledger = build_ledger(overloads, store.reached_ops({run.id}), dispositions,
                                      {composite.begin(), composite.end()});
   json out = ledger_json(ledger, 5);
   out["dispositions_problems"] = problems;

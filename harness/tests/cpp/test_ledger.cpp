@@ -10,7 +10,7 @@
 namespace conform {
 namespace {
 
-bool has_problem(const Dispositions& d, const std::string& where, const std::string& text) {
+bool has_problem(const DispositionsFile& d, const std::string& where, const std::string& text) {
   return std::any_of(d.problems.begin(), d.problems.end(), [&](const Problem& p) {
     return p.where.str() == where && p.message.find(text) != std::string::npos;
   });
@@ -21,7 +21,7 @@ const std::set<std::string> kKnown = {"aten::add.Tensor",    "aten::add_.Tensor"
                                       "aten::hypot_"};
 
 TEST(Ledger, CountsReachedOverApplicable) {
-  const Dispositions d = parse_dispositions(R"({"entries": [
+  const DispositionsFile d = parse_dispositions(R"({"entries": [
     {"disposition": "not_applicable", "reason": "quantized", "overloads": ["aten::q_scale"]},
     {"disposition": "not_applicable", "reason": "mkldnn", "overloads": ["aten::mkldnn_x"]},
     {"disposition": "unreached", "reason": "no sample", "overloads": ["aten::hypot_"]}]})",
@@ -33,7 +33,7 @@ TEST(Ledger, CountsReachedOverApplicable) {
   reached["aten::add_.Tensor"].first(Route::kFallback) = "ops/add/float32/inplace";
   reached["neuron::custom"].first(Route::kNative) = "ops/x/float32/forward";  // not a row: not counted
   const Ledger l =
-      build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d.disposals());
+      build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d.by_overload());
   EXPECT_EQ(l.total, 7);
   EXPECT_EQ(l.native, 1);
   EXPECT_EQ(l.fallback, 1);
@@ -68,12 +68,12 @@ TEST(Ledger, AHostOnlyOverloadIsReachedButNotNative) {
 }
 
 TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
-  const Dispositions d = parse_dispositions(R"({"entries": [{"disposition": "not_applicable",
+  const DispositionsFile d = parse_dispositions(R"({"entries": [{"disposition": "not_applicable",
       "reason": "x", "overloads": ["aten::q_scale"]}]})",
                                             "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::q_scale"].first(Route::kFallback) = "ops/q/float32/forward";
-  const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d.disposals());
+  const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d.by_overload());
   EXPECT_EQ(l.not_applicable, 0);
   EXPECT_EQ(l.reached(), 1);
   EXPECT_DOUBLE_EQ(l.coverage_percent(), 50.0);  // never above 100
@@ -81,13 +81,13 @@ TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
 }
 
 TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
-  const Dispositions d = parse_dispositions(R"({"entries": [{"disposition": "unreached",
+  const DispositionsFile d = parse_dispositions(R"({"entries": [{"disposition": "unreached",
       "reason": "x", "overloads": ["aten::hypot_"]}]})",
                                             "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::hypot.out"].first(Route::kNative) = "ops/hypot/float32/forward";
   const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, reached,
-                                d.disposals(), {"aten::hypot_"});
+                                d.by_overload(), {"aten::hypot_"});
   EXPECT_EQ(l.composite, 1);
   EXPECT_EQ(l.unreached_known, 0);
   EXPECT_EQ(l.applicable(), 2);
@@ -97,7 +97,7 @@ TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
 }
 
 TEST(Ledger, NothingApplicableIsFullCoverage) {
-  EXPECT_DOUBLE_EQ(build_ledger({}, {}, Disposals{}).coverage_percent(), 100.0);
+  EXPECT_DOUBLE_EQ(build_ledger({}, {}, DispositionsByOverload{}).coverage_percent(), 100.0);
 }
 
 TEST(Ledger, ValidationNamesFileEntryAndLine) {
@@ -109,7 +109,7 @@ TEST(Ledger, ValidationNamesFileEntryAndLine) {
     {"disposition": "unreached", "reason": "r", "overloads": []},
     {"disposition": "unreached", "reason": "r", "overloads": ["aten::add.out"], "extra": 1}],
    "other": 2})";
-  const Dispositions d = parse_dispositions(text, "ledger.json", &kKnown);
+  const DispositionsFile d = parse_dispositions(text, "ledger.json", &kKnown);
   // Each problem at the entry's line and column, or at the overload name's it is about.
   EXPECT_TRUE(has_problem(d, "ledger.json:2:5", "missing \"reason\"")) << d.problems.front().str();
   EXPECT_TRUE(has_problem(d, "ledger.json:3:5", "unknown disposition 'maybe'"));
@@ -124,7 +124,7 @@ TEST(Ledger, ValidationNamesFileEntryAndLine) {
 }
 
 TEST(Ledger, ValidationReportsJsonErrorsAndMissingFiles) {
-  const Dispositions cut = parse_dispositions("{", "f.json");
+  const DispositionsFile cut = parse_dispositions("{", "f.json");
   ASSERT_EQ(cut.problems.size(), 1u);
   EXPECT_EQ(cut.problems[0].where.file, "f.json");
   EXPECT_EQ(cut.problems[0].where.line, 1);  // where the parser stopped
@@ -147,7 +147,7 @@ TEST(Ledger, GroupsUnreachedByKindAndFamily) {
   EXPECT_EQ(family("aten::silu_backward.grad_input"), "silu");
   EXPECT_EQ(family("aten::_log_softmax_backward_data"), "log_softmax");
   EXPECT_EQ(family("aten::__ilshift__.Scalar"), "ilshift");
-  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, Disposals{});
+  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, DispositionsByOverload{});
   const std::string s = ledger_summary(l);
   EXPECT_NE(s.find("0 of 3 applicable overloads reached (0.0%)"), std::string::npos) << s;
   EXPECT_NE(s.find("hypot 2"), std::string::npos) << s;
@@ -155,15 +155,15 @@ TEST(Ledger, GroupsUnreachedByKindAndFamily) {
 
 // What a run stores of its dispositions, read back, disposes of the same overloads alike; a
 // malformed stored value disposes of nothing rather than of something wrong.
-TEST(Ledger, StoredDisposalsReadBackTheSame) {
-  const Disposals d = {{"aten::q_scale", {Disposition::kNotApplicable, "quantized"}},
-                       {"aten::hypot_", {Disposition::kUnreached, "no sample"}}};
-  const Disposals back = disposals_from_json(disposals_json(d));
+TEST(Ledger, StoredDispositionsReadBackTheSame) {
+  const DispositionsByOverload d = {{"aten::q_scale", {DispositionKind::kNotApplicable, "quantized"}},
+                       {"aten::hypot_", {DispositionKind::kUnreached, "no sample"}}};
+  const DispositionsByOverload back = dispositions_from_json(dispositions_json(d));
   ASSERT_EQ(back.size(), 2u);
-  EXPECT_EQ(back.at("aten::q_scale").disposition, Disposition::kNotApplicable);
+  EXPECT_EQ(back.at("aten::q_scale").kind, DispositionKind::kNotApplicable);
   EXPECT_EQ(back.at("aten::hypot_").reason, "no sample");
-  EXPECT_TRUE(disposals_from_json(nlohmann::json::array()).empty());
-  EXPECT_TRUE(disposals_from_json({{"aten::x", {{"disposition", "maybe"}}}}).empty());
+  EXPECT_TRUE(dispositions_from_json(nlohmann::json::array()).empty());
+  EXPECT_TRUE(dispositions_from_json({{"aten::x", {{"disposition", "maybe"}}}}).empty());
 }
 
 }  // namespace

@@ -347,3 +347,49 @@ TEST(Store, ARunAsJsonHasItsWallTimeOnlyOnceEnded) {
   EXPECT_EQ(j["torch"], "2.13.0");
   EXPECT_EQ(j["id"], "r1");
 }
+
+TEST(Store, ARunImportedFromItsJsonIsTheSameRunWholeOrNotAtAll) {
+  RunInfo run = make_run("r1", "2026-01-01T00:00:00.000Z");
+  run.status = "interrupted";
+  run.ended_at = "2026-01-01T00:01:00.000Z";
+  run.label = "nightly";
+  run.backend_info = {{"tracking", true}};
+  run.suite_options = {{"world_size", "2"}};
+  nlohmann::json record = conform::run_json(run);
+  record["backend_info"] = run.backend_info;
+  record["suite_info"] = run.suite_info;
+  record["suite_options"] = run.suite_options;
+  const RunInfo back = conform::run_from_json(record);
+  EXPECT_EQ(conform::run_json(back), conform::run_json(run));
+  EXPECT_EQ(back.backend_info, run.backend_info);
+  EXPECT_EQ(back.suite_options, run.suite_options);
+
+  const std::string path = temp_db("import.db");
+  Store store(path);
+  const std::vector<CaseResult> results = {
+      {"ops/add/float32/forward", Outcome::kPass, 0.5, {}, {{"aten::add.Tensor", 1}}, {}, {}}};
+  store.import_run(back, plan(), results);
+  EXPECT_EQ(store.run("r1")->status, "interrupted");  // as recorded, not as finished here
+  EXPECT_EQ(store.run("r1")->ended_at, run.ended_at);
+  EXPECT_EQ(store.unrecorded("r1").size(), 2u);
+  EXPECT_EQ(store.results("r1")[0].native_ops.at("aten::add.Tensor"), 1);
+  // A second import of the id is refused, and a run that fails half way leaves nothing behind.
+  EXPECT_THROW(store.import_run(back, plan(), results), StoreError);
+  RunInfo other = make_run("r2", "2026-01-02T00:00:00.000Z");
+  const std::vector<CaseResult> twice = {results[0], results[0]};
+  EXPECT_ANY_THROW(store.import_run(other, plan(), twice));
+  EXPECT_FALSE(store.run("r2").has_value());
+  EXPECT_EQ(store.run_ids(), std::vector<std::string>{"r1"});
+
+  record.erase("device");
+  EXPECT_THROW(
+      {
+        try {
+          conform::run_from_json(record);
+        } catch (const std::invalid_argument& e) {
+          EXPECT_STREQ(e.what(), "no field 'device'");
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
