@@ -105,7 +105,8 @@ int ledger_command(const LedgerOptions& o) {
   const auto found = o.dispositions ? o.dispositions : default_dispositions_path(backend);
   const std::string path = found ? *found : "none (the backend ships no ledger/dispositions.json)";
   // No file: nothing is disposed of, every unreached overload is listed as such.
-  const DispositionsFile dispositions = found ? load_dispositions(*found, &known) : DispositionsFile{};
+  const DispositionsFile dispositions =
+      found ? load_dispositions(*found, &known) : DispositionsFile{};
   if (!dispositions.problems.empty()) {
     print_problems(dispositions);
     throw std::invalid_argument(fmt::format("{} problem(s) in the dispositions file {}",

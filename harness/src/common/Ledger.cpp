@@ -54,8 +54,9 @@ DispositionsByOverload dispositions_from_json(const json& stored) {
     if (disposition != name(DispositionKind::kNotApplicable) &&
         disposition != name(DispositionKind::kUnreached))
       continue;
-    out[overload] = {disposition == name(DispositionKind::kNotApplicable) ? DispositionKind::kNotApplicable
-                                                                      : DispositionKind::kUnreached,
+    out[overload] = {disposition == name(DispositionKind::kNotApplicable)
+                         ? DispositionKind::kNotApplicable
+                         : DispositionKind::kUnreached,
                      d.value("reason", std::string())};
   }
   return out;
@@ -66,7 +67,8 @@ double Ledger::coverage_percent() const {
 }
 
 Ledger build_ledger(const std::vector<std::string>& overloads,
-                    const std::map<std::string, Reached>& reached, const DispositionsByOverload& dispositions,
+                    const std::map<std::string, Reached>& reached,
+                    const DispositionsByOverload& dispositions,
                     const std::set<std::string>& composite) {
   Ledger out;
   std::vector<std::string> names = overloads;

@@ -84,7 +84,8 @@ struct Ledger {
 // `composite`: the overloads a composite kernel serves on the device (a disposition of theirs
 // is overridden: the dispatcher says so for the backend the run used).
 Ledger build_ledger(const std::vector<std::string>& overloads,
-                    const std::map<std::string, Reached>& reached, const DispositionsByOverload& dispositions,
+                    const std::map<std::string, Reached>& reached,
+                    const DispositionsByOverload& dispositions,
                     const std::set<std::string>& composite = {});
 
 // How an unreached overload is grouped in the summary: its variant kind ("backward",

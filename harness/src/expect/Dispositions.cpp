@@ -30,7 +30,7 @@ const std::set<std::string> kFileFields = {"description", "entries", "$schema"};
 
 // The entries of a read table, each checked; `out` holds the reader's problems already.
 DispositionsFile from_table(const std::optional<LocatedTable>& table, DispositionsFile out,
-                        const std::set<std::string>* known) {
+                            const std::set<std::string>* known) {
   if (!table) return out;
   std::map<std::string, int> seen;  // name -> times listed so far
   std::map<std::string, Location> first_at;
@@ -100,7 +100,7 @@ DispositionsFile from_table(const std::optional<LocatedTable>& table, Dispositio
 }  // namespace
 
 DispositionsFile parse_dispositions(const std::string& text, const std::string& file,
-                                const std::set<std::string>* known) {
+                                    const std::set<std::string>* known) {
   DispositionsFile out;
   const auto table = parse_located_table(text, file, kFileFields, out.problems);
   return from_table(table, std::move(out), known);

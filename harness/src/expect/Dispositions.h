@@ -39,9 +39,9 @@ std::optional<std::string> dispositions_in(const std::vector<std::string>& folde
 // stopping at the first; an entry with a problem disposes of nothing. With `known`, a name that
 // is no overload of it is a problem too.
 DispositionsFile parse_dispositions(const std::string& text, const std::string& file,
-                                const std::set<std::string>* known = nullptr);
+                                    const std::set<std::string>* known = nullptr);
 // The same for a file on disk; a file that cannot be read is a problem.
 DispositionsFile load_dispositions(const std::string& path,
-                               const std::set<std::string>* known = nullptr);
+                                   const std::set<std::string>* known = nullptr);
 
 }  // namespace conform

@@ -48,7 +48,8 @@ std::optional<T> optional_field(const json& record, const char* key) {
 
 json object_field(const json& record, const char* key) {
   const json value = record.value(key, json::object());
-  if (!value.is_object()) throw std::invalid_argument(fmt::format("field '{}' is not an object", key));
+  if (!value.is_object())
+    throw std::invalid_argument(fmt::format("field '{}' is not an object", key));
   return value;
 }
 

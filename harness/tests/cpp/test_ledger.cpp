@@ -25,15 +25,16 @@ TEST(Ledger, CountsReachedOverApplicable) {
     {"disposition": "not_applicable", "reason": "quantized", "overloads": ["aten::q_scale"]},
     {"disposition": "not_applicable", "reason": "mkldnn", "overloads": ["aten::mkldnn_x"]},
     {"disposition": "unreached", "reason": "no sample", "overloads": ["aten::hypot_"]}]})",
-                                            "d.json", &kKnown);
+                                                "d.json", &kKnown);
   ASSERT_TRUE(d.problems.empty()) << d.problems.front().str();
   std::map<std::string, Reached> reached;
   reached["aten::add.Tensor"].first(Route::kNative) = "ops/add/float32/forward";
   reached["aten::add.Tensor"].first(Route::kFallback) = "ops/add/float32/backward";
   reached["aten::add_.Tensor"].first(Route::kFallback) = "ops/add/float32/inplace";
-  reached["neuron::custom"].first(Route::kNative) = "ops/x/float32/forward";  // not a row: not counted
-  const Ledger l =
-      build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached, d.by_overload());
+  reached["neuron::custom"].first(Route::kNative) =
+      "ops/x/float32/forward";  // not a row: not counted
+  const Ledger l = build_ledger(std::vector<std::string>(kKnown.begin(), kKnown.end()), reached,
+                                d.by_overload());
   EXPECT_EQ(l.total, 7);
   EXPECT_EQ(l.native, 1);
   EXPECT_EQ(l.fallback, 1);
@@ -70,7 +71,7 @@ TEST(Ledger, AHostOnlyOverloadIsReachedButNotNative) {
 TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
   const DispositionsFile d = parse_dispositions(R"({"entries": [{"disposition": "not_applicable",
       "reason": "x", "overloads": ["aten::q_scale"]}]})",
-                                            "d.json");
+                                                "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::q_scale"].first(Route::kFallback) = "ops/q/float32/forward";
   const Ledger l = build_ledger({"aten::q_scale", "aten::hypot_"}, reached, d.by_overload());
@@ -83,7 +84,7 @@ TEST(Ledger, AReachedNotApplicableOverloadCountsAsReachedAndIsReported) {
 TEST(Ledger, CompositeOverloadsAreNotApplicableWhateverTheirDisposition) {
   const DispositionsFile d = parse_dispositions(R"({"entries": [{"disposition": "unreached",
       "reason": "x", "overloads": ["aten::hypot_"]}]})",
-                                            "d.json");
+                                                "d.json");
   std::map<std::string, Reached> reached;
   reached["aten::hypot.out"].first(Route::kNative) = "ops/hypot/float32/forward";
   const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, reached,
@@ -147,7 +148,8 @@ TEST(Ledger, GroupsUnreachedByKindAndFamily) {
   EXPECT_EQ(family("aten::silu_backward.grad_input"), "silu");
   EXPECT_EQ(family("aten::_log_softmax_backward_data"), "log_softmax");
   EXPECT_EQ(family("aten::__ilshift__.Scalar"), "ilshift");
-  const Ledger l = build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, DispositionsByOverload{});
+  const Ledger l =
+      build_ledger({"aten::hypot_", "aten::hypot.out", "aten::mm"}, {}, DispositionsByOverload{});
   const std::string s = ledger_summary(l);
   EXPECT_NE(s.find("0 of 3 applicable overloads reached (0.0%)"), std::string::npos) << s;
   EXPECT_NE(s.find("hypot 2"), std::string::npos) << s;
@@ -156,8 +158,9 @@ TEST(Ledger, GroupsUnreachedByKindAndFamily) {
 // What a run stores of its dispositions, read back, disposes of the same overloads alike; a
 // malformed stored value disposes of nothing rather than of something wrong.
 TEST(Ledger, StoredDispositionsReadBackTheSame) {
-  const DispositionsByOverload d = {{"aten::q_scale", {DispositionKind::kNotApplicable, "quantized"}},
-                       {"aten::hypot_", {DispositionKind::kUnreached, "no sample"}}};
+  const DispositionsByOverload d = {
+      {"aten::q_scale", {DispositionKind::kNotApplicable, "quantized"}},
+      {"aten::hypot_", {DispositionKind::kUnreached, "no sample"}}};
   const DispositionsByOverload back = dispositions_from_json(dispositions_json(d));
   ASSERT_EQ(back.size(), 2u);
   EXPECT_EQ(back.at("aten::q_scale").kind, DispositionKind::kNotApplicable);
