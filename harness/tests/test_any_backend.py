@@ -128,12 +128,18 @@ def test_the_compile_suite_runs_with_the_backend_named_and_calls_nothing_native_
     assert evidences(db)["compile/add/float32/forward"]["unobserved"]
 
 
-def test_hf_checks_that_need_declarations_are_skipped_with_the_reason(tmp_path):
+def test_checks_that_need_declarations_are_skipped_with_the_reason(tmp_path):
+    """A check's requirement the backend does not meet (a Dynamo backend, compile-cache counters)
+    is the suite's skip, said one way by every suite: `suite_skip`, a message, nobody's fault (no
+    `where`)."""
     db = tmp_path / "results.db"
     cli("run", "--suite", "hf", *FOREIGN, "--ops", "^LlamaForCausalLM$", "--dtypes", "float32",
         "--checks", "forward,static_shapes,compiled_forward", "--no-skiplists", "--reruns", "0", "--db", str(db),
         check=False)
     got, evidence = outcomes(db), evidences(db)
+    for case in ("hf/LlamaForCausalLM/float32/static_shapes", "hf/LlamaForCausalLM/float32/compiled_forward"):
+        assert got[case] == "skip" and evidence[case]["suite_skip"] is True and "where" not in evidence[case], \
+            (case, evidence[case])
     assert got["hf/LlamaForCausalLM/float32/static_shapes"] == "skip"
     assert "compile-cache counters" in evidence["hf/LlamaForCausalLM/float32/static_shapes"]["message"]
     assert got["hf/LlamaForCausalLM/float32/compiled_forward"] == "skip"

@@ -3,7 +3,7 @@ exists, and every suite's README names exactly the checks its registry declares.
 
 A path is cited as (1) a token that starts with one of the repository's top-level folders
 (`harness/worker/comparison.py`), resolved from the root; (2) a Markdown link, resolved from the
-citing file's folder; (3) a backticked relative path with a folder in it (`suitelib/opinfo/runs.py`),
+citing file's folder; (3) a backticked relative path with a folder in it (`suitelib/opinfo/layouts.py`),
 which must end some tracked path. Placeholders (`<suite>`, `NAME/`, `*.json`) and paths inside
 torch's own tree are not repository paths.
 """
@@ -28,8 +28,9 @@ NOT_OURS = ("torch/", "ATen/", "c10/", "http", "out/", "build/", "site-packages/
 
 @cache
 def tracked() -> tuple[str, ...]:
+    """The tracked files the working tree has: one deleted and not yet committed is cited by nothing."""
     listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return tuple(listed.stdout.split())
+    return tuple(f for f in listed.stdout.split() if (ROOT / f).exists())
 
 
 def citing_files() -> list[str]:

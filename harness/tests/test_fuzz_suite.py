@@ -166,9 +166,9 @@ import torch, defects_backend, suite_api
 suite_api.load_suite("fuzz")
 import importlib
 fuzz = importlib.import_module("neuron_conform_suites.fuzz.suite")
-from suitelib.opinfo import runs
+from suitelib.opinfo import judge
 from case_context import Context
-case = runs.Case(fuzz.infos()["atan"], torch.float32, Context(defects_backend, "neuron", 0))
+case = judge.Case(fuzz.infos()["atan"], torch.float32, Context(defects_backend, "neuron", 0))
 setting = fuzz.Setting(case, torch.float32, False)
 for scale in (1.0, fuzz.atol_scale(["scaled_2^-24"])):
     tiny, _ = setting.transforms.apply("scaled_2^-24", setting.samples[0], 0)
@@ -176,7 +176,7 @@ for scale in (1.0, fuzz.atol_scale(["scaled_2^-24"])):
         with case.atol_scaled(scale):
             fuzz._judge(case, setting, 0, ["scaled_2^-24"], tiny, "device", 0)
         print("pass")
-    except runs.Verdict as verdict:
+    except fuzz.Verdict as verdict:
         print("fail", verdict.evidence["atol"], verdict.evidence["atol_scaled_by"])
 """
 
@@ -201,9 +201,9 @@ def test_the_scaled_atol_follows_the_magnitude_of_the_results():
     import torch
 
     fuzz = suite_module("fuzz")
-    from suitelib.opinfo import runs
+    from suitelib.opinfo import judge
 
-    case = runs.Case(fuzz.infos()["softmax"], torch.float32, None)
+    case = judge.Case(fuzz.infos()["softmax"], torch.float32, None)
     own = case.atol
     with case.atol_scaled(2.0 ** -24):
         case._scaled_atol(torch.full((5,), 0.2))
@@ -252,10 +252,10 @@ def test_transforms_make_the_inputs_they_name_and_none_whose_result_is_undefined
     assert transforms._extremes(torch.uint64)(torch.zeros(3, dtype=torch.uint64)).view(torch.int64).tolist() == [0, 0, -1]
 
     ops = suite_module("fuzz").infos()
-    from suitelib.opinfo import runs
+    from suitelib.opinfo import judge, samples
 
     def first(name: str, dtype=torch.float32, where=lambda s: True):
-        return next(s for s in runs.samples(ops[name], dtype, reference=False) if where(s))
+        return next(s for s in samples.generated(ops[name], dtype, reference=False) if where(s))
 
     cumsum = first("cumsum", where=lambda s: s.input.dim() == 3 and s.args == (1,))
     assert transforms._negative_dims(ops["cumsum"], cumsum).args == (-2,)
@@ -264,7 +264,7 @@ def test_transforms_make_the_inputs_they_name_and_none_whose_result_is_undefined
 
     def setting(name: str):
         op = ops[name]
-        return transforms.Transforms(runs.Case(op, torch.float32, None), torch.float32, [], lambda s: None)
+        return transforms.Transforms(judge.Case(op, torch.float32, None), torch.float32, [], lambda s: None)
 
     index_add = first("index_add", where=lambda s: s.args[1].numel() == 5)
     duplicated, named = setting("index_add").apply("duplicate_indices", index_add, 0)

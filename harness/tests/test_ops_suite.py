@@ -6,12 +6,13 @@ import pytest
 from conform_cli import cli, evidences, outcomes, suite_module
 
 
-def opinfo_runs():
-    """The OpInfo runs the ops suite's checks are made of (harness/worker/suitelib/opinfo/runs.py)."""
-    suite_module("ops")  # the worker's modules importable, as the worker has them
-    from suitelib.opinfo import runs
+def opinfo_library():
+    """The library the ops suite's checks are made of (harness/worker/suitelib/opinfo/), its
+    modules importable as the worker has them."""
+    suite_module("ops")
+    import suitelib.opinfo
 
-    return runs
+    return suitelib.opinfo
 
 
 def test_values_the_cpu_does_not_determine_are_unverified_and_the_rest_compared(db):
@@ -21,16 +22,19 @@ def test_values_the_cpu_does_not_determine_are_unverified_and_the_rest_compared(
     # conv3d's values are compared (the CPU reproduces them), only empty's are not.
     import torch
 
-    runs = opinfo_runs()
+    opinfo = opinfo_library()
+    from comparison import Mismatch, compare
+    from suitelib.opinfo import tolerances
 
-    assert runs.values_not_comparable(runs.OPS["empty"], torch.float32) == "output is non-deterministic"
-    assert runs.values_not_comparable(runs.OPS["add"], torch.float32) is None
+    ops = opinfo.by_subject()
+    assert tolerances.values_not_comparable(ops["empty"], torch.float32) == "output is non-deterministic"
+    assert tolerances.values_not_comparable(ops["add"], torch.float32) is None
     garbage, other = torch.full((2, 3), 7.0), torch.zeros(2, 3)
-    with pytest.raises(runs.Mismatch):
-        runs.compare(garbage, other, rtol=0, atol=0)
-    assert runs.compare(garbage, other, rtol=0, atol=0, values=False) == (0.0, 0.0)
-    with pytest.raises(runs.Mismatch, match=r"expected float32\[2, 3\], got float32\[3, 2\]"):
-        runs.compare(torch.zeros(3, 2), other, rtol=0, atol=0, values=False)
+    with pytest.raises(Mismatch):
+        compare(garbage, other, rtol=0, atol=0)
+    assert compare(garbage, other, rtol=0, atol=0, values=False) == (0.0, 0.0)
+    with pytest.raises(Mismatch, match=r"expected float32\[2, 3\], got float32\[3, 2\]"):
+        compare(torch.zeros(3, 2), other, rtol=0, atol=0, values=False)
     cli("run", "--ops", "^(empty|add|nn.functional.embedding)$", "--dtypes", "float32", "--checks", "forward", "--no-skiplists",
         "--db", str(db), "--timeout", "60")
     got, evidence = outcomes(db), evidences(db)
@@ -51,10 +55,13 @@ def test_a_cpu_result_in_uninitialized_memory_is_found_even_when_a_rerun_gets_th
     import torch
     import torch_neuronsim  # noqa: F401  (registers the device)
 
-    runs = opinfo_runs()
+    opinfo = opinfo_library()
     from case_context import Context
+    from sides import Verdict, uninitialized_memory_poisoned
+    from suitelib.opinfo import judge
+    from torch.testing._internal.opinfo.core import SampleInput
 
-    with runs.uninitialized_memory_poisoned():
+    with uninitialized_memory_poisoned():
         assert torch.empty(3).isnan().all() and (torch.empty(2, dtype=torch.int64) == 2**63 - 1).all()
     assert not torch.are_deterministic_algorithms_enabled()  # as it was before
 
@@ -67,17 +74,17 @@ def test_a_cpu_result_in_uninitialized_memory_is_found_even_when_a_rerun_gets_th
         return out if out.isnan().all() else stale.clone()
 
     expected = uninitialized(None)
-    case = runs.Case(runs.OPS["add"], torch.float32, Context(torch_neuronsim, "cpu", 0))
-    sample = runs.SampleInput(torch.zeros(1))
+    case = judge.Case(opinfo.by_subject()["add"], torch.float32, Context(torch_neuronsim, "cpu", 0))
+    sample = SampleInput(torch.zeros(1))
     case.compare(torch.ones(1024), expected, {"variant": "sample"}, again=case.again(uninitialized, sample))
     assert case.values_not_compared and case.unverified(case.evidence)
     assert "random or uninitialized" in case.evidence["values_not_compared"]["why"]
     # a CPU result that is reproducible still fails the device, and so do the parts of a result
     # the CPU reproduces beside one it does not
-    with pytest.raises(runs.Verdict):
+    with pytest.raises(Verdict):
         case.compare(torch.ones(1024), expected, {"variant": "sample"},
                      again=case.again(lambda s: torch.full((1024,), 7.0), sample))
-    with pytest.raises(runs.Verdict) as raised:
+    with pytest.raises(Verdict) as raised:
         case.compare((torch.ones(1024), torch.zeros(2)), (expected, torch.ones(2)), {"variant": "sample"},
                      again=case.again(lambda s: (uninitialized(s), torch.ones(2)), sample))
     assert raised.value.evidence["message"].startswith("[1]: "), raised.value.evidence
@@ -111,21 +118,63 @@ def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
     # out upstream's non-contiguous twins, because it runs every sample non-contiguously itself.
     import torch
 
-    runs = opinfo_runs()
+    opinfo = opinfo_library()
+    from suitelib.opinfo import samples
 
-    neg = runs.OPS["neg"]
+    neg = opinfo.by_subject()["neg"]
     upstream = list(neg.reference_inputs("cpu", torch.float32))
-    ours = runs.samples(neg, torch.float32, reference=True)
+    ours = samples.generated(neg, torch.float32, reference=True)
     assert len(ours) < len(upstream)
-    variants = [v for v in map(runs.noncontiguous, ours) if v is not None]
+    variants = [v for v in map(samples.noncontiguous, ours) if v is not None]
     for sample in upstream:  # every upstream sample is run: as generated, or as one's variant
-        assert any(_same(sample, s) for s in ours) or any(_same(sample, v) for v in variants), runs.describe(sample)
-    nc = runs.noncontiguous(ours[0])
+        assert any(_same(sample, s) for s in ours) or any(_same(sample, v) for v in variants), samples.describe(sample)
+    nc = samples.noncontiguous(ours[0])
     assert not nc.input.is_contiguous() and torch.equal(nc.input, ours[0].input)
     # an OpInfo without reference inputs: exactly its sample inputs
-    total = runs.OPS["sum"]
+    total = opinfo.by_subject()["sum"]
     assert all(_same(a, b) for a, b in zip(total.sample_inputs("cpu", torch.float32),
-                                           runs.samples(total, torch.float32, reference=True)))
+                                           samples.generated(total, torch.float32, reference=True)))
+
+
+def test_a_tolerance_override_is_read_only_as_a_reviewed_entry(tmp_path, monkeypatch):
+    """tolerances.json widens or narrows a case's tolerance: an entry without a reason, with a
+    field the reader does not know (a misspelt `rtoll` would apply nothing), or with a tolerance
+    that is no number is refused, naming the file and the entry."""
+    import json
+
+    import torch
+
+    opinfo = opinfo_library()
+    from suitelib.opinfo import tolerances
+
+    path = tmp_path / "tolerances.json"
+    reviewed = {"rtol": 1e-3, "reason": "a reviewed reason"}
+
+    def read(entry, dtype="float32"):
+        path.write_text(json.dumps({"description": "d", "overrides": {"add": {dtype: entry}}}))
+        return tolerances.read(path)
+
+    def refusal(entry, dtype="float32") -> str:
+        try:
+            read(entry, dtype)
+        except ValueError as refused:
+            return str(refused)
+        raise AssertionError(f"accepted: {entry}")
+
+    assert tolerances.read(tolerances.OVERRIDES_FILE) == tolerances.OVERRIDES  # the shipped file reads
+    monkeypatch.setattr(tolerances, "OVERRIDES", read({**reviewed, "atol": 0}))
+    assert tolerances.lookup(opinfo.by_subject()["add"], torch.float32) == (1e-3, 0, tolerances.PROJECT_SOURCE)
+    bad = {"no reason": {"rtol": 1e-3}, "an empty reason": {**reviewed, "reason": " "},
+           "an unknown field": {**reviewed, "rtoll": 1e-3}, "a string": {**reviewed, "rtol": "1e-3"},
+           "a bool": {**reviewed, "atol": True}, "a negative number": {**reviewed, "rtol": -1},
+           "no tolerance": {"reason": "a reviewed reason"}, "not an object": 1e-3}
+    for what, entry in bad.items():
+        assert refusal(entry).startswith(f"{path}: entry add/float32: "), what
+    assert "no reason" in refusal({"rtol": 1e-3}) and "'rtoll'" in refusal({**reviewed, "rtoll": 1e-3})
+    assert refusal(reviewed, dtype="float").startswith(f"{path}: entry add/float: 'float' is no dtype")
+    path.write_text(json.dumps({"overrides": {}, "override": {}}))  # a misspelt field of the file
+    with pytest.raises(ValueError, match="expected an object with the fields"):
+        tolerances.read(path)
 
 
 def test_the_reviewed_tables_of_the_axes_name_real_opinfos():
@@ -136,13 +185,15 @@ def test_the_reviewed_tables_of_the_axes_name_real_opinfos():
         "ops_random.CONTRACTS": suite_module("ops", "ops_random").CONTRACTS,
     }
     from suitelib import opinfo  # importable once suite_module() has imported a suite
-    from suitelib.opinfo import placements
+    from suitelib.opinfo import placements, tolerances
 
     tables["placements.MAY_TAKE_ANOTHER_DEVICE"] = placements.MAY_TAKE_ANOTHER_DEVICE
 
     subjects = set(opinfo.by_subject())
     for name, table in tables.items():
         assert set(table) <= subjects, (name, sorted(set(table) - subjects))
+    judged = subjects | set(opinfo.foreach_by_subject())  # the foreach suite's Case looks its tolerances up too
+    assert set(tolerances.OVERRIDES) <= judged, sorted(set(tolerances.OVERRIDES) - judged)
 
 
 def test_the_harness_s_work_on_the_cpu_does_not_pass_through_the_capture():

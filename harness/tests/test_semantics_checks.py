@@ -207,12 +207,13 @@ def test_every_random_op_of_the_rule_has_a_reviewed_draw():
     """The rule selects OpInfos by name and by upstream's "non-deterministic"; each needs a draw
     or a reason it has none, so a new torch's random op is reviewed, not silently skipped."""
     random_check = suite_module("ops", "ops_random")
-    from suitelib.opinfo import runs
-    selected = {runs.subject_of(op) for op in runs.OPS.values() if random_check._selected(op)}
+    from suitelib import opinfo
+    selected = {opinfo.subject(op) for op in opinfo.by_subject().values() if random_check._selected(op)}
     assert selected - set(random_check.NOT_RANDOM) == set(random_check.DRAWS)
     assert {"nn.functional.dropout", "bernoulli", "multinomial", "uniform", "nn.functional.rrelu",
             "nn.functional.scaled_dot_product_attention"} <= set(random_check.DRAWS)
-    assert not any(random_check.applies(runs.OPS[s], torch.float32) for s in random_check.NOT_RANDOM if s in runs.OPS)
+    assert not any(random_check.applies(opinfo.by_subject()[s], torch.float32) for s in random_check.NOT_RANDOM
+                   if s in opinfo.by_subject())
 
 
 # --- save_load (the modules suite) -----------------------------------------------------------

@@ -56,6 +56,30 @@ def test_a_check_declared_once_gives_the_listing_description_and_dispatch():
         suite_api.check("spin", "spins")(lambda: None)  # declared outside any suite's package
 
 
+def test_a_suite_skips_one_way_whether_a_requirement_is_missing_or_a_check_says_so():
+    """`requires=` on a check and `Skip` raised anywhere in a case both end in suite_skip(): a skip
+    flagged suite_skip, with the reason, and the runner not called for a missing requirement."""
+    suite = widgets()
+    check = _declared_in("neuron_conform_suites.widgets.suite_checks")
+    ran: list[str] = []
+
+    def needs_oil(subject, ctx):
+        ran.append(subject)
+        return "pass", {}
+
+    def rusted(subject, ctx):
+        raise suite_api.Skip("rusted shut", rust="red")
+
+    check("oil", "oils", requires=lambda ctx: None if ctx == "oiled" else "the backend has no oil")(needs_oil)
+    check("open", "opens")(rusted)
+    assert suite.run_case("widgets/cog/-/oil", "dry") == ("skip", {"message": "the backend has no oil",
+                                                                   "suite_skip": True})
+    assert ran == []
+    assert suite.run_case("widgets/cog/-/oil", "oiled") == ("pass", {}) and ran == ["cog"]
+    assert suite.run_case("widgets/cog/-/open", None) == ("skip", {"message": "rusted shut", "rust": "red",
+                                                                   "suite_skip": True})
+
+
 def test_case_ids_are_parsed_and_listed_one_way():
     suite = widgets()
     parsed = suite.parse("widgets/nn.functional.pad.constant/float32/turn")

@@ -1,9 +1,11 @@
-"""torch.compile as the suites observe it (the compile suite, hf's compiled_forward): the
-backend under test counted, Dynamo's graph breaks, and a compile failure classified by stage."""
+"""torch.compile as the suites observe it (the compile suite, hf's compiled_forward, check-model
+--compile): the backend under test counted, Dynamo's graph breaks, and a compile failure classified
+by stage."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import torch
@@ -147,3 +149,33 @@ def stats_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, 
         return "unavailable"
     delta = {k: after[k] - before.get(k, 0) for k in after}
     return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in delta.items() if v}
+
+
+@dataclass
+class CompiledRun:
+    """What run_compiled() saw: `run`'s result (None when it raised), the failure's evidence
+    (failure(): None when it ran), and `cost`, recorded under these names by hf's compiled_forward
+    and check-model --compile: graphs, graph_breaks, compile_seconds, backend_compile_stats."""
+
+    output: Any
+    failure: dict[str, Any] | None
+    cost: dict[str, Any]
+
+
+def run_compiled(model: torch.nn.Module, run: Callable[[Callable[..., Any]], Any], backend: Any) -> CompiledRun:
+    """`run(compiled)` once, `compiled` being `model` under torch.compile with the Dynamo backend under
+    test (static shapes, graph breaks allowed), Dynamo reset first so that every graph counted is this
+    run's. An exception of `run` is caught and classified (failure()); `backend` is the backend's
+    module, whose compile_stats() are read before and after."""
+    reset()
+    counted = CountedBackend()
+    before = backend_stats(backend)
+    compiled = torch.compile(model, backend=counted, dynamic=False)
+    output, failed = None, None
+    try:
+        output = run(compiled)
+    except Exception as exc:
+        failed = failure(exc)
+    return CompiledRun(output, failed, {"graphs": counted.graphs, "graph_breaks": graph_breaks(),
+                                        "compile_seconds": counted.seconds,
+                                        "backend_compile_stats": stats_delta(before, backend_stats(backend))})

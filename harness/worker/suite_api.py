@@ -20,10 +20,11 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Iterator, Mapping, NamedTuple
+from typing import Any, Callable, Iterator, Mapping, NamedTuple, Protocol
 
 from evidence import dtype_name
-from vocabulary import Outcome, Where
+from sides import Verdict
+from vocabulary import EvidenceFlag, Outcome, Where
 
 PACKAGE = "neuron_conform_suites"
 DEFAULT_SUITE = "ops"  # what `run` runs without --suite: PyTorch's operator suite
@@ -86,6 +87,7 @@ class Check:
     applies: Callable[..., bool] | None = None  # (the suite's subject...) -> whether it has a case
     native: bool = True  # counts when deciding whether a subject runs natively
     api: bool = True  # decides whether the public API the subject tests works (api-compat)
+    requires: Callable[[Any], str | None] | None = None  # (ctx) -> why the check cannot run here, or None
     traits: Mapping[str, Any] = field(default_factory=dict)  # what else the suite's runner reads of it
 
 
@@ -102,12 +104,15 @@ def _suite_of(module_name: str) -> str:
 
 
 def check(name: str, description: str, *, applies: Callable[..., bool] | None = None, native: bool = True,
-          api: bool = True, **traits: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+          api: bool = True, requires: Callable[[Any], str | None] | None = None,
+          **traits: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Declares the decorated function the runner of the check `name` of the suite whose module it
     is in (suite.py or a module beside it): `description` is what the check checks, `applies(...)`
     whether a subject has a case of it (the suite decides what it is given; None: every subject),
     `native` whether it counts for "runs natively", `api` whether it decides the public API's
-    status; `traits`, anything else the suite's own runner reads of the check (the modules suite's
+    status, `requires(ctx)` why it cannot run against this backend (what it needs is missing; None:
+    it can), which makes each of its cases the suite's skip (suite_skip()) before the runner is
+    called; `traits`, anything else the suite's own runner reads of the check (the modules suite's
     `needs_grad`, ...). A second declaration of a name is refused."""
     if not name.isidentifier() and not name.replace("-", "_").isidentifier():
         raise ValueError(f"check name '{name}' is not a name")
@@ -116,7 +121,7 @@ def check(name: str, description: str, *, applies: Callable[..., bool] | None = 
         checks = _CHECKS.setdefault(_suite_of(run.__module__), {})
         if name in checks:
             raise ValueError(f"check '{name}' is declared twice: {checks[name].run.__module__} and {run.__module__}")
-        checks[name] = Check(name, description, run, applies, native, api, traits)
+        checks[name] = Check(name, description, run, applies, native, api, requires, traits)
         return run
     return register
 
@@ -133,13 +138,16 @@ class Suite:
                  native_phrase: str | Callable[[], str] | None = None,
                  headlines: Callable[[], list[dict[str, Any]]] | None = None,
                  share_cores: bool = False, options: dict[str, dict[str, Any]] | None = None,
-                 nightly: bool | dict[str, Any] = True) -> None:
+                 nightly: bool | dict[str, Any] = True, case: Callable[[CaseId, Any], SuiteCase] | None = None) -> None:
         """`native_phrase` and `headlines` may be functions when they depend on the run's options or
         on data the suite reads: describe() calls them. `nightly` says whether ci/nightly.sh runs
         the suite (False: not unattended, such as a suite that needs a checkout the run names), and
         how: {"shards": N (the nightly workflow's jobs for it), "options": {NAME: VALUE} (its
-        --suite-option values there)}."""
+        --suite-option values there)}. `case(case_id, ctx)` makes the suite's case (a SuiteCase)
+        from a parsed id: the one thing every check's run is given; the KeyError of unknown() when
+        the suite has no such subject or dtype."""
         self.name = _suite_of(module_name)
+        self._case = case
         self.options = options or {}
         self._fixed = {k: v for k, v in (("noun", noun), ("nouns", nouns), ("native_phrase", native_phrase))
                        if v is not None}
@@ -154,6 +162,7 @@ class Suite:
         self._configure: Hook | None = None
         self._public_api: Hook | None = None
         self._found_checks: Hook | None = None
+        self._run_found: Callable[[Any], None] | None = None
 
     def _nightly(self, nightly: dict[str, Any]) -> dict[str, Any]:
         unknown = sorted(set(nightly) - {"shards", "options"})
@@ -190,9 +199,15 @@ class Suite:
 
     def finds_checks(self, found: Hook) -> Hook:
         """`found()` -> {name: description}: checks known only at run time (upstream's test names, a
-        check named after an option); run by the suite's runner, validated by it."""
+        check named after an option); run by runs_found()'s function, which validates them."""
         self._found_checks = found
         return found
+
+    def runs_found(self, run: Callable[[Any], None]) -> Callable[[Any], None]:
+        """`run(case) -> None`: the run of every check found at run time (finds_checks()), as a
+        declared check's run: a KeyError naming the check when it is no check of the suite."""
+        self._run_found = run
+        return run
 
     # --- what the worker and the suite's own code read
     @property
@@ -251,9 +266,35 @@ class Suite:
         return parsed
 
     def run_case(self, case_id: str, ctx: Any) -> tuple[str, dict[str, Any]]:
-        if self._runner is None:
-            raise ValueError(f"the {self.name} suite registers no runner (@SUITE.runs)")
-        return self._runner(self.parse(case_id), ctx)
+        """One case, the one way every suite runs: the id parsed, its check's requirement (the
+        suite's skip when it is not met), the suite's case made from the id, the check's
+        `run(case)`; a Verdict raised ends the case (`case.failed`), else `case.conclude()`. A Skip
+        raised anywhere is the suite's skip; a Verdict raised while the case is made is the
+        outcome as it is."""
+        parsed = self.parse(case_id)
+        declared = self.checks.get(parsed.check)
+        if declared is not None and declared.requires is not None and (missing := declared.requires(ctx)):
+            return suite_skip(missing)
+        try:
+            if self._case is None:  # a suite that runs its cases itself (being retired)
+                if self._runner is None:
+                    raise ValueError(f"the {self.name} suite declares no case type (Suite(..., case=...))")
+                return self._runner(parsed, ctx)
+            run = declared.run if declared is not None else self._run_found
+            if run is None:
+                raise ValueError(f"the {self.name} suite finds checks at run time but registers no "
+                                 f"@SUITE.runs_found")
+            try:
+                case = self._case(parsed, ctx)
+            except Verdict as verdict:
+                return verdict.outcome, verdict.evidence
+            try:
+                run(case)
+            except Verdict as verdict:
+                return case.failed(verdict)
+            return case.conclude()
+        except Skip as skip:
+            return suite_skip(str(skip), **skip.details)
 
     def configure(self, given: dict[str, Any]) -> dict[str, Any]:
         """Resolves the run's options against the declaration, hands them to the suite's configure
@@ -286,6 +327,32 @@ class CaseId(NamedTuple):
         return {"id": str(self), **self._asdict()}
 
 
+class SuiteCase(Protocol):
+    """What a suite's case gives the registry: how a Verdict ends it and what it concludes when
+    its check returned. Suites whose cases compare two sides build on sides.Sides."""
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]: ...
+
+    def conclude(self) -> tuple[str, dict[str, Any]]: ...
+
+
+class Case:
+    """The plainest SuiteCase: the parsed id, the run's context and the evidence the check
+    gathers (`case.evidence`); a Verdict's evidence is added to it, and a check that returns
+    passes with it."""
+
+    def __init__(self, case_id: CaseId, ctx: Any) -> None:
+        self.id, self.ctx = case_id, ctx
+        self.evidence: dict[str, Any] = {}
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        self.evidence.update(verdict.evidence)
+        return verdict.outcome, self.evidence
+
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        return Outcome.PASS, self.evidence
+
+
 def unknown(case_id: CaseId, what: str) -> KeyError:
     """The error for a case id whose subject or dtype the suite does not have."""
     return KeyError(f"unknown case {case_id}: the {case_id.suite} suite has no {what}")
@@ -311,6 +378,23 @@ def device_type() -> str:
 
 
 # --- conclusions -----------------------------------------------------------------------------
+
+def suite_skip(message: str, **details: Any) -> tuple[str, dict[str, Any]]:
+    """The case the suite itself does not run here, and why (`message`): what its check needs is
+    missing (a Dynamo backend, a device module's streams, a package) or upstream's test skipped
+    itself. Neither the backend's outcome nor a skip list's: a `skip` flagged `suite_skip`, never
+    rerun. The one way every suite says so."""
+    return Outcome.SKIP, {"message": message, **details, EvidenceFlag.SUITE_SKIP: True}
+
+
+class Skip(Exception):
+    """Raised anywhere in a case (a check's run, a helper it calls): the case is the suite's skip
+    (suite_skip()), with `message` and any further evidence `details`."""
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.details = details
+
 
 def no_reference(evidence: dict[str, Any], inputs: str, first_cpu_error: str) -> tuple[str, dict[str, Any]]:
     """The case compared nothing because the CPU itself could not run any of its `inputs` ("sample

@@ -34,8 +34,8 @@ Modes:
                     costs a fork, not the seconds of importing torch and the test machinery. The
                     zygote never touches the device, so its children can.
 
-The protocol uses the process's original stdout; anything else written to stdout (by tests
-or C code) is redirected to stderr so it cannot corrupt the stream.
+The protocol (protocol.py) uses the process's original stdout; anything else written to stdout
+(by tests or C code) is redirected to stderr so it cannot corrupt the stream.
 """
 
 from __future__ import annotations
@@ -44,7 +44,6 @@ import argparse
 import gc
 import importlib
 import json
-import math
 import os
 import re
 import resource
@@ -62,32 +61,9 @@ import zygote
 from case_context import Context, compile_cache_delta, ops_field
 from evidence import exception_evidence
 from overloads import cpu_overloads, device_composites
+from protocol import emit, protocol_stream, strict_json
 from quick_exit import run_main
 from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Route, Where
-
-
-def protocol_stream() -> TextIO:
-    """A private copy of stdout for the protocol; fd 1 then points at stderr."""
-    sys.stdout.flush()
-    stream = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    return stream
-
-
-def strict_json(value: Any) -> Any:
-    """JSON has no inf or nan: non-finite floats travel as the strings "inf", "-inf", "nan"."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if isinstance(value, dict):
-        return {key: strict_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [strict_json(item) for item in value]
-    return value
-
-
-def emit(stream: TextIO, message: dict[str, Any], **dump_options: Any) -> None:
-    stream.write(json.dumps(strict_json(message), allow_nan=False, **dump_options) + "\n")
 
 
 def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:

@@ -41,9 +41,12 @@ from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
-from suitelib.opinfo import runs as ops
+from suitelib import opinfo
+from suitelib.opinfo import calls, judge, samples
 
 from . import explicit
+
+opinfo.by_subject()  # op_db imported with the suite: the zygote forks its workers with it
 
 HERE = Path(__file__).resolve().parent
 DONORS_FILE = HERE / "donors.json"
@@ -87,19 +90,19 @@ class Capture(TorchDispatchMode):
 
 def capture(op, dtype: torch.dtype, wanted: set[str] | None = None, limit: int = 8) -> dict[str, tuple[tuple, dict]]:
     """The aten calls the OpInfo's first `limit` samples make on the CPU, forward then backward
-    (the ops suite's _forward and _backward, where the op is differentiable)."""
+    (calls.forward, and calls.backward of the outputs' sum where the op is differentiable)."""
     mode = Capture(wanted)
     for grad in (False, True):
         if grad and not (op.supports_autograd and (dtype.is_floating_point or dtype.is_complex)):
             continue
         try:
-            samples = ops.samples(op, dtype, reference=False, requires_grad=grad)[:limit]
+            inputs = samples.generated(op, dtype, reference=False, requires_grad=grad)[:limit]
         except Exception:
             continue
-        for sample in samples:
+        for sample in inputs:
             try:
                 with mode:
-                    (ops.backward if grad else ops.forward)(op, sample)
+                    (calls.backward if grad else calls.forward)(op, sample)
             except Exception:
                 continue
     return mode.calls
@@ -231,18 +234,18 @@ def run_overload(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         (written.check, written.dtype, written.opinfo) if written else None
     if spec is None or (check, dtype_str) != spec[:2]:
         raise suite_api.unknown(parsed, "such overload at this dtype and check")
-    op = ops.OPS[spec[2]]
-    case = ops.Case(op, getattr(torch, dtype_str), ctx)
+    op = opinfo.by_subject()[spec[2]]
+    case = judge.Case(op, getattr(torch, dtype_str), ctx)
     case.evidence["opinfo"] = spec[2]
     if entry:
         donor = entry["donor"]
         case.evidence["donor"] = donor
-        calls = capture(op, case.dtype, {donor})
-        if donor not in calls:
+        recorded = capture(op, case.dtype, {donor})
+        if donor not in recorded:
             return Outcome.ERROR, {**case.evidence, "where": Where.HARNESS,
                                    "message": f"the OpInfo {spec[2]}'s samples no longer call {donor} on the CPU "
                                               f"(regenerate donors.json)"}
-        return _judge(case, target, lambda: build_call(target, donor, calls[donor]), True,
+        return _judge(case, target, lambda: build_call(target, donor, recorded[donor]), True,
                       f"{check} from {donor} ({spec[2]})")
     case.evidence["call"] = "written by hand (explicit.py)"
     return _judge(case, target, written.make, written.values, f"{check}, written by hand (explicit.py)")
@@ -347,16 +350,16 @@ def make_donors(ledger_paths: list[str]) -> None:
     wanted_names = {n for members in wanted.values() for n in members}
     found: dict[str, dict[str, str]] = {}
     for dtype in (torch.float32, torch.int64, torch.bool):
-        for subject, op in sorted(ops.OPS.items()):
+        for subject, op in sorted(opinfo.by_subject().items()):
             if dtype not in op.supported_dtypes("cpu"):
                 continue
-            calls = capture(op, dtype, wanted_names)
+            recorded = capture(op, dtype, wanted_names)
             for target, members in wanted.items():
                 if target in found:
                     continue
                 for donor in members:
-                    if donor in calls and (check := check_of(target, donor)):
-                        if not _runs_on_cpu(target, donor, calls[donor]):
+                    if donor in recorded and (check := check_of(target, donor)):
+                        if not _runs_on_cpu(target, donor, recorded[donor]):
                             continue
                         found[target] = {"opinfo": subject, "dtype": dtype_name(dtype), "donor": donor, "check": check}
                         break

@@ -60,7 +60,7 @@ import suite_api
 from comparison import differing_parts, to_device
 from evidence import dtype_name
 from sides import NoReference, Sides, Verdict
-from vocabulary import EvidenceFlag, Outcome
+from vocabulary import Outcome
 
 from . import traces
 
@@ -269,8 +269,8 @@ def run_variant(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     variant = case.check
     streams = _device_streams(ctx.device) if variant == "streams" else None
     if variant == "streams" and streams is None:
-        return Outcome.SKIP, {"message": f"the device module torch.{ctx.device.split(':')[0]} has no Stream, Event, "
-                                         "stream and current_stream", EvidenceFlag.SUITE_SKIP: True}
+        return suite_api.suite_skip(f"the device module torch.{ctx.device.split(':')[0]} has no Stream, Event, "
+                                    "stream and current_stream")
     shapes = model_shapes() if variant == "model_shapes" else [SQUARE]
     rtol, atol = TOLERANCES[dtype]
     counts: Counter[str] = Counter()
@@ -406,7 +406,7 @@ def run_windows(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         record["values_compared"] += compared
         record["values_undetermined"] += undetermined
     if record["windows_run"] == 0:
-        return Outcome.SKIP, {"message": "the recording has no window without a random op", EvidenceFlag.SUITE_SKIP: True}
+        return suite_api.suite_skip("the recording has no window without a random op")
     return Outcome.PASS, {"chains": {**record, "device_fusion": fusion.seen()}, "rtol": rtol, "atol": atol}
 
 

@@ -38,7 +38,8 @@ import suite_api
 from suitelib.public_api import opinfo_api
 from vocabulary import Outcome
 
-from suitelib.opinfo import runs as ops
+from suitelib import opinfo
+from suitelib.opinfo import calls, judge, samples
 
 MAX_SAMPLES = 3  # sample inputs per case: each one is a compilation of its own
 
@@ -55,6 +56,7 @@ def _call_seeded_outside(op: Callable, *args: Any, **kwargs: Any) -> Any:
 def _seed_random_ops_outside_the_graph() -> None:
     from torch.testing._utils import wrapper_set_seed
 
+    opinfo.by_subject()  # op_db's modules imported first: each holds wrapper_set_seed under its own name
     for module in list(sys.modules.values()):
         if getattr(module, "wrapper_set_seed", None) is wrapper_set_seed:
             module.wrapper_set_seed = _call_seeded_outside
@@ -90,7 +92,7 @@ def recompile_dtype(op) -> torch.dtype:
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
-    return ops.case_rows(SUITE.checks_for)
+    return opinfo.case_rows(SUITE.checks_for)
 
 
 @SUITE.declares_api
@@ -99,7 +101,7 @@ def public_api() -> dict[str, Any]:
     return opinfo_api("compile", SUITE.api_checks())
 
 
-class Compilation(ops.Case):
+class Compilation(judge.Case):
     """One case: the ops suite's comparison, with the op compiled on the device side."""
 
     def __init__(self, op, dtype: torch.dtype, ctx) -> None:
@@ -124,13 +126,21 @@ class Compilation(ops.Case):
         (compilation.failure: graph_break, lowering, execute)."""
         try:
             seed(self.ctx.seed)
-            result = run(ops.on_device(sample, self.ctx.device, self.op))
+            result = run(samples.on_device(sample, self.ctx.device, self.op))
             self.ctx.synchronize()  # an error the device raises late is this call's
             return result
         except Exception as exc:
-            raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where, "sample": ops.describe(sample)}) from exc
+            raise Verdict(Outcome.ERROR, {**compilation.failure(exc), **where,
+                                          "sample": samples.describe(sample)}) from exc
 
-    def finish(self, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        return self._finish(*super().conclude())
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        return self._finish(*super().failed(verdict))
+
+    def _finish(self, outcome: str, evidence: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """The outcome and evidence with what the compilations took: graphs, seconds, the backend's stats."""
         evidence.update({k: round(v, 4) for k, v in self.timings.items() if v})
         evidence.update(graphs=self.counted.graphs, compile_seconds=round(self.counted.seconds, 4),
                         backend_compile_stats=compilation.stats_delta(self.stats_before,
@@ -138,15 +148,11 @@ class Compilation(ops.Case):
         return outcome, evidence
 
 
-def _samples(op, dtype: torch.dtype, requires_grad: bool = False) -> list:
-    return ops.samples(op, dtype, reference=False, requires_grad=requires_grad)
-
-
-def _check_samples(case: Compilation, samples: list, run: Callable[[Any, Any], Any], timed: bool) -> None:
+def _check_samples(case: Compilation, inputs: list, run: Callable[[Any, Any], Any], timed: bool) -> None:
     """forward and backward: each of the first MAX_SAMPLES samples, `run(op, sample)` with the op
     compiled afresh on the device against the op itself on the CPU. `timed`: call the compiled op
     a second time to time the execution alone (make bench-compile)."""
-    for index, sample in enumerate(samples[:MAX_SAMPLES]):
+    for index, sample in enumerate(inputs[:MAX_SAMPLES]):
         try:
             expected = case.cpu(lambda s: run(case.op, s), sample)
         except NoReference:
@@ -161,7 +167,7 @@ def _check_samples(case: Compilation, samples: list, run: Callable[[Any, Any], A
             started = time.perf_counter()
             case.on_device(lambda s: run(compiled, s), sample, where)
             case.timings["execute_seconds"] += time.perf_counter() - started
-        case.compare(actual, expected, {**where, "sample": ops.describe(sample)})
+        case.compare(actual, expected, {**where, "sample": samples.describe(sample)})
         case.compared += 1
 
 
@@ -173,46 +179,44 @@ def _structure(sample) -> Any:
 
 
 def _shapes(sample) -> list:
-    return [tuple(t.shape) for t in ops.tensors(sample)]
+    return [tuple(t.shape) for t in samples.tensors(sample)]
 
 
 @suite_api.check("forward", f"up to {MAX_SAMPLES} sample inputs, each compiled into one graph (fullgraph, static "
                             f"shapes) on the device, against the CPU's eager result")
 def forward(case: Compilation) -> None:
-    _check_samples(case, _samples(case.op, case.dtype), ops.forward, timed=True)
+    _check_samples(case, samples.generated(case.op, case.dtype, reference=False), calls.forward, timed=True)
 
 
 @suite_api.check("backward", "gradients of every input through the compiled graph, against the CPU's eager gradients",
-                 applies=ops.has_backward)
+                 applies=calls.has_backward)
 def backward(case: Compilation) -> None:
-    samples = [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
-               for s in _samples(case.op, case.dtype, requires_grad=True)]
-    _check_samples(case, samples, ops.backward, timed=False)
+    _check_samples(case, samples.differentiable(case.op, case.dtype, reference=False), calls.backward, timed=False)
 
 
 # tests the compiled graph's reuse across shapes (dynamic shapes), not the op's public API
 @suite_api.check("recompile", "a repeated shape never recompiles, a new shape recompiles exactly once; results "
                               "compared", api=False, applies=lambda op, dtype: dtype == recompile_dtype(op))
 def recompile(case: Compilation) -> None:
-    samples = _samples(case.op, case.dtype)
-    pair = next(((a, b) for i, a in enumerate(samples) for b in samples[i + 1:]
+    inputs = samples.generated(case.op, case.dtype, reference=False)
+    pair = next(((a, b) for i, a in enumerate(inputs) for b in inputs[i + 1:]
                  if _structure(a) == _structure(b) and _shapes(a) != _shapes(b)), None)
     if pair is None:
         case.vacuous = "no two sample inputs differ only in shape"
         return
     first, second = pair
     try:
-        expected = [case.cpu(lambda s: ops.forward(case.op, s), s) for s in pair]
+        expected = [case.cpu(lambda s: calls.forward(case.op, s), s) for s in pair]
     except NoReference:
         case.without_reference += 1
         case.vacuous = f"the CPU cannot run the two samples ({case.first_cpu_error})"
         return
     compiled = case.compiled()
     counted = case.counted
-    runs = [("first shape", first, 1), ("first shape again", first, 1), ("second shape", second, 2)]
-    for (what, sample, graphs), reference in zip(runs, [expected[0], expected[0], expected[1]]):
+    steps = [("first shape", first, 1), ("first shape again", first, 1), ("second shape", second, 2)]
+    for (what, sample, graphs), reference in zip(steps, [expected[0], expected[0], expected[1]]):
         where = {"call": what, "shapes": _shapes(sample)}
-        actual = case.on_device(lambda s: ops.forward(compiled, s), sample, where)
+        actual = case.on_device(lambda s: calls.forward(compiled, s), sample, where)
         case.compare(actual, reference, where)
         compiles = counted.graphs
         if compiles != graphs:
@@ -225,10 +229,4 @@ def recompile(case: Compilation) -> None:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    op, dtype = suite_api.info_and_dtype(case_id, ops.OPS, "OpInfo")
-    case = Compilation(op, dtype, ctx)
-    try:
-        SUITE.checks[case_id.check].run(case)
-    except Verdict as verdict:
-        return case.finish(*case.failed(verdict))
-    return case.finish(*case.conclude())
+    return judge.run_case(SUITE, case_id, ctx, opinfo.by_subject(), kind=Compilation)

@@ -31,7 +31,9 @@ from evidence import dtype_name
 from sides import NoReference, Verdict
 
 from suitelib import opinfo
-from suitelib.opinfo import runs, sample_variants
+from suitelib.opinfo import judge, sample_variants, samples
+
+opinfo.foreach_by_subject()  # op_db imported with the suite: the zygote forks its workers with it
 
 LENGTHS = (1, 3, 33, 130)  # one tensor, a few, past a chunk of 32, past a chunk of 128
 DTYPES = (torch.float32, torch.bfloat16)
@@ -46,13 +48,13 @@ def _dtypes(op) -> list[torch.dtype]:
 
 @suite_api.check("outplace", "the op over lists of 1 to 130 tensors, contiguous and not, against the CPU per "
                  "tensor; an empty list refused as the CPU refuses it")
-def outplace(case: runs.Case) -> None:
+def outplace(case: judge.Case) -> None:
     _over_lengths(case, lambda s: case.op(s.input, *s.args, **s.kwargs))
 
 
 @suite_api.check("inplace", "the in-place variant over lists of 1 to 130 tensors: every tensor written as the CPU "
                  "writes it", applies=lambda op, dtype: op.inplace_variant is not None)
-def inplace(case: runs.Case) -> None:
+def inplace(case: judge.Case) -> None:
     def run(s):
         case.op.inplace_variant(s.input, *s.args, **s.kwargs)
         return s.input
@@ -65,7 +67,7 @@ def _sample(op, dtype: torch.dtype, length: int):
     return next(iter(op.sample_inputs("cpu", dtype, num_input_tensors=[length])), None)
 
 
-def _first_wrong(actual: Any, expected: Any, case: runs.Case) -> int | None:
+def _first_wrong(actual: Any, expected: Any, case: judge.Case) -> int | None:
     """The index of the first tensor of the result list that differs from the CPU's."""
     if not isinstance(actual, (list, tuple)) or not isinstance(expected, (list, tuple)):
         return None
@@ -77,7 +79,7 @@ def _first_wrong(actual: Any, expected: Any, case: runs.Case) -> int | None:
     return None
 
 
-def _over_lengths(case: runs.Case, run) -> None:
+def _over_lengths(case: judge.Case, run) -> None:
     ran: list[int] = []
     for length in LENGTHS:
         sample = _sample(case.op, case.dtype, length)
@@ -89,13 +91,13 @@ def _over_lengths(case: runs.Case, run) -> None:
             case.without_reference += 1
             continue
         variants = [(f"length {length}", sample)]
-        if (nc := runs.noncontiguous(sample)) is not None:
+        if (nc := samples.noncontiguous(sample)) is not None:
             variants.append((f"length {length} noncontiguous", nc))
         try:
             case.judge(run, len(ran), variants, sample, expected)
         except Verdict as verdict:
             if verdict.evidence.get("variant", "").startswith("length"):
-                actual = case.device(lambda s: run(runs.on_device(s, case.ctx.device, case.op)), sample)
+                actual = case.device(lambda s: run(samples.on_device(s, case.ctx.device, case.op)), sample)
                 verdict.evidence["first_wrong_tensor"] = _first_wrong(actual, expected, case)
             raise
         ran.append(length)
@@ -125,4 +127,4 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return runs.run_case(SUITE, case_id, ctx, opinfo.foreach_by_subject(), "foreach OpInfo")
+    return judge.run_case(SUITE, case_id, ctx, opinfo.foreach_by_subject(), "foreach OpInfo")

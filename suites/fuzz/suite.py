@@ -56,7 +56,7 @@ from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
 from suitelib import opinfo
-from suitelib.opinfo import layouts, placements, runs, sample_variants
+from suitelib.opinfo import calls, checks, judge, layouts, placements, sample_variants, samples
 
 from .transforms import FORMS, INTEGERS, Transforms, atol_scale, too_slow_on_cpu, with_out
 
@@ -92,6 +92,8 @@ def infos() -> dict[str, Any]:
     return {**opinfo.by_subject(), **opinfo.foreach_by_subject()}
 
 
+infos()  # op_db imported with the suite: the zygote forks its workers with it
+
 # Where the example's tensors live. The main device first: Hypothesis shrinks towards it.
 PLACEMENTS = ("device", "other_device", "cpu_operand", "other_device_operand")
 
@@ -103,19 +105,19 @@ class Setting:
     first time an example draws it. Forward, the op is called in one of FORMS: as a function,
     in place (its in-place variant), or with an out= full of values that must not matter."""
 
-    def __init__(self, case: runs.Case, dtype: torch.dtype, backward: bool) -> None:
+    def __init__(self, case: judge.Case, dtype: torch.dtype, backward: bool) -> None:
         op = case.op
         self.dtype, self.backward = dtype, backward
-        self.samples = (runs.gradient_samples(op, dtype, reference=False, limit=SAMPLES) if backward
-                        else runs.samples(op, dtype, reference=False, limit=SAMPLES))
-        result: Callable[[Any], Any] = ((lambda s: runs.backward(op, s, weighted=True)) if backward
+        self.samples = (samples.differentiable(op, dtype, reference=False, limit=SAMPLES) if backward
+                        else samples.generated(op, dtype, reference=False, limit=SAMPLES))
+        result: Callable[[Any], Any] = ((lambda s: calls.backward(op, s, weighted=True)) if backward
                                         else (lambda s: op(s.input, *s.args, **s.kwargs)))
         # judged: the result and the arguments it left (out= and an in-place self among them)
-        self.runs = {"functional": runs.observed(result)}
+        self.runs = {"functional": calls.observed(result)}
         if not backward and op.supports_out:  # the same call: with_out() puts the out= in the sample
             self.runs["out"] = self.runs["functional"]
         if not backward and op.inplace_variant is not None:
-            self.runs["inplace"] = runs.observed(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs))
+            self.runs["inplace"] = calls.observed(lambda s: op.inplace_variant(s.input, *s.args, **s.kwargs))
         self.transforms = Transforms(case, dtype, self.samples, result)  # aliasing: the results alone
         self.named_dtype = [dtype_name(dtype)] if dtype != case.dtype else []  # in the chain
         # The case's own setting (its dtype, forward, the function) reports every failure; another
@@ -139,7 +141,7 @@ class Setting:
         return self.named_dtype + applied + ([placement] if placement != "device" else []) + \
             (["backward"] if self.backward else [])
 
-    def known_failure(self, case: runs.Case, form: str) -> dict[str, Any] | None:
+    def known_failure(self, case: judge.Case, form: str) -> dict[str, Any] | None:
         """How the OpInfo fails at this setting in `form` on plain samples (its outcome, exception
         type, first failing op and message, as a skip-list entry records it): the function, the ops
         suite's forward or backward check at this dtype; another form, that form on the setting's
@@ -147,10 +149,10 @@ class Setting:
         run first). Run once, on a Case of its own; None where it passes (or cannot have its values
         compared). A check the harness itself cannot run says nothing: None."""
         if form not in self._known:
-            probe = runs.Case(case.op, self.dtype, case.ctx)
+            probe = judge.Case(case.op, self.dtype, case.ctx)
             try:
                 if form == "functional":
-                    (runs.check_backward if self.backward else runs.check_forward)(probe)
+                    (checks.check_backward if self.backward else checks.check_forward)(probe)
                 else:
                     self._plain(probe, form)
                 outcome, evidence = probe.conclude()
@@ -167,7 +169,7 @@ class Setting:
                                      "message": str(evidence.get("message", "")).split("\n")[0][:300]}
         return self._known[form]
 
-    def _plain(self, probe: runs.Case, form: str) -> None:
+    def _plain(self, probe: judge.Case, form: str) -> None:
         for index, sample in enumerate(self.samples):
             variant = with_out(probe, sample) if form == "out" else sample
             if variant is not None:
@@ -199,7 +201,7 @@ def _fails_as(known: dict[str, Any], verdict: Verdict) -> bool:
                  "argument identity and values, duplicate indices, list lengths and device placements over the "
                  "op's samples, after a sweep of each alone, device against CPU, shrunk to the shortest failing "
                  "chain")
-def examples(case: runs.Case) -> None:
+def examples(case: judge.Case) -> None:
     from hypothesis import HealthCheck, Phase, Verbosity, example as explicit, given, reject, seed, settings
     from hypothesis import strategies as st
     from hypothesis.errors import Flaky
@@ -214,7 +216,7 @@ def examples(case: runs.Case) -> None:
     def setting(dtype: torch.dtype, backward: bool) -> Setting | None:
         """The setting drawn (forward where the OpInfo has no gradients at the dtype); None where
         upstream makes no sample for it."""
-        key = (dtype, backward and runs.has_backward(case.op, dtype))
+        key = (dtype, backward and calls.has_backward(case.op, dtype))
         if key not in made:
             try:
                 made[key] = Setting(case, *key)
@@ -324,7 +326,7 @@ def examples(case: runs.Case) -> None:
     search = example
     for swept in reversed(_sweep(case, own)):  # run first, in order
         search = explicit(**swept)(search)
-    search = seed(case.ctx.seed * 1_000_003 + zlib.crc32(runs.subject_of(case.op).encode()))(settings(
+    search = seed(case.ctx.seed * 1_000_003 + zlib.crc32(opinfo.subject(case.op).encode()))(settings(
         max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
         phases=(Phase.explicit, Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)(search))
@@ -344,7 +346,7 @@ def examples(case: runs.Case) -> None:
     case.compared = drawn[0]
 
 
-def _sweep(case: runs.Case, own: Setting) -> list[dict[str, Any]]:
+def _sweep(case: judge.Case, own: Setting) -> list[dict[str, Any]]:
     """The examples a case runs before its search, one axis at a time at its own setting (its
     dtype, forward, as a function, on the main device): each transform on the first sample it
     changes (each layout kind also on one operand alone, the first and the second), each other
@@ -371,7 +373,7 @@ def _sweep(case: runs.Case, own: Setting) -> list[dict[str, Any]]:
             swept += [{**plain, "form": form, "chain": chain}
                       for chain in ([], [("noncontiguous", 0)], [("permuted", 0)], [("expanded", 1)])]
     # the extremes where the most elements take them (at the case's dtype, the sizes its samples have)
-    largest = max(range(len(own.samples)), key=lambda i: max((t.numel() for t in runs.tensors(own.samples[i])),
+    largest = max(range(len(own.samples)), key=lambda i: max((t.numel() for t in samples.tensors(own.samples[i])),
                                                                default=0))
     integers = sorted((d for d in case.op.supported_dtypes("cpu") if d in INTEGERS), key=dtype_name)
     swept += [{**plain, "dtype": dtype, "index": largest, "chain": [("int_extremes", 0)]} for dtype in integers]
@@ -381,11 +383,11 @@ def _sweep(case: runs.Case, own: Setting) -> list[dict[str, Any]]:
 def _shapes_shared(sample) -> bool:
     """Whether two of the sample's tensors have one shape (of more than one element): operands a
     kernel iterates together, each with its own strides."""
-    shapes = [tuple(t.shape) for t in runs.tensors(sample) if t.numel() > 1]
+    shapes = [tuple(t.shape) for t in samples.tensors(sample) if t.numel() > 1]
     return len(set(shapes)) < len(shapes)
 
 
-def _changes(case: runs.Case, at: Setting, name: str, sample) -> bool:
+def _changes(case: judge.Case, at: Setting, name: str, sample) -> bool:
     """Whether the transform changes the sample at the setting (int_extremes: at its integer
     dtypes, which the sweep runs it at)."""
     if name == "int_extremes" or sample_variants.undefined_on_cpu(case.op, name):
@@ -409,11 +411,11 @@ def _first_call(flaky: Exception) -> dict[str, Any] | None:
     when a replay passes): the outcome and evidence that nobody could see again."""
     for failed in getattr(flaky, "exceptions", ()):
         if isinstance(failed, Verdict):
-            return {"outcome": failed.outcome, **runs.recordable(failed.evidence)}
+            return {"outcome": failed.outcome, **judge.recordable(failed.evidence)}
     return None
 
 
-def _judge(case: runs.Case, at: Setting, index: int, applied: list[str], variant, placement: str, pick: int,
+def _judge(case: judge.Case, at: Setting, index: int, applied: list[str], variant, placement: str, pick: int,
            form: str = FORMS[0]) -> str:
     """Runs the example in `form` placed as `placement` and judges it. Returns the placement it had
     (the main device where the placement cannot be made: no operand to move, a sample the CPU
@@ -436,7 +438,7 @@ def _judge(case: runs.Case, at: Setting, index: int, applied: list[str], variant
     return "device"
 
 
-def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int, label: str) -> bool:
+def _mixed(case: judge.Case, run, index: int, variant, placement: str, pick: int, label: str) -> bool:
     """One operand of the example on the CPU or on device 1, the rest on device 0: refused, or (where
     PyTorch defines the mix) taken with the CPU's result. False where no such variant exists."""
     try:
@@ -444,7 +446,7 @@ def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int,
     except NoReference:
         return False  # the CPU refuses the example itself: judged on the main device
     elsewhere = None if placement == "cpu_operand" else placements.indexed(case.ctx.device, 1)
-    on_main = runs.on_device(variant, placements.indexed(case.ctx.device, 0), case.op)
+    on_main = samples.on_device(variant, placements.indexed(case.ctx.device, 0), case.op)
     mixes = list(placements.mixed(variant, on_main, elsewhere))
     if not mixes:
         return False
@@ -455,7 +457,7 @@ def _mixed(case: runs.Case, run, index: int, variant, placement: str, pick: int,
     return True
 
 
-def _writes_into_overlap(case: runs.Case, run, variant) -> bool:
+def _writes_into_overlap(case: judge.Case, run, variant) -> bool:
     """Whether the CPU's run of the variant writes into one of its stride-0 arguments (which the
     CPU does not refuse and the device may rightly refuse): not a valid input."""
     try:
@@ -465,7 +467,7 @@ def _writes_into_overlap(case: runs.Case, run, variant) -> bool:
     return layouts.writes_into_overlap(variant, ran)
 
 
-def _record(case: runs.Case, examples_run: int, counts: dict[str, Counter[str]], without_samples: list[str],
+def _record(case: judge.Case, examples_run: int, counts: dict[str, Counter[str]], without_samples: list[str],
             exhausted: bool) -> None:
     fuzz = {"seed": case.ctx.seed, "examples_run": examples_run, "max_examples": Settings.max_examples,
             "seconds_per_op": Settings.seconds_per_op, "budget_exhausted": exhausted,
@@ -489,4 +491,4 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return runs.run_case(SUITE, case_id, ctx, infos())
+    return judge.run_case(SUITE, case_id, ctx, infos())

@@ -13,7 +13,7 @@ import torch
 
 from sides import NoReference
 
-from suitelib.opinfo import argument_variants, identity, layouts, runs, sample_variants
+from suitelib.opinfo import argument_variants, identity, judge, layouts, sample_variants
 
 INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
 INDICES = (torch.int32, torch.int64)  # the dtypes PyTorch takes indices in
@@ -179,7 +179,7 @@ class Transforms:
              "int_extremes", "same_tensor_twice", "duplicate_indices", "out_is_input", "argument",
              "length_33", "length_130")
 
-    def __init__(self, case: runs.Case, dtype: torch.dtype, samples: list, run: Callable[[Any], Any]) -> None:
+    def __init__(self, case: judge.Case, dtype: torch.dtype, samples: list, run: Callable[[Any], Any]) -> None:
         self.case, self.dtype, self.run = case, dtype, run
         try:
             moved = argument_variants.never_moved(case.op, samples)
@@ -282,7 +282,7 @@ def too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:
 FORMS = ("functional", "inplace", "out")
 
 
-def with_out(case: runs.Case, sample):
+def with_out(case: judge.Case, sample):
     """The sample with out= tensors of the CPU's result's shapes and dtypes, full of values that
     must not matter (sample_variants.filled_like), for an OpInfo with supports_out: None where it
     has none, the sample has its out= already, or the CPU refuses the sample or returns no tensors."""

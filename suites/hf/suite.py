@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import copy
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import torch
 
@@ -37,7 +37,7 @@ from evidence import exception_evidence
 from sides import Stage, both
 import suite_api
 import vocabulary
-from vocabulary import EvidenceFlag, Outcome, Where
+from vocabulary import Outcome, Where
 from suitelib import training
 from suitelib.tiny_models import (SEQ, SEQ2, build, causal_lm_architectures, inputs, label_layouts,
                                   overrides)
@@ -154,7 +154,9 @@ def check_backward(cpu, dev, dtype, ctx, evidence) -> str:
     return Outcome.PASS if ok else Outcome.FAIL
 
 
-@suite_api.check("static_shapes", "a second forward at the same shapes compiles nothing new", native=False, applies=_model_dtype)
+@suite_api.check("static_shapes", "a second forward at the same shapes compiles nothing new", native=False,
+                 applies=_model_dtype, requires=lambda ctx: backend_contract.current().why_absent(
+                     "compile_cache_stats", "compile-cache counters"))
 def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
     def compiles() -> int:  # executables not in memory: compiled now, or loaded from the disk cache
         stats = ctx.compile_cache()
@@ -181,29 +183,21 @@ def check_static_shapes(cpu, dev, dtype, ctx, evidence) -> str:
 
 @suite_api.check("compiled_forward", "the model compiled (torch.compile, the backend's Dynamo backend, static "
                  "shapes): logits against the CPU's eager ones; graphs, graph breaks and compile time recorded",
-                 native=False, applies=_model_dtype)
+                 native=False, applies=_model_dtype, requires=lambda ctx: compilation.missing_backend())
 def check_compiled_forward(cpu, dev, dtype, ctx, evidence) -> str:
     batch = inputs(ctx.seed)
-    compilation.reset()
-    counted = compilation.CountedBackend()
-    before = compilation.backend_stats(ctx.backend)
-    compiled = torch.compile(dev, backend=counted, dynamic=False)
     ctx.unobservable(compilation.UNSEEN)
     with torch.no_grad():
         try:
             expected = cpu(**batch).logits
         except Exception as exc:
             raise Stage("cpu_reference", exc) from exc
-        try:
-            actual = compiled(**to_device(batch, ctx.device)).logits
-        except Exception as exc:
-            evidence.update(compilation.failure(exc))
-            return Outcome.ERROR
-        finally:
-            evidence.update(graphs=counted.graphs, graph_breaks=compilation.graph_breaks(),
-                            compile_seconds=round(counted.seconds, 3),
-                            backend_compile_stats=compilation.stats_delta(before, compilation.backend_stats(ctx.backend)))
-    return Outcome.PASS if compare("compiled logits", actual, expected, dtype, evidence) else Outcome.FAIL
+        run = compilation.run_compiled(dev, lambda compiled: compiled(**to_device(batch, ctx.device)).logits,
+                                       ctx.backend)
+    evidence.update({**(run.failure or {}), **run.cost, "compile_seconds": round(run.cost["compile_seconds"], 3)})
+    if run.failure is not None:
+        return Outcome.ERROR
+    return Outcome.PASS if compare("compiled logits", run.output, expected, dtype, evidence) else Outcome.FAIL
 
 
 def tie_groups(model: torch.nn.Module) -> list[list[str]]:
@@ -269,11 +263,6 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     _, arch, dtype_name, check = case_id
     if arch not in causal_lm_architectures() or check not in SUITE.checks_for(dtype_name):
         raise suite_api.unknown(case_id, "such architecture or dtype")
-    if check == "compiled_forward" and (missing := compilation.missing_backend()):
-        return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True, "message": missing}
-    if check == "static_shapes" and (missing := backend_contract.current().why_absent(
-            "compile_cache_stats", "compile-cache counters")):
-        return Outcome.SKIP, {"where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True, "message": missing}
     start = time.perf_counter()
     evidence: dict[str, Any] = {}
     module = device_module(ctx.device)
@@ -302,9 +291,8 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
         if stage.stage == vocabulary.Stage.BUILD and isinstance(stage.cause, ImportError):
             # the architecture needs a package this environment lacks (Gemma 3n's timm vision tower):
             # not run here, and said so, as a test that skips itself for a missing requirement
-            evidence.update({EvidenceFlag.SUITE_SKIP: True}, where=Where.HARNESS,
-                            message=f"needs a package this environment lacks: {evidence.get('message', '')}")
-            return Outcome.SKIP, evidence
+            return suite_api.suite_skip(f"needs a package this environment lacks: {evidence.pop('message', '')}",
+                                        **evidence)
         if stage.stage in (vocabulary.Stage.BUILD, "cpu_reference"):
             evidence["where"] = Where.HARNESS  # the architecture itself, not the backend
             evidence.pop("failing_op", None)

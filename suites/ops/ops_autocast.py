@@ -32,11 +32,11 @@ from suitelib import opinfo
 from evidence import dtype_name
 from dispatch_capture import uncounted
 from sides import NoReference, Verdict
-from vocabulary import EvidenceFlag, Outcome, Where
+from vocabulary import Outcome
 
 import suite_api
 
-from suitelib.opinfo import runs
+from suitelib.opinfo import calls, samples, tolerances
 
 DESCRIPTION = ("under torch.autocast on the device, the ops of the backend's autocast policy compute in the "
                "policy's dtype (lower-precision list: the autocast dtype; float32 lists: float32) and match the "
@@ -98,10 +98,8 @@ def _policy_of(backend, overloads: tuple[str, ...]) -> tuple[str, torch.dtype]:
     declares none or several."""
     declare = getattr(backend, "autocast_policy", None)
     if not callable(declare):  # nothing to judge its autocast kernels against: not the backend's error
-        raise Verdict(Outcome.SKIP, {
-            "where": Where.HARNESS, EvidenceFlag.SUITE_SKIP: True,
-            "message": f"the backend declares no autocast policy (no autocast_policy(); docs/backends.md), so "
-                       f"its autocast kernels for {', '.join(overloads)} cannot be judged"})
+        raise suite_api.Skip(f"the backend declares no autocast policy (no autocast_policy(); docs/backends.md), "
+                             f"so its autocast kernels for {', '.join(overloads)} cannot be judged")
     declared = declare()
     kinds = {kind for kind, names in declared.items() if isinstance(names, list) for name in overloads
              if name in names}
@@ -144,17 +142,17 @@ def run(case) -> None:
     case.evidence.update({"policy": policy, "autocast_dtype": dtype_name(autocast_dtype), "overloads": list(overloads)})
 
     def forward(sample):
-        return runs.forward(op, sample)
+        return calls.forward(op, sample)
 
     def under_autocast(sample):
         with torch.autocast(device_type=device_type, dtype=autocast_dtype):
             return forward(sample)
 
-    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(samples.generated(op, case.dtype, reference=False)):
         where = {"variant": "autocast", "sample_index": index, "sample": sample}
         if policy == "banned":
             try:
-                case.waited_on_device(lambda s: under_autocast(runs.on_device(s, device, case.op)), sample)
+                case.waited_on_device(lambda s: under_autocast(samples.on_device(s, device, case.op)), sample)
             except RuntimeError:
                 case.compared += 1
                 continue
@@ -169,7 +167,7 @@ def run(case) -> None:
         except NoReference:
             case.without_reference += 1
             continue
-        actual = case.device(lambda s: under_autocast(runs.on_device(s, device, case.op)), sample, where=where)
+        actual = case.device(lambda s: under_autocast(samples.on_device(s, device, case.op)), sample, where=where)
         got = [t.dtype for t in pytree.tree_leaves(actual) if isinstance(t, torch.Tensor)]
         want = [t.dtype for t in pytree.tree_leaves(expected) if isinstance(t, torch.Tensor)]
         if got != want:
@@ -178,7 +176,7 @@ def run(case) -> None:
                 f"({policy}, autocast dtype {dtype_name(autocast_dtype)}) gives {[dtype_name(d) for d in want]}",
                 {**where, "property": "dtype", "device_dtypes": [dtype_name(d) for d in got],
                  "expected_dtypes": [dtype_name(d) for d in want]})
-        case.rtol, case.atol, source = runs.tolerance(op, target or case.dtype)
+        case.rtol, case.atol, source = tolerances.lookup(op, target or case.dtype)
         case.evidence.update({"rtol": case.rtol, "atol": case.atol, "tolerance_source": source,
                               "computed_in": dtype_name(target or case.dtype)})
         case.compare(actual, expected, {**where, "property": "values"}, again=case.again(forward, cast))

@@ -13,18 +13,19 @@ from __future__ import annotations
 
 import suite_api
 
-from suitelib.opinfo import runs
+from suitelib.opinfo import calls, checks, judge, samples
 
 
 @suite_api.check("backward", "gradients of every input, over the reference inputs as generated and non-contiguous",
-                 applies=runs.has_backward)
-def backward(case: runs.Case) -> None:
-    runs.check_backward(case)  # in suitelib: the fuzz suite runs it too
+                 applies=calls.has_backward)
+def backward(case: judge.Case) -> None:
+    checks.check_backward(case)  # in suitelib: the fuzz suite runs it too
 
 
 # a feature of autograd beyond the op itself: it does not decide whether the op's API works
 @suite_api.check("forward_ad", "forward-mode jvp", api=False,
-                 applies=lambda op, dtype: runs.has_backward(op, dtype) and op.supports_forward_ad)
-def forward_ad(case: runs.Case) -> None:
-    runs.check_values(case, lambda s: runs.forward_ad(case.op, s),
-                      runs.samples(case.op, case.dtype, reference=False, requires_grad=True), with_variants=False)
+                 applies=lambda op, dtype: calls.has_backward(op, dtype) and op.supports_forward_ad)
+def forward_ad(case: judge.Case) -> None:
+    checks.check_values(case, lambda s: calls.forward_ad(case.op, s),
+                        samples.generated(case.op, case.dtype, reference=False, requires_grad=True),
+                        with_variants=False)

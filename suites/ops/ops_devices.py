@@ -26,7 +26,7 @@ import torch
 import suite_api
 from sides import NoReference
 
-from suitelib.opinfo import placements, runs, sample_variants
+from suitelib.opinfo import judge, placements, sample_variants, samples
 
 DESCRIPTION = ("where tensors live: a sample on the second device while the first is current (outputs there), and "
                "operands on the CPU or on another device, which the device must refuse as CUDA does")
@@ -39,14 +39,14 @@ def applies(op, dtype: torch.dtype) -> bool:
 
 
 @suite_api.check("devices", DESCRIPTION, applies=applies)
-def run(case: runs.Case) -> None:
+def run(case: judge.Case) -> None:
     op, device = case.op, case.ctx.device
     raw = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731
     devices = placements.device_count(device)
     main, other = placements.indexed(device, 0), placements.indexed(device, 1)
     ran: dict[str, int] = {}
     case.evidence["devices"] = devices
-    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(samples.generated(op, case.dtype, reference=False)):
         if case.compared >= SAMPLES_PER_CASE:
             break
         try:
@@ -60,7 +60,7 @@ def run(case: runs.Case) -> None:
             with torch.accelerator.device_index(0):  # device 0 current, the inputs on device 1
                 _on_other_device(case, raw, sample, expected, other, where)
             ran["other_device"] = ran.get("other_device", 0) + 1
-        on_main = runs.on_device(sample, main, op)
+        on_main = samples.on_device(sample, main, op)
         for elsewhere, kind in ((None, "cpu_operand"), (other, "other_device_operand")):
             if elsewhere is not None and devices < 2:
                 continue
@@ -78,7 +78,7 @@ def run(case: runs.Case) -> None:
 
 def _on_other_device(case, raw, sample, expected, other: str, where) -> None:
     w = where("other_device", "values", device=other, current_device=torch.accelerator.current_device_index())
-    actual = case.device(lambda s: raw(runs.on_device(s, other, case.op)), sample, where=w)
+    actual = case.device(lambda s: raw(samples.on_device(s, other, case.op)), sample, where=w)
     case.outputs_on(actual, other, sample, w)
     case.compare(actual, expected, w)
     case.variants_compared += 1

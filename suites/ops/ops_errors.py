@@ -25,8 +25,7 @@ import torch
 import suite_api
 from dispatch_capture import uncounted
 
-from suitelib.opinfo import sample_variants
-from suitelib.opinfo import runs
+from suitelib.opinfo import sample_variants, samples
 
 DESCRIPTION = ("inputs the CPU refuses: upstream's error_inputs (the CPU's error type and upstream's message) and "
                "invalid variants of every sample (a dimension off by one, an index at the bound, a dim out of "
@@ -52,7 +51,7 @@ def run(case) -> None:
     case.evidence["error_inputs"] = error_inputs
     case.evidence["error_inputs_not_raised_on_cpu"] = case.errors_not_raised_on_cpu
     refused, seen = {}, set()
-    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(samples.generated(op, case.dtype, reference=False)):
         if (signature := sample_variants.signature(sample)) in seen:
             continue
         seen.add(signature)

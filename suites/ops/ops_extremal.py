@@ -15,7 +15,7 @@ import suite_api
 from dispatch_capture import made_uncounted
 from sides import NoReference
 
-from suitelib.opinfo import runs
+from suitelib.opinfo import calls, judge, samples
 
 DESCRIPTION = ("NaN, +inf, -inf and -0.0 (and large magnitudes for elementwise ops) planted in the inputs; "
                "NaN positions and infinities' signs must match the CPU's")
@@ -41,7 +41,7 @@ def planted(op, sample, index: int) -> Iterator[tuple[str, SampleInput]]:
     there (which sign comes first alternates between samples), -0.0 at the elements after them.
     "large": large magnitudes of alternating sign, for elementwise ops defined for them
     (upstream's handles_large_floats). Samples without a floating-point tensor have none."""
-    if not any(t.layout == torch.strided and t.dtype.is_floating_point and t.numel() for t in runs.tensors(sample)):
+    if not any(t.layout == torch.strided and t.dtype.is_floating_point and t.numel() for t in samples.tensors(sample)):
         return
     sign = 1.0 if index % 2 == 0 else -1.0
     kinds = [("nan", (math.nan, math.nan), None), ("inf", (sign * math.inf, -sign * math.inf), -0.0)]
@@ -65,10 +65,10 @@ def planted(op, sample, index: int) -> Iterator[tuple[str, SampleInput]]:
         yield kind, sample.transform(plant)
 
 
-def _check_extremal(case: runs.Case, samples: list) -> None:
-    run = runs.observed(lambda s: runs.forward(case.op, s))
+def _check_extremal(case: judge.Case, inputs: list) -> None:
+    run = calls.observed(lambda s: calls.forward(case.op, s))
     planted_any = 0
-    for index, sample in enumerate(samples):
+    for index, sample in enumerate(inputs):
         for kind, variant in planted(case.op, sample, index):
             planted_any += 1
             try:
@@ -84,5 +84,5 @@ def _check_extremal(case: runs.Case, samples: list) -> None:
 
 
 @suite_api.check("extremal", DESCRIPTION, applies=applies)
-def run(case: runs.Case) -> None:
-    _check_extremal(case, runs.samples(case.op, case.dtype, reference=False))
+def run(case: judge.Case) -> None:
+    _check_extremal(case, samples.generated(case.op, case.dtype, reference=False))

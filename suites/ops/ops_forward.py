@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import suite_api
 
-from suitelib.opinfo import runs
+from suitelib.opinfo import checks, judge
 
 DESCRIPTION = "every reference input, as generated and non-contiguous, run on the device and on the CPU, results compared"
 
 
 @suite_api.check("forward", DESCRIPTION)
-def run(case: runs.Case) -> None:
-    runs.check_forward(case)  # in suitelib: the fuzz suite runs it too
+def run(case: judge.Case) -> None:
+    checks.check_forward(case)  # in suitelib: the fuzz suite runs it too

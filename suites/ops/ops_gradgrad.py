@@ -16,8 +16,7 @@ import torch.utils._pytree as pytree
 import suite_api
 from dispatch_capture import uncounted
 
-from suitelib.opinfo import sample_variants
-from suitelib.opinfo import runs
+from suitelib.opinfo import calls, checks, sample_variants, samples
 
 DESCRIPTION = "double backward: the gradients of the gradients of every differentiable input"
 
@@ -34,7 +33,7 @@ def _gradgrad(op, sample, lay=None):
     (their second-order gradient is the first backward applied to the second-order incoming one)."""
     inputs = [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs])
               if isinstance(t, torch.Tensor) and t.requires_grad]
-    outputs = [o for o in pytree.tree_leaves(runs.forward(op, sample))
+    outputs = [o for o in pytree.tree_leaves(calls.forward(op, sample))
                if isinstance(o, torch.Tensor) and o.requires_grad]
     if not inputs or not outputs:
         raise LookupError("no differentiable inputs or outputs")
@@ -43,9 +42,9 @@ def _gradgrad(op, sample, lay=None):
     # are constants (a complex output's magnitudes' too: their sgn, the abs's own curvature left out).
     with uncounted():
         if lay is None:
-            incoming = [runs.loss_gradient(o, i, weighted=False) for i, o in enumerate(outputs)]
+            incoming = [calls.loss_gradient(o, i, weighted=False) for i, o in enumerate(outputs)]
         else:
-            incoming = [lay(runs.grad_weights(o, i, o.dtype)).requires_grad_() for i, o in enumerate(outputs)]
+            incoming = [lay(calls.grad_weights(o, i, o.dtype)).requires_grad_() for i, o in enumerate(outputs)]
     grads = torch.autograd.grad(outputs, inputs, incoming, create_graph=True, allow_unused=True)
     if lay is not None:
         inputs = inputs + incoming
@@ -54,8 +53,8 @@ def _gradgrad(op, sample, lay=None):
         with uncounted():  # the harness's zeros
             return [torch.zeros_like(t) for t in inputs]
     with uncounted():
-        outer = [runs.loss_gradient(g, len(outputs) + i, weighted=False) if lay is None
-                 else lay(runs.grad_weights(g, len(outputs) + i, g.dtype)) for i, g in enumerate(differentiable)]
+        outer = [calls.loss_gradient(g, len(outputs) + i, weighted=False) if lay is None
+                 else lay(calls.grad_weights(g, len(outputs) + i, g.dtype)) for i, g in enumerate(differentiable)]
     second = torch.autograd.grad(differentiable, inputs, outer, allow_unused=True)
     with uncounted():  # the harness's zeros for an input the gradients do not reach
         return [torch.zeros_like(t) if g is None else g for g, t in zip(second, inputs)]
@@ -64,6 +63,6 @@ def _gradgrad(op, sample, lay=None):
 @suite_api.check("gradgrad", DESCRIPTION, applies=applies, api=False)
 def run(case) -> None:
     op = case.op
-    samples = runs.gradient_samples(op, case.dtype, reference=False)
-    runs.check_values(case, lambda s: _gradgrad(op, s), samples, with_variants=False)
-    runs.check_gradient_layouts(case, samples, _gradgrad)
+    inputs = samples.differentiable(op, case.dtype, reference=False)
+    checks.check_values(case, lambda s: _gradgrad(op, s), inputs, with_variants=False)
+    checks.check_gradient_layouts(case, inputs, _gradgrad)

@@ -22,8 +22,7 @@ import suite_api
 from dispatch_capture import uncounted
 from sides import NoReference, Verdict
 
-from suitelib.opinfo import sample_variants
-from suitelib.opinfo import runs
+from suitelib.opinfo import judge, sample_variants, samples
 
 DESCRIPTION = ("the in-place variant: returns self, writes self and through a view, leaves other inputs "
                "untouched")
@@ -90,7 +89,7 @@ def _storage_of(t: torch.Tensor) -> torch.Tensor:
     return torch.empty(0, dtype=t.dtype, device=t.device).set_(storage, 0, (storage.nbytes() // t.element_size(),))
 
 
-def _check_inplace(case: runs.Case, samples: list) -> None:
+def _check_inplace(case: judge.Case, inputs: list) -> None:
     op, device = case.op, case.ctx.device
 
     def call(sample):  # on the CPU's own copy of the sample (Sides.cpu): its storage, and what the op left
@@ -98,11 +97,11 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         returned = op.inplace_variant(sample.input, *sample.args, **sample.kwargs)
         return returned, sample, storage
 
-    for index, sample in enumerate(samples):
+    for index, sample in enumerate(inputs):
         if not isinstance(sample.input, torch.Tensor):
             case.without_reference += 1
             continue
-        dev_sample = runs.on_device(sample, device, case.op)
+        dev_sample = samples.on_device(sample, device, case.op)
         try:
             returned, cpu_sample, cpu_storage = case.cpu(call, sample)
         except NoReference:
@@ -135,7 +134,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
                 verdict.evidence["message"] = ("self is unchanged: the in-place op computed its result elsewhere "
                                                "(a copy) instead of writing into self. " + verdict.evidence["message"])
             raise
-        others = lambda s: [t for t in runs.tensors(s)[1:]]  # noqa: E731
+        others = lambda s: [t for t in samples.tensors(s)[1:]]  # noqa: E731
         case.compare(others(dev_sample), others(cpu_sample), where("inplace", "other inputs untouched"))
         case.variants_compared += 1
 
@@ -147,7 +146,7 @@ def _check_inplace(case: runs.Case, samples: list) -> None:
         case.compared += 1
 
 
-def _through_view(case: runs.Case, call, index: int, kind: str, variant) -> None:
+def _through_view(case: judge.Case, call, index: int, kind: str, variant) -> None:
     """The in-place op on `variant`, whose self is a view into sentinels (embedded()): the whole
     storage after it compared with the CPU's, or, where the CPU refuses (elements sharing
     memory), the device must refuse alike (Case.alike)."""
@@ -165,5 +164,5 @@ def _through_view(case: runs.Case, call, index: int, kind: str, variant) -> None
 
 
 @suite_api.check("inplace", DESCRIPTION, applies=applies)
-def run(case: runs.Case) -> None:
-    _check_inplace(case, runs.samples(case.op, case.dtype, reference=False))
+def run(case: judge.Case) -> None:
+    _check_inplace(case, samples.generated(case.op, case.dtype, reference=False))

@@ -32,7 +32,8 @@ import suite_api
 from comparison import Mismatch, compare
 from dispatch_capture import uncounted
 
-from suitelib.opinfo import runs, sample_variants
+from suitelib import opinfo
+from suitelib.opinfo import judge, sample_variants, samples
 
 SAMPLES_PER_CASE = 3
 SHIFT, SCALE = 1024.0, 1024.0
@@ -71,7 +72,7 @@ DESCRIPTION = ("relations the op satisfies (reviewed): a large common offset (so
 
 
 def applies(op, dtype: torch.dtype) -> bool:
-    return dtype == torch.float32 and runs.subject_of(op) in RELATIONS
+    return dtype == torch.float32 and opinfo.subject(op) in RELATIONS
 
 
 def _on_grid(t: torch.Tensor) -> torch.Tensor:
@@ -118,17 +119,17 @@ def _expected(result: Any, relation: Relation, perm: torch.Tensor | None) -> Any
 
 
 @suite_api.check("invariance", DESCRIPTION, applies=applies)
-def run(case: runs.Case) -> None:
+def run(case: judge.Case) -> None:
     op = case.op
     call = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731
     ran: dict[str, int] = {}
     not_holding = 0
-    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(samples.generated(op, case.dtype, reference=False)):
         if case.compared >= SAMPLES_PER_CASE:
             break
         judged = False
-        for relation in RELATIONS[runs.subject_of(op)]:
-            first = next((t for t in runs.tensors(sample)), None)
+        for relation in RELATIONS[opinfo.subject(op)]:
+            first = next((t for t in samples.tensors(sample)), None)
             perm = torch.randperm(first.shape[0], generator=torch.Generator().manual_seed(index)) \
                 if relation.kind == "batch" and first is not None and first.dim() else None
             pair = _transformed(sample, relation, perm)
@@ -144,7 +145,7 @@ def run(case: runs.Case) -> None:
                 case.without_reference += 1
                 continue
             where = {"variant": relation.kind, "sample_index": index, "sample": moved, "property": "invariance"}
-            on_device = lambda s: call(runs.on_device(s, case.ctx.device, op))  # noqa: E731
+            on_device = lambda s: call(samples.on_device(s, case.ctx.device, op))  # noqa: E731
             own = _expected(case.device(on_device, base, where=where), relation, perm)
             transformed = case.device(on_device, moved, where=where)
             try:

@@ -28,8 +28,7 @@ from sides import NoReference
 
 import suite_api
 
-from suitelib.opinfo import sample_variants
-from suitelib.opinfo import runs
+from suitelib.opinfo import sample_variants, samples
 
 DESCRIPTION = ("output metadata: dtype, shape, device, strides where PyTorch defines them (memory_format ops; "
                "pointwise, convolution, pooling, normalization ops also on channels_last inputs) and view-ness "
@@ -99,29 +98,18 @@ def _describe_alias(positions: set[int]) -> str:
     return ", ".join(f"input {i}" for i in sorted(positions)) if positions else "no input"
 
 
-def _names(value: Any, device_type: str) -> bool:
-    """Whether an argument names a device of `device_type` ("cpu", torch.device("neuron:0"))."""
-    if isinstance(value, str):
-        return value.split(":")[0] == device_type
-    return isinstance(value, torch.device) and value.type == device_type
-
-
-def _names_cpu(value: Any) -> bool:
-    return _names(value, "cpu")
-
-
 def _compare_layout(case, index: int, name: str, sample, compare_strides: bool) -> bool:
     """One sample (variant `name`): the device's outputs against the CPU's. Returns False when the
     CPU cannot run it (no reference)."""
     op = case.op
     run = lambda s: op(s.input, *s.args, **s.kwargs)  # noqa: E731 (the raw outputs: layouts are the op's)
-    strided = lambda s: [t for t in runs.tensors(s) if t.layout == torch.strided]  # noqa: E731
+    strided = lambda s: [t for t in samples.tensors(s) if t.layout == torch.strided]  # noqa: E731
     try:  # the inputs the CPU ran on (its own copy of the sample): what its outputs may alias
         expected, cpu_inputs = case.cpu(lambda s: (run(s), strided(s)), sample)
     except NoReference:
         return False
     where = {"variant": name, "sample_index": index, "sample": sample}
-    dev_sample = runs.on_device(sample, case.ctx.device, case.op)
+    dev_sample = samples.on_device(sample, case.ctx.device, case.op)
     dev_inputs = strided(dev_sample)
     actual = case.device(run, dev_sample, where=where)
     a_leaves, a_spec = pytree.tree_flatten_with_path(actual)
@@ -132,9 +120,8 @@ def _compare_layout(case, index: int, name: str, sample, compare_strides: bool) 
     device_type = torch.device(case.ctx.device).type
     # A result belongs on the device when the op had a device input or was asked for the device
     # (a factory without a device argument, or `to("cpu")`, makes a CPU tensor on both sides).
-    arguments = pytree.tree_leaves([dev_sample.args, dev_sample.kwargs])
-    expects_device = not any(_names_cpu(v) for v in arguments) and (
-        any(t.device.type == device_type for t in dev_inputs) or any(_names(v, device_type) for v in arguments))
+    expects_device = not samples.names_device(dev_sample, "cpu") and (
+        any(t.device.type == device_type for t in dev_inputs) or samples.names_device(dev_sample, device_type))
     for (path, a), (_, e) in zip(a_leaves, e_leaves):
         if not isinstance(e, torch.Tensor) or not isinstance(a, torch.Tensor) or e.layout != torch.strided:
             continue
@@ -170,7 +157,7 @@ def run(case) -> None:
     variants = _layout_variants(op)
     case.outputs_checked = 0
     case.evidence["strides_compared"] = variants is not None
-    for index, sample in enumerate(runs.samples(op, case.dtype, reference=False)):
+    for index, sample in enumerate(samples.generated(op, case.dtype, reference=False)):
         if not _compare_layout(case, index, "sample", sample, variants is not None):
             case.without_reference += 1
             continue

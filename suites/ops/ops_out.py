@@ -21,7 +21,7 @@ from comparison import to_device
 from dispatch_capture import uncounted
 from sides import NoReference, seed
 
-from suitelib.opinfo import identity, runs, sample_variants
+from suitelib.opinfo import identity, judge, sample_variants, samples
 
 DESCRIPTION = ("the out= variant: NaN-filled, non-contiguous, wrongly sized (resized, with the CPU's warning) "
                "and wrongly typed (rejected) out= tensors, and out= one of the inputs (allowed or refused as the "
@@ -52,7 +52,7 @@ def _raw(op):
     return lambda s: op(s.input, *s.args, **s.kwargs)
 
 
-def _check_out(case: runs.Case, samples: list) -> None:
+def _check_out(case: judge.Case, inputs: list) -> None:
     op, device = case.op, case.ctx.device
 
     def call(sample, outs, spec):
@@ -63,7 +63,7 @@ def _check_out(case: runs.Case, samples: list) -> None:
         return sample.output_process_fn_grad(out), _resize_warnings(caught)
 
     aliased = 0  # out_is_input variants made
-    for index, sample in enumerate(samples):
+    for index, sample in enumerate(inputs):
         try:
             raw = case.cpu(lambda s: op(s.input, *s.args, **s.kwargs), sample)
             leaves, spec = pytree.tree_flatten(raw)
@@ -76,7 +76,7 @@ def _check_out(case: runs.Case, samples: list) -> None:
         except NoReference:
             case.without_reference += 1
             continue
-        dev_sample = runs.on_device(sample, device, case.op)
+        dev_sample = samples.on_device(sample, device, case.op)
 
         def where(name: str, prop: str | None = None) -> dict[str, Any]:
             found = {"variant": name, "sample_index": index, "sample": sample}
@@ -158,5 +158,5 @@ def _check_out(case: runs.Case, samples: list) -> None:
 
 
 @suite_api.check("out", DESCRIPTION, applies=applies)
-def run(case: runs.Case) -> None:
-    _check_out(case, runs.samples(case.op, case.dtype, reference=False))
+def run(case: judge.Case) -> None:
+    _check_out(case, samples.generated(case.op, case.dtype, reference=False))

@@ -52,7 +52,8 @@ from vocabulary import Outcome, Where
 
 import suite_api
 
-from suitelib.opinfo import runs
+from suitelib import opinfo
+from suitelib.opinfo import tolerances
 
 DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
                "replays it through get/set_rng_state and torch.Generator, and the draws match the CPU's "
@@ -288,12 +289,12 @@ def _selected(op) -> bool:
     if name in RANDOM_NAMES:
         return True
     floating = [d for d in op.supported_dtypes("cpu") if d.is_floating_point]
-    reason = runs.values_not_comparable(op, floating[0]) if floating else None
+    reason = tolerances.values_not_comparable(op, floating[0]) if floating else None
     return reason is not None and "non-deterministic" in reason
 
 
 def applies(op, dtype: torch.dtype) -> bool:
-    return dtype.is_floating_point and runs.subject_of(op) not in NOT_RANDOM and _selected(op)
+    return dtype.is_floating_point and opinfo.subject(op) not in NOT_RANDOM and _selected(op)
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -376,7 +377,7 @@ def _differing(a: torch.Tensor, b: torch.Tensor) -> str:
 
 @suite_api.check("random", DESCRIPTION, applies=applies)
 def run(case) -> None:
-    subject = runs.subject_of(case.op)
+    subject = opinfo.subject(case.op)
     draw = DRAWS.get(subject)
     if draw is None:
         raise Verdict(Outcome.ERROR, {

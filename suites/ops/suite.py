@@ -24,13 +24,16 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 import suite_api
+from suitelib import opinfo
+from suitelib.opinfo import judge
 from suitelib.public_api import opinfo_api
 
-from suitelib.opinfo import runs
 # Each module declares its checks (suite_api.check); importing them in this order lists the checks so.
 from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, ops_layout,  # noqa: F401
                ops_errors, ops_gradgrad, ops_random, ops_autocast, ops_sdpa, ops_devices,
                ops_invariance)
+
+opinfo.by_subject()  # op_db imported with the suite: the zygote forks its workers with it
 
 SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
                         native_phrase="run natively at every dtype and check", nightly={"shards": 2})
@@ -38,7 +41,7 @@ SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
-    return runs.case_rows(SUITE.checks_for)
+    return opinfo.case_rows(SUITE.checks_for)
 
 
 @SUITE.declares_api
@@ -49,4 +52,4 @@ def public_api() -> dict[str, Any]:
 
 @SUITE.runs
 def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return runs.run_case(SUITE, case_id, ctx, runs.OPS)
+    return judge.run_case(SUITE, case_id, ctx, opinfo.by_subject())

@@ -66,15 +66,15 @@ def configure(options: dict[str, Any]) -> None:
     Settings.max_case_memory = parse_size(options["max_case_memory"])
 
 
-OPS = opinfo.by_subject()
+opinfo.by_subject()  # op_db imported with the suite: the zygote forks its workers with it
 
 
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
     for subject, entry in sorted(sizes_tiles.TABLE.items()):
-        if subject not in OPS:
+        if subject not in opinfo.by_subject():
             continue  # an op this torch's op_db does not have
-        supported = OPS[subject].supported_dtypes("cpu")
+        supported = opinfo.by_subject()[subject].supported_dtypes("cpu")
         for dtype in (d for d in DTYPES if d in supported):
             yield from ((subject, dtype_name(dtype), check) for check in SUITE.checks_for(subject))
     yield from ((subject, dtype_name(dtype), check) for subject in sizes_models.subjects()
@@ -82,7 +82,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
 
 
 def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[sizes_calls.Call]:
-    op, entry = OPS[subject], sizes_tiles.TABLE[subject]
+    op, entry = opinfo.by_subject()[subject], sizes_tiles.TABLE[subject]
     sample = next((s for s in op.sample_inputs("cpu", dtype) if sizes_tiles.fits(entry, s)), None)
     if sample is None:
         raise LookupError(f"no sample input of {subject} at {dtype_name(dtype)} fits its entry in sizes_tiles.TABLE")

@@ -45,7 +45,7 @@ import torch
 
 from evidence import exception_evidence
 import suite_api
-from vocabulary import EvidenceFlag, Outcome, Where
+from vocabulary import Outcome, Where
 
 # Not in the nightly's list: it needs a checkout of PyTorch's test/ (ci/nightly.sh adds it given one).
 SUITE = suite_api.Suite(__name__, noun="test class", nouns="upstream test classes",
@@ -314,10 +314,9 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
     file = _file(stem)
     if isinstance(file, ImportFailure):
         if isinstance(file.exc, unittest.SkipTest):
-            return Outcome.SKIP, {"message": f"upstream skips the file: {file.exc}", EvidenceFlag.SUITE_SKIP: True}
+            return suite_api.suite_skip(f"upstream skips the file: {file.exc}")
         if isinstance(file.exc, SystemExit) and file.exc.code in (None, 0):
-            return Outcome.SKIP, {"message": "the file exits at import (sys.exit(0)): it skips itself here",
-                                  EvidenceFlag.SUITE_SKIP: True}
+            return suite_api.suite_skip("the file exits at import (sys.exit(0)): it skips itself here")
         return Outcome.ERROR, {**exception_evidence(file.exc), "where": Where.IMPORT, "file": f"{stem}.py",
                                "traceback": file.traceback}
     if check == IMPORT_CHECK:
@@ -338,5 +337,5 @@ def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
             evidence["failures"] = len(result.raised)
         return outcome, evidence
     if result.skip_reason is not None:
-        return Outcome.SKIP, {**evidence, "message": result.skip_reason, EvidenceFlag.SUITE_SKIP: True}
+        return suite_api.suite_skip(result.skip_reason, **evidence)
     return Outcome.PASS, evidence

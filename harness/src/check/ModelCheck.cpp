@@ -188,9 +188,10 @@ struct Judgement {
   std::set<std::string> unproven;
 };
 
-// A composite op's verdict from what it reached when check_model.py replayed it on the device:
-// failing if the replay raised; else the worst verdict of the ops it reached, each judged by the
-// run (`reached_kernel` says how the worst one runs); native when it reached no compiled op.
+// A composite op's verdict from what it reached when check-model's capture replayed it on the
+// device (harness/worker/model_check/capture.py): failing if the replay raised; else the worst
+// verdict of the ops it reached, each judged by the run (`reached_kernel` says how the worst one
+// runs); native when it reached no compiled op.
 json verdict_through(const RunEvidence& ev, const std::string& op, const json& reached,
                      const std::string& dtype) {
   if (reached.contains("raised")) {

@@ -13,7 +13,7 @@
 
 namespace conform {
 
-// check-model's judgement: the ops a model uses (captured by harness/worker/check_model.py)
+// check-model's judgement: the ops a model uses (captured by harness/worker/model_check/capture.py)
 // put against the evidence of one run of the operator suite (or another whose subjects are
 // named after aten ops: check-model --suite), op by op and dtype by dtype.
 //

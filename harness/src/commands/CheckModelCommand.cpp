@@ -1,6 +1,7 @@
 // `neuron-conform check-model`: will a model run on the device, and which of its ops stand in
-// the way. The model's ops come from harness/worker/check_model.py (meta tensors, no download);
-// the verdicts from a run of the operator suite (--suite) in the store.
+// the way. The model's ops come from harness/worker/check_model.py, the program that runs the
+// package harness/worker/model_check/ (meta tensors, no download); the verdicts from a run of
+// the operator suite (--suite) in the store.
 #include "check/ModelCheck.h"
 #include "commands/Commands.h"
 #include "common/Environment.h"

@@ -48,9 +48,10 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
                              const nlohmann::json& suite_options = nlohmann::json::object());
 
 // Runs a helper of the worker's folder (`python <data root>/harness/worker/<script> args...`:
-// check_model.py, pytorch_configs.py), writing `input` to its stdin, and returns the one JSON
-// document it prints on stdout. A {"fatal": WHY} document is bad input (std::invalid_argument);
-// no document at all, std::runtime_error.
+// check_model.py, which runs the package model_check/; pytorch_configs.py), writing `input` to
+// its stdin, and returns the one JSON document it prints on stdout (protocol.py's stream). A
+// {"fatal": WHY} document is bad input (std::invalid_argument); no document at all,
+// std::runtime_error.
 nlohmann::json run_helper(const std::string& script, const std::vector<std::string>& args,
                           const std::string& input = "");
 

@@ -16,7 +16,7 @@ import torch.utils._pytree as pytree
 from comparison import own_copy, to_device
 from sides import seed
 
-from . import runs, sample_variants
+from . import calls, sample_variants, samples
 
 # OpInfos that PyTorch defines for operands on two devices (reviewed, with why): the device may
 # take such a variant (and must then give the CPU's values) or refuse it.
@@ -67,7 +67,7 @@ def may_take_any(op, sample) -> bool:
     table; any sample holding an empty tensor; and the _foreach_* ops, whose lists may span devices
     (CUDA's slow path computes each tensor where it lives, refusing only a pair split across two)."""
     return (op.name in MAY_TAKE_ANOTHER_DEVICE or op.name.startswith("_foreach_")
-            or any(not t.numel() for t in runs.tensors(sample)))
+            or any(not t.numel() for t in samples.tensors(sample)))
 
 
 def _leaves(sample) -> tuple[list[Any], Any]:
@@ -107,7 +107,7 @@ def mixed_call(case, run, variant, expected, may_take: bool, where: dict[str, An
     except Exception as exc:
         raise case.fail(f"the device raised {type(exc).__name__} ({str(exc)[:300]}) for operands on two devices, "
                         f"where CUDA raises a RuntimeError", {**where, "property": "error type"}) from None
-    if isinstance(actual, runs.Call):  # the moved operand is a copy: what the call wrote there is no argument's
+    if isinstance(actual, calls.Call):  # the moved operand is a copy: what the call wrote there is no argument's
         actual, expected = actual.result, expected.result
         case.evidence["arguments_not_compared"] = "operands on two devices: the moved operand is a copy"
     if not may_take:

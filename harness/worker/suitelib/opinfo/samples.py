@@ -1,0 +1,133 @@
+"""An OpInfo's samples as the suites run them: upstream's own, seeded as its tests seed them
+(generated(), differentiable() for gradients), their tensors (tensors()) and description for
+evidence (describe()), their non-contiguous twin (noncontiguous()), and their placement on the
+device (on_device(): the arguments PyTorch takes on the CPU alone stay there).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+
+import numpy
+import torch
+import torch.utils._pytree as pytree
+from torch.testing._internal import common_utils
+from torch.testing._internal.common_utils import noncontiguous_like
+from torch.testing._internal.opinfo.core import SampleInput
+
+from comparison import to_device
+from dispatch_capture import uncounted
+from evidence import describe_call
+
+from . import sample_variants
+
+# Arguments PyTorch requires on the CPU whatever the device (upstream's samples make them there for
+# every device): positions in the sample's args, by OpInfo name. Reviewed: each is an error the
+# op raises for a device tensor.
+CPU_ARGUMENTS = {"tensor_split": (0,)}  # "expected tensor_indices_or_sections to be on cpu"
+
+
+def generated(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False,
+              limit: int | None = None) -> list:
+    """op.reference_inputs("cpu", ...) (which are op.sample_inputs when the OpInfo has no
+    reference_inputs_func) or op.sample_inputs("cpu", ...): the same samples, seeded the same way
+    (the RNGs set to common_utils.SEED before each one, as TrackedInputIter does outside a test),
+    without TrackedInputIter's cost per call (it inspects the whole stack to find a test) and per
+    sample (torch.manual_seed also queues lazy seeds for CUDA, MPS and XPU).
+    Reference inputs that upstream makes as `sample.noncontiguous()` of another sample (the
+    elementwise ops' generators yield every sample twice, contiguous then not) are left out: the
+    suite runs every sample non-contiguously itself, against the CPU result it already has.
+    `limit`: only the first that many (the rest are not generated)."""
+    make = op.reference_inputs_func if reference and op.reference_inputs_func is not None else op.sample_inputs_func
+    made, twins = [], set()
+    with _twins_marked(twins), uncounted():  # CPU tensors made by the harness: no op of the case's
+        generator = iter(make(op, "cpu", dtype, requires_grad))
+        while limit is None or len(made) < limit:
+            value = common_utils.SEED
+            torch.default_generator.manual_seed(value)
+            random.seed(value)
+            numpy.random.seed(value)
+            try:
+                sample = next(generator)
+            except StopIteration:
+                break
+            if id(sample) not in twins:
+                made.append(sample)
+            twins.clear()
+    return made
+
+
+def differentiable(op, dtype: torch.dtype, *, reference: bool, limit: int | None = None) -> list:
+    """generated() requiring grad, every tensor made the leaf it is on the device (to_device), with
+    the same layout: upstream generates them under no_grad, where a view (a transposed or expanded
+    input) requires grad without being a leaf the graph reaches. What the gradient checks, the
+    compile suite's backward and the fuzz suite's backward examples differentiate."""
+    made = generated(op, dtype, reference=reference, requires_grad=True, limit=limit)
+    with uncounted():
+        return [s.transform(lambda t: t.detach().requires_grad_(t.requires_grad) if isinstance(t, torch.Tensor) else t)
+                for s in made]
+
+
+@contextlib.contextmanager
+def _twins_marked(twins: set[int]):
+    """While generating, SampleInput.noncontiguous() notes the id of what it returns in `twins`
+    (SampleInput has __slots__: it cannot carry a mark of its own)."""
+    original = SampleInput.noncontiguous
+
+    def noncontiguous(self):
+        twin = original(self)
+        twins.add(id(twin))
+        return twin
+
+    SampleInput.noncontiguous = noncontiguous
+    try:
+        yield
+    finally:
+        SampleInput.noncontiguous = original
+
+
+def describe(sample) -> str:
+    """A sample's inputs as evidence names them (evidence.describe_call)."""
+    return describe_call([sample.input, *sample.args], sample.kwargs)
+
+
+def tensors(sample) -> list[torch.Tensor]:
+    return [t for t in pytree.tree_leaves([sample.input, sample.args, sample.kwargs]) if isinstance(t, torch.Tensor)]
+
+
+def names_device(sample, device_type: str) -> bool:
+    """Whether an argument names a device of `device_type`: asks for a result there (`device="cpu"`,
+    `to("cpu")`, torch.device("neuron:0"))."""
+    return any((isinstance(v, str) and v.split(":")[0] == device_type)
+               or (isinstance(v, torch.device) and v.type == device_type)
+               for v in pytree.tree_leaves([sample.args, sample.kwargs]))
+
+
+@uncounted()  # the harness's CPU work, as all making of inputs
+def noncontiguous(sample) -> SampleInput | None:
+    """Upstream's SampleInput.noncontiguous() (the same values in strided storage; sparse tensors
+    as they are), or None when it changes nothing: no strided tensor, or every one already
+    non-contiguous."""
+    variant = sample.transform(
+        lambda t: noncontiguous_like(t) if isinstance(t, torch.Tensor) and t.layout == torch.strided else t)
+    if all(a is b for a, b in zip(tensors(sample), tensors(variant))):
+        return None
+    return variant
+
+
+def on_device(sample, device: str, op=None):
+    """The sample with its tensors moved to `device` (comparison.to_device: layouts kept), but the
+    arguments PyTorch takes on the CPU alone (CPU_ARGUMENTS of `op`) kept there, and a `device=`
+    argument naming the CPU (factory functions and *_like ops, generated for "cpu") naming
+    `device`, as upstream's samples generated for the device under test would."""
+    moved = to_device(sample, device)
+    if not isinstance(moved, SampleInput):
+        return moved
+    if "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
+        moved = sample_variants.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
+    if positions := CPU_ARGUMENTS.get(getattr(op, "name", None), ()):
+        moved = sample_variants.rebuilt(moved, args=tuple(
+            sample.args[i] if i in positions and isinstance(sample.args[i], torch.Tensor) else a
+            for i, a in enumerate(moved.args)))
+    return moved
