@@ -80,6 +80,51 @@ def test_a_suite_skips_one_way_whether_a_requirement_is_missing_or_a_check_says_
                                                                    "suite_skip": True})
 
 
+def test_every_check_runs_one_way_on_the_case_its_suite_makes_from_the_id():
+    """Suite(case=...): the registry parses the id once and makes the suite's case; a check is
+    run(case) -> None, passing by returning and failing by raising a Verdict (a Stage is an error at
+    that stage); a check found at run time runs through runs_found; an unknown subject is the
+    case factory's KeyError."""
+    from sides import Stage, Verdict
+
+    class Cog(suite_api.Case):
+        def __init__(self, case_id, ctx):
+            if case_id.subject not in ("cog", "gear"):
+                raise suite_api.unknown(case_id, "such widget")
+            super().__init__(case_id, ctx)
+            self.teeth = 12 if case_id.subject == "cog" else 30
+
+        def conclude(self):
+            self.evidence["teeth"] = self.teeth
+            return super().conclude()
+
+    suite = suite_api.Suite("neuron_conform_suites.widgets.suite", case=Cog)
+    suite_api._CHECKS.pop("widgets", None)
+    check = _declared_in("neuron_conform_suites.widgets.suite_checks")
+
+    def count(case):
+        if case.teeth > 20:
+            raise Verdict("fail", {"message": f"{case.teeth} teeth"})
+        case.evidence["counted"] = case.teeth
+
+    def grind(case):
+        raise Stage("device", RuntimeError("stripped"))
+
+    check("count", "counts teeth")(count)
+    check("grind", "grinds")(grind)
+    assert suite.run_case("widgets/cog/-/count", None) == ("pass", {"counted": 12, "teeth": 12})
+    assert suite.run_case("widgets/gear/-/count", None) == ("fail", {"message": "30 teeth"})
+    outcome, evidence = suite.run_case("widgets/cog/-/grind", None)
+    assert outcome == "error" and evidence["stage"] == "device" and "stripped" in evidence["message"]
+    with pytest.raises(KeyError, match="no such widget"):
+        suite.run_case("widgets/bolt/-/count", None)
+    suite.finds_checks(lambda: {"spin3": "spins three times"})
+    with pytest.raises(ValueError, match="registers no @SUITE.runs_found"):
+        suite.run_case("widgets/cog/-/spin3", None)
+    suite.runs_found(lambda case: case.evidence.update(spun=int(case.id.check[-1])))
+    assert suite.run_case("widgets/cog/-/spin3", None) == ("pass", {"spun": 3, "teeth": 12})
+
+
 def test_case_ids_are_parsed_and_listed_one_way():
     suite = widgets()
     parsed = suite.parse("widgets/nn.functional.pad.constant/float32/turn")

@@ -22,8 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable, Iterator, Mapping, NamedTuple, Protocol
 
-from evidence import dtype_name
-from sides import Verdict
+from evidence import dtype_name, exception_evidence
+from sides import Stage, Verdict
 from vocabulary import EvidenceFlag, Outcome, Where
 
 PACKAGE = "neuron_conform_suites"
@@ -268,9 +268,9 @@ class Suite:
     def run_case(self, case_id: str, ctx: Any) -> tuple[str, dict[str, Any]]:
         """One case, the one way every suite runs: the id parsed, its check's requirement (the
         suite's skip when it is not met), the suite's case made from the id, the check's
-        `run(case)`; a Verdict raised ends the case (`case.failed`), else `case.conclude()`. A Skip
-        raised anywhere is the suite's skip; a Verdict raised while the case is made is the
-        outcome as it is."""
+        `run(case)`; a Verdict raised ends the case (`case.failed`), as a Stage does (an `error` at
+        that stage), else `case.conclude()`. A Skip raised anywhere is the suite's skip; a Verdict
+        raised while the case is made is the outcome as it is."""
         parsed = self.parse(case_id)
         declared = self.checks.get(parsed.check)
         if declared is not None and declared.requires is not None and (missing := declared.requires(ctx)):
@@ -292,6 +292,8 @@ class Suite:
                 run(case)
             except Verdict as verdict:
                 return case.failed(verdict)
+            except Stage as stage:  # an exception, with the stage of the case it happened in
+                return case.failed(Verdict(Outcome.ERROR, {**exception_evidence(stage.cause), "stage": stage.stage}))
             return case.conclude()
         except Skip as skip:
             return suite_skip(str(skip), **skip.details)
