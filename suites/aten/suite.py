@@ -50,7 +50,8 @@ opinfo.by_subject()  # op_db imported with the suite: the zygote forks its worke
 
 HERE = Path(__file__).resolve().parent
 DONORS_FILE = HERE / "donors.json"
-SUITE = suite_api.Suite(__name__, noun="overload", nouns="aten overloads", native_phrase="run natively")
+SUITE = suite_api.Suite(__name__, noun="overload", nouns="aten overloads", native_phrase="run natively",
+                        case=lambda case_id, ctx: OverloadCase(case_id, ctx))  # the case type, below
 # A check is the form of the overload the case calls; one runner serves every form (run_overload).
 FORMS = {
     "out": "the overload's out= form, fed with the donor's arguments; results and out= tensors against the CPU",
@@ -219,40 +220,45 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
         yield target.removeprefix("aten::"), dtype, check
 
 
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return SUITE.checks[case_id.check].run(case_id, ctx)
+class OverloadCase(judge.Case):
+    """One case: the overload a case id names, its check the form it is called in, the OpInfo
+    whose samples donated its arguments (or explicit.py's call written by hand), judged at that
+    OpInfo's tolerance; the KeyError of suite_api.unknown() for an overload the suite does not list
+    at this dtype and check."""
+
+    def __init__(self, case_id: suite_api.CaseId, ctx) -> None:
+        _, subject, dtype_str, check = case_id
+        self.target = "aten::" + subject
+        self.donated, self.written = _donors().get(self.target), explicit.CALLS.get(self.target)
+        spec = (self.donated["check"], self.donated["dtype"], self.donated["opinfo"]) if self.donated else \
+            (self.written.check, self.written.dtype, self.written.opinfo) if self.written else None
+        if spec is None or (check, dtype_str) != spec[:2]:
+            raise suite_api.unknown(case_id, "such overload at this dtype and check")
+        super().__init__(opinfo.by_subject()[spec[2]], getattr(torch, dtype_str), ctx)
+        self.check = check
+        self.evidence["opinfo"] = spec[2]
 
 
-def run_overload(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+def run_overload(case: OverloadCase) -> None:
     """The case's overload called with its donor's recorded arguments (or explicit.py's) on the CPU
     and on the device."""
-    _, subject, dtype_str, check = parsed = case_id
-    target = "aten::" + subject
-    entry, written = _donors().get(target), explicit.CALLS.get(target)
-    spec = (entry["check"], entry["dtype"], entry["opinfo"]) if entry else \
-        (written.check, written.dtype, written.opinfo) if written else None
-    if spec is None or (check, dtype_str) != spec[:2]:
-        raise suite_api.unknown(parsed, "such overload at this dtype and check")
-    op = opinfo.by_subject()[spec[2]]
-    case = judge.Case(op, getattr(torch, dtype_str), ctx)
-    case.evidence["opinfo"] = spec[2]
-    if entry:
-        donor = entry["donor"]
+    target, opinfo_name = case.target, case.evidence["opinfo"]
+    if case.donated:
+        donor = case.donated["donor"]
         case.evidence["donor"] = donor
-        recorded = capture(op, case.dtype, {donor})
+        recorded = capture(case.op, case.dtype, {donor})
         if donor not in recorded:
-            return Outcome.ERROR, {**case.evidence, "where": Where.HARNESS,
-                                   "message": f"the OpInfo {spec[2]}'s samples no longer call {donor} on the CPU "
-                                              f"(regenerate donors.json)"}
-        return _judge(case, target, lambda: build_call(target, donor, recorded[donor]), True,
-                      f"{check} from {donor} ({spec[2]})")
+            raise Verdict(Outcome.ERROR, {"where": Where.HARNESS,
+                                          "message": f"the OpInfo {opinfo_name}'s samples no longer call {donor} on "
+                                                     f"the CPU (regenerate donors.json)"})
+        _judge(case, target, lambda: build_call(target, donor, recorded[donor]), True,
+               f"{case.check} from {donor} ({opinfo_name})")
+        return
     case.evidence["call"] = "written by hand (explicit.py)"
-    return _judge(case, target, written.make, written.values, f"{check}, written by hand (explicit.py)")
+    _judge(case, target, case.written.make, case.written.values, f"{case.check}, written by hand (explicit.py)")
 
 
-def _judge(case, target: str, make: Callable[[], tuple[tuple, dict]], values: bool,
-           how: str) -> tuple[str, dict[str, Any]]:
+def _judge(case, target: str, make: Callable[[], tuple[tuple, dict]], values: bool, how: str) -> None:
     """Calls the target with `make()`'s arguments (built seeded, afresh for each side) on the CPU
     and on the device, and compares the results and every tensor argument after the call (what
     out= and in-place forms wrote)."""
@@ -263,37 +269,33 @@ def _judge(case, target: str, make: Callable[[], tuple[tuple, dict]], values: bo
         return func(*args, **kwargs), args, kwargs
 
     try:
+        expected, cpu_args, cpu_kwargs = case.cpu(cpu_call)
+    except NoReference as exc:
+        raise Verdict(Outcome.ERROR, {"where": Where.HARNESS,
+                                      "message": f"the CPU cannot run the call ({how}): {exc}"}) from exc
+    device_args, device_kwargs = to_device(case.cpu(make), case.ctx.device)
+    if "device" in device_kwargs:  # a factory: made for the CPU, it must make on the device
+        device_kwargs["device"] = torch.device(case.ctx.device)
+    actual = case.device(lambda: func(*device_args, **device_kwargs))
+    if values:
+        # A result in memory the kernel leaves uninitialized (_ctc_loss's log_alpha beyond each
+        # target) differs between two CPU runs too: then only structure, shapes and dtypes.
+        again, _, _ = case.cpu(cpu_call)
         try:
-            expected, cpu_args, cpu_kwargs = case.cpu(cpu_call)
-        except NoReference as exc:
-            return Outcome.ERROR, {**case.evidence, "where": Where.HARNESS,
-                                   "message": f"the CPU cannot run the call ({how}): {exc}"}
-        device_args, device_kwargs = to_device(case.cpu(make), case.ctx.device)
-        if "device" in device_kwargs:  # a factory: made for the CPU, it must make on the device
-            device_kwargs["device"] = torch.device(case.ctx.device)
-        actual = case.device(lambda: func(*device_args, **device_kwargs))
-        if values:
-            # A result in memory the kernel leaves uninitialized (_ctc_loss's log_alpha beyond each
-            # target) differs between two CPU runs too: then only structure, shapes and dtypes.
-            again, _, _ = case.cpu(cpu_call)
-            try:
-                compare(again, expected, case.rtol, case.atol)
-            except Mismatch:
-                values = False
-                case.evidence["values_not_compared"] = "the CPU's result is not reproducible (uninitialized memory)"
-        else:
-            case.evidence["values_not_compared"] = "random draws: the device's generator need not give the CPU's numbers"
-        where = {"call": how}
-        case.compare(actual, expected, {**where, "compared": f"{target} result"}, values=values)
-        for index, (mine, theirs) in enumerate(zip(pytree.tree_leaves((device_args, device_kwargs)),
-                                                   pytree.tree_leaves((cpu_args, cpu_kwargs)))):
-            if isinstance(mine, torch.Tensor):
-                case.compare(mine, theirs, {**where, "compared": f"{target} argument {index} after the call"},
-                             values=values)
-        case.compared += 1
-    except Verdict as verdict:
-        return case.failed(verdict)
-    return case.conclude()
+            compare(again, expected, case.rtol, case.atol)
+        except Mismatch:
+            values = False
+            case.evidence["values_not_compared"] = "the CPU's result is not reproducible (uninitialized memory)"
+    else:
+        case.evidence["values_not_compared"] = "random draws: the device's generator need not give the CPU's numbers"
+    where = {"call": how}
+    case.compare(actual, expected, {**where, "compared": f"{target} result"}, values=values)
+    for index, (mine, theirs) in enumerate(zip(pytree.tree_leaves((device_args, device_kwargs)),
+                                               pytree.tree_leaves((cpu_args, cpu_kwargs)))):
+        if isinstance(mine, torch.Tensor):
+            case.compare(mine, theirs, {**where, "compared": f"{target} argument {index} after the call"},
+                         values=values)
+    case.compared += 1
 
 
 # --- generating donors.json ------------------------------------------------------------------

@@ -65,42 +65,6 @@ def _seed_random_ops_outside_the_graph() -> None:
 _seed_random_ops_outside_the_graph()
 
 
-SUITE = suite_api.Suite(
-    __name__, noun="OpInfo", nouns="OpInfos",
-    native_phrase="compile into one graph and match the CPU at every dtype and check",
-    options={"dynamo_backend": {"type": "str", "default": None,
-                                "help": "the torch.compile backend to test (default: the one the backend module "
-                                        "declares, entry point group torch_dynamo_backends)"}},
-    nightly={"shards": 2})
-
-
-@SUITE.configures
-def configure(options: dict[str, Any]) -> None:
-    """Chooses the Dynamo backend (the option, else the backend's declaration) and checks that it is
-    registered: ValueError, one line before any case, when there is none (exit 2)."""
-    compilation.choose(options.get("dynamo_backend"))
-    if reason := compilation.missing_backend():
-        raise ValueError(f"the compile suite cannot run: {reason}")
-
-
-def recompile_dtype(op) -> torch.dtype:
-    """The one dtype the recompile check runs at (recompiling depends on shapes, not on dtypes):
-    float32 when the op has it, else its first CPU dtype."""
-    dtypes = op.supported_dtypes("cpu")
-    return torch.float32 if torch.float32 in dtypes else sorted(dtypes, key=dtype_name)[0]
-
-
-@SUITE.lists
-def list_cases() -> Iterable[tuple[str, str, str]]:
-    return opinfo.case_rows(SUITE.checks_for)
-
-
-@SUITE.declares_api
-def public_api() -> dict[str, Any]:
-    """The public names each OpInfo tests under torch.compile (harness/worker/suitelib/public_api.py)."""
-    return opinfo_api("compile", SUITE.api_checks())
-
-
 class Compilation(judge.Case):
     """One case: the ops suite's comparison, with the op compiled on the device side."""
 
@@ -146,6 +110,42 @@ class Compilation(judge.Case):
                         backend_compile_stats=compilation.stats_delta(self.stats_before,
                                                                       compilation.backend_stats(self.ctx.backend)))
         return outcome, evidence
+
+
+SUITE = suite_api.Suite(
+    __name__, noun="OpInfo", nouns="OpInfos", case=judge.cases(opinfo.by_subject, kind=Compilation),
+    native_phrase="compile into one graph and match the CPU at every dtype and check",
+    options={"dynamo_backend": {"type": "str", "default": None,
+                                "help": "the torch.compile backend to test (default: the one the backend module "
+                                        "declares, entry point group torch_dynamo_backends)"}},
+    nightly={"shards": 2})
+
+
+@SUITE.configures
+def configure(options: dict[str, Any]) -> None:
+    """Chooses the Dynamo backend (the option, else the backend's declaration) and checks that it is
+    registered: ValueError, one line before any case, when there is none (exit 2)."""
+    compilation.choose(options.get("dynamo_backend"))
+    if reason := compilation.missing_backend():
+        raise ValueError(f"the compile suite cannot run: {reason}")
+
+
+def recompile_dtype(op) -> torch.dtype:
+    """The one dtype the recompile check runs at (recompiling depends on shapes, not on dtypes):
+    float32 when the op has it, else its first CPU dtype."""
+    dtypes = op.supported_dtypes("cpu")
+    return torch.float32 if torch.float32 in dtypes else sorted(dtypes, key=dtype_name)[0]
+
+
+@SUITE.lists
+def list_cases() -> Iterable[tuple[str, str, str]]:
+    return opinfo.case_rows(SUITE.checks_for)
+
+
+@SUITE.declares_api
+def public_api() -> dict[str, Any]:
+    """The public names each OpInfo tests under torch.compile (harness/worker/suitelib/public_api.py)."""
+    return opinfo_api("compile", SUITE.api_checks())
 
 
 def _check_samples(case: Compilation, inputs: list, run: Callable[[Any, Any], Any], timed: bool) -> None:
@@ -226,7 +226,3 @@ def recompile(case: Compilation) -> None:
         case.compared += 1
     case.evidence["recompiles"] = counted.graphs - 1
 
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return judge.run_case(SUITE, case_id, ctx, opinfo.by_subject(), kind=Compilation)

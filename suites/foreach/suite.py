@@ -39,7 +39,8 @@ LENGTHS = (1, 3, 33, 130)  # one tensor, a few, past a chunk of 32, past a chunk
 DTYPES = (torch.float32, torch.bfloat16)
 
 SUITE = suite_api.Suite(__name__, noun="foreach OpInfo", nouns="foreach OpInfos",
-                        native_phrase="run natively at every list length")
+                        native_phrase="run natively at every list length",
+                        case=judge.cases(opinfo.foreach_by_subject, "foreach OpInfo"))
 
 
 def _dtypes(op) -> list[torch.dtype]:
@@ -124,7 +125,3 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
             for check in SUITE.checks_for(op, dtype):
                 yield subject, dtype_name(dtype), check
 
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return judge.run_case(SUITE, case_id, ctx, opinfo.foreach_by_subject(), "foreach OpInfo")

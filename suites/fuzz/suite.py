@@ -64,8 +64,17 @@ SAMPLES = 8  # of the op's samples, the first (Hypothesis draws one; shrinking p
 CHAIN = 3  # transforms composed at most
 PICKS = 8  # which operand, argument value or tensor pair a transform or placement takes, modulo their number
 
+
+@cache
+def infos() -> dict[str, Any]:
+    return {**opinfo.by_subject(), **opinfo.foreach_by_subject()}
+
+
+infos()  # op_db imported with the suite: the zygote forks its workers with it
+
 SUITE = suite_api.Suite(
     __name__, noun="OpInfo", nouns="OpInfos", native_phrase="run natively on every fuzzed input",
+    case=judge.cases(infos),
     options={"max_examples": {"type": "int", "default": 25, "help": "examples drawn per case"},
              "seconds_per_op": {"type": "float", "default": 3.0,
                                 "help": "a case draws no new example after running this long (the nightly's budget)"}},
@@ -86,13 +95,6 @@ def configure(options: dict[str, Any]) -> None:
         raise ValueError(f"--suite-option seconds_per_op={options['seconds_per_op']}: must be positive")
     Settings.max_examples, Settings.seconds_per_op = int(options["max_examples"]), float(options["seconds_per_op"])
 
-
-@cache
-def infos() -> dict[str, Any]:
-    return {**opinfo.by_subject(), **opinfo.foreach_by_subject()}
-
-
-infos()  # op_db imported with the suite: the zygote forks its workers with it
 
 # Where the example's tensors live. The main device first: Hypothesis shrinks towards it.
 PLACEMENTS = ("device", "other_device", "cpu_operand", "other_device_operand")
@@ -488,7 +490,3 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
         for check in SUITE.checks_for(op, dtype):
             yield subject, dtype_name(dtype), check
 
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return judge.run_case(SUITE, case_id, ctx, infos())

@@ -36,7 +36,8 @@ from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, op
 opinfo.by_subject()  # op_db imported with the suite: the zygote forks its workers with it
 
 SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
-                        native_phrase="run natively at every dtype and check", nightly={"shards": 2})
+                        native_phrase="run natively at every dtype and check", nightly={"shards": 2},
+                        case=judge.cases(opinfo.by_subject))
 
 
 @SUITE.lists
@@ -49,7 +50,3 @@ def public_api() -> dict[str, Any]:
     """The public names each OpInfo tests in eager mode (harness/worker/suitelib/public_api.py)."""
     return opinfo_api("eager", SUITE.api_checks())
 
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    return judge.run_case(SUITE, case_id, ctx, opinfo.by_subject())

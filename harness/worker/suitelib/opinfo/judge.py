@@ -1,8 +1,8 @@
 """The judge of one OpInfo case: `Case`, a case's device runs against the CPU's (sides.Sides) at
 the OpInfo's tolerance (tolerances.py), at its dtype or, `at_dtype`, at another; a sample and its
 variants against one CPU reference (judge()), inputs whose validity the CPU decides (alike()), and
-the outcome and evidence it concludes. run_case() is the run of one case of a suite of OpInfo
-checks (ops, compile, foreach, fuzz); the aten suite makes its own Case.
+the outcome and evidence it concludes. cases() is the case type of a suite of OpInfo checks (ops,
+compile, foreach, fuzz): the registry makes each case with it; the aten suite makes its own Case.
 """
 
 from __future__ import annotations
@@ -331,15 +331,12 @@ class Case(Sides):
         return verdict.outcome, self.evidence
 
 
-def run_case(suite, case_id, ctx, infos: dict[str, Any], noun: str = "OpInfo", *,
-             kind: type[Case] = Case) -> tuple[str, dict[str, Any]]:
-    """One case of a suite of OpInfo checks (ops, compile, foreach, fuzz): its OpInfo and dtype
-    from `infos`, a Case (of the suite's own `kind`, the compile suite's), the check's run, the
-    outcome and evidence."""
-    op, dtype = suite_api.info_and_dtype(case_id, infos, noun)
-    case = kind(op, dtype, ctx)
-    try:
-        suite.checks[case_id.check].run(case)
-    except Verdict as verdict:
-        return case.failed(verdict)
-    return case.conclude()
+def cases(infos: Callable[[], dict[str, Any]], noun: str = "OpInfo",
+          kind: Callable[..., Case] = Case) -> Callable[[suite_api.CaseId, Any], Case]:
+    """The case type of a suite of OpInfo checks (Suite(case=...)): the OpInfo and dtype a case id
+    names, from `infos()`, made a Case (of the suite's own `kind`, the compile suite's); the
+    KeyError of suite_api.unknown() when there is no such OpInfo or dtype."""
+    def make(case_id: suite_api.CaseId, ctx) -> Case:
+        op, dtype = suite_api.info_and_dtype(case_id, infos(), noun)
+        return kind(op, dtype, ctx)
+    return make
