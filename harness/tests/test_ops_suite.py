@@ -1,5 +1,7 @@
 """The ops suite's own rules: what it compares, and how samples reach the device."""
 
+import json
+import re
 
 import pytest
 
@@ -140,7 +142,6 @@ def test_a_tolerance_override_is_read_only_as_a_reviewed_entry(tmp_path, monkeyp
     """tolerances.json widens or narrows a case's tolerance: an entry without a reason, with a
     field the reader does not know (a misspelt `rtoll` would apply nothing), or with a tolerance
     that is no number is refused, naming the file and the entry."""
-    import json
 
     import torch
 
@@ -177,6 +178,31 @@ def test_a_tolerance_override_is_read_only_as_a_reviewed_entry(tmp_path, monkeyp
         tolerances.read(path)
 
 
+def test_a_reviewed_fact_is_read_only_with_a_known_opinfo_kind_fields_and_reason(tmp_path):
+    """facts.json: what the suites know about a named OpInfo, as data; a record the reader cannot
+    trust stops the listing, naming the file, the OpInfo and what is wrong."""
+    suite_module("ops")
+    from suitelib.opinfo import facts
+
+    known = {"tensor_split", "polygamma"}
+    path = tmp_path / "facts.json"
+    good = {"tensor_split": {"cpu_arguments": {"positions": [0], "reason": "expected on cpu"}}}
+    path.write_text(json.dumps({"description": "", "ops": good}))
+    assert facts.read(path, known) == good
+    for ops, problem in (({"tensor_splitt": {"not_random": {"reason": "x"}}}, "tensor_splitt: no OpInfo"),
+                         ({"polygamma": {"slow": {"reason": "x"}}}, "polygamma: unknown fact 'slow'"),
+                         ({"polygamma": {"not_random": {"reason": " "}}}, "polygamma/not_random: a fact needs"),
+                         ({"polygamma": {"slow_on_cpu": {"dtypes": ["float64"], "reason": "x"}}},
+                          "polygamma/slow_on_cpu: expected the fields dtypes, reason, transforms"),
+                         ({"tensor_split": {"cpu_arguments": {"positions": 0, "reason": "x"}}},
+                          "tensor_split/cpu_arguments: positions must be a non-empty list")):
+        path.write_text(json.dumps({"description": "", "ops": ops}))
+        with pytest.raises(ValueError, match=re.escape(f"{path}: {problem}")):
+            facts.read(path, known)
+    # the shipped file, as the suites read it, against the installed torch's op_db
+    assert facts.named("cpu_arguments") == {"tensor_split": facts.named("cpu_arguments")["tensor_split"]}
+
+
 def test_the_reviewed_tables_of_the_axes_name_real_opinfos():
     """A table naming an OpInfo that does not exist (renamed upstream, misspelt) silently applies
     to nothing: each must name OpInfos of the installed torch."""
@@ -185,9 +211,9 @@ def test_the_reviewed_tables_of_the_axes_name_real_opinfos():
         "ops_random.CONTRACTS": suite_module("ops", "ops_random").CONTRACTS,
     }
     from suitelib import opinfo  # importable once suite_module() has imported a suite
-    from suitelib.opinfo import placements, tolerances
+    from suitelib.opinfo import facts, tolerances
 
-    tables["placements.MAY_TAKE_ANOTHER_DEVICE"] = placements.MAY_TAKE_ANOTHER_DEVICE
+    assert facts.named("may_take_another_device")  # facts.json, checked against op_db as it is read
 
     subjects = set(opinfo.by_subject())
     for name, table in tables.items():

@@ -151,6 +151,7 @@ def test_every_suite_folder_is_a_regular_package():
 OPINFO = WORKER / "suitelib" / "opinfo"
 OPINFO_ORDER = [
     {"database"},
+    {"facts"},
     {"sample_variants", "tolerances"},
     {"samples", "argument_variants", "layouts", "identity"},
     {"calls"},

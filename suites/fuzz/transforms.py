@@ -13,7 +13,8 @@ import torch
 
 from sides import NoReference
 
-from suitelib.opinfo import argument_variants, identity, judge, layouts, sample_variants
+from evidence import dtype_name
+from suitelib.opinfo import argument_variants, facts, identity, judge, layouts, sample_variants
 
 INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
 INDICES = (torch.int32, torch.int64)  # the dtypes PyTorch takes indices in
@@ -257,24 +258,12 @@ class Transforms:
             if made else None
 
 
-# Transforms not made for an OpInfo at a dtype (reviewed, measured on plain CPU tensors): the CPU's
-# own kernel takes longer than a case's whole budget on the values they make, and an example cannot
-# be stopped halfway. OpInfo name -> (dtypes, transforms, why).
-SLOW_ON_CPU: dict[str, tuple[frozenset[torch.dtype], frozenset[str], str]] = {
-    name: (frozenset({torch.float64}), frozenset({"scaled_2^8", "scaled_2^24"}),
-           "the CPU's float64 polygamma of order 2 and up (the orders every polygamma sample passes) takes time "
-           "proportional to large negative inputs: about 1 s an element at -2^24 (scaled_2^24, or scaled_2^8 "
-           "three times), minutes a sample")
-    for name in ("polygamma", "special.polygamma")} | {
-    name: (frozenset(INTEGERS), frozenset({"int_extremes"}),
-           "the CPU's recurrence runs to the polynomial's degree n: at iinfo.max, minutes a sample (127 s and 52 s "
-           "measured for a fuzz case)")
-    for name in ("special.laguerre_polynomial_l", "special.legendre_polynomial_p")}
-
-
 def too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:
-    dtypes, transforms, _ = SLOW_ON_CPU.get(op.name, (frozenset(), frozenset(), ""))
-    return dtype in dtypes and transform in transforms
+    """Whether the transform is not made for the OpInfo at the dtype: the reviewed fact slow_on_cpu
+    (facts.json, measured on plain CPU tensors), the CPU's own kernel taking longer than a case's
+    whole budget on the values it makes (an example cannot be stopped halfway)."""
+    slow = facts.about(op, "slow_on_cpu")
+    return slow is not None and dtype_name(dtype) in slow["dtypes"] and transform in slow["transforms"]
 
 
 # --- forms: how the op is called ----------------------------------------------------------------

@@ -11,7 +11,7 @@
   PyTorch never gives. A 0-dim operand (`cpu_scalar`: a scalar, which PyTorch reads as a number)
   may be taken, so may any operand of a sample holding an empty tensor (a composite such as
   bilinear returns before any kernel that checks devices, on CUDA too), and so may any operand of
-  the OpInfos the reviewed placements.MAY_TAKE_ANOTHER_DEVICE names (suitelib/opinfo): taken, the result must be the CPU's; refused, the evidence counts it.
+  the OpInfos with the reviewed fact may_take_another_device (suitelib/opinfo/facts.json): taken, the result must be the CPU's; refused, the evidence counts it.
 - `other_device_operand` (a second device): each tensor argument on device 1, the others on
   device 0: refused alike.
 A variant that leaves no tensor on the device (the op's only device tensor moved) is not made.

@@ -12,7 +12,7 @@ an answer where PyTorch raises gives its user a silently wrong result.
   raise an error of the same type; a variant the CPU accepts is not run on the device (a CPU
   kernel that does not validate an index reads arbitrary memory; the device may rightly refuse).
   Kinds whose CPU result is undefined for an op (a crash of its own kernel) are not made
-  (sample_variants.UNDEFINED_ON_CPU).
+  (the reviewed fact undefined_on_cpu, suitelib/opinfo/facts.json).
 
 Runs at one dtype per OpInfo (sample_variants.representative_dtype). Evidence names the variant (the
 kind of invalid input, `error_input` for upstream's), what was changed, and both errors.

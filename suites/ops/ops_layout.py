@@ -28,29 +28,11 @@ from sides import NoReference
 
 import suite_api
 
-from suitelib.opinfo import sample_variants, samples
+from suitelib.opinfo import facts, sample_variants, samples
 
 DESCRIPTION = ("output metadata: dtype, shape, device, strides where PyTorch defines them (memory_format ops; "
                "pointwise, convolution, pooling, normalization ops also on channels_last inputs) and view-ness "
                "(a view on the CPU is a view on the device, a copy never aliases)")
-
-# OpInfos outside the pointwise ops whose output keeps a channels_last input's memory format on
-# the CPU (their kernels have channels_last paths), reviewed from torch 2.13's op_db.
-KEEPS_MEMORY_FORMAT = frozenset({
-    "nn.functional.conv2d", "nn.functional.conv3d", "nn.functional.conv_transpose2d",
-    "nn.functional.conv_transpose3d",
-    "nn.functional.adaptive_avg_pool2d", "nn.functional.adaptive_avg_pool3d", "nn.functional.adaptive_max_pool2d",
-    "nn.functional.adaptive_max_pool3d", "nn.functional.avg_pool2d", "nn.functional.avg_pool3d",
-    "nn.functional.max_pool2d", "nn.functional.max_pool3d", "nn.functional.fractional_max_pool2d",
-    "nn.functional.fractional_max_pool3d", "nn.functional.max_unpool2d", "nn.functional.max_unpool3d",
-    "nn.functional.batch_norm", "native_batch_norm", "_native_batch_norm_legit", "_batch_norm_with_update",
-    "nn.functional.instance_norm", "nn.functional.group_norm", "native_group_norm", "nn.functional.layer_norm",
-    "native_layer_norm", "nn.functional.rms_norm", "nn.functional.local_response_norm",
-    "nn.functional.interpolate", "nn.functional.upsample_bilinear", "nn.functional.upsample_nearest",
-    "_upsample_bilinear2d_aa", "nn.functional.grid_sample", "nn.functional.pixel_shuffle",
-    "nn.functional.pixel_unshuffle", "nn.functional.pad", "constant_pad_nd",
-})
-
 
 def applies(op, dtype: torch.dtype) -> bool:
     return dtype == sample_variants.representative_dtype(op)
@@ -73,7 +55,7 @@ def _layout_variants(op) -> Callable[[Any], Iterable[tuple[str, Any]]] | None:
     them (see the module's docstring), else None."""
     if _takes_memory_format(op):
         return sample_variants.memory_formats
-    if op.name in KEEPS_MEMORY_FORMAT or _is_pointwise(op):
+    if facts.about(op, "keeps_memory_format") is not None or _is_pointwise(op):
         return lambda sample: [("channels_last", v)] if (v := sample_variants.channels_last(sample)) else []
     return None
 

@@ -4,7 +4,8 @@ Which OpInfos (a rule plus a reviewed list): those named like one of torch's ran
 (RANDOM_NAMES: the "Random sampling" functions of torch's documentation, the in-place samplers,
 the dropout family and rrelu) or whose values upstream does not compare because they are
 "non-deterministic" (values_not_comparable: fractional max pooling, SDPA with dropout, ...),
-minus NOT_RANDOM (reviewed: uninitialized memory, estimators of deterministic results). Each
+minus those with the reviewed fact not_random (facts.json: uninitialized memory, estimators of
+deterministic results). Each
 selected OpInfo needs a draw in DRAWS (reviewed: the op called with fixed arguments, without
 upstream's wrapper_set_seed, shaped to give DRAW_COUNT independent draws); a selected OpInfo
 without one is an `error` of the harness, so a new torch's random op gets reviewed.
@@ -53,7 +54,7 @@ from vocabulary import Outcome, Where
 import suite_api
 
 from suitelib import opinfo
-from suitelib.opinfo import tolerances
+from suitelib.opinfo import facts, tolerances
 
 DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
                "replays it through get/set_rng_state and torch.Generator, and the draws match the CPU's "
@@ -70,17 +71,6 @@ RANDOM_NAMES = frozenset({
     "randn_like", "randperm", "uniform", "exponential", "geometric", "log_normal", "cauchy", "random",
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "rrelu",
 })
-
-# Selected by the rule, but nothing to draw (reviewed).
-NOT_RANDOM = {
-    **{name: "uninitialized memory, not a random draw" for name in (
-        "empty", "empty_like", "empty_permuted", "empty_strided", "new_empty", "new_empty_strided")},
-    "svd_lowrank": "random projections estimating a deterministic factorization; the draw is torch.randn's",
-    "pca_lowrank": "random projections estimating a deterministic factorization; the draw is torch.randn's",
-    "nn.functional.multi_head_attention_forward": "random only through its dropout, which is F.dropout's",
-    "nn.functional.feature_alpha_dropout.without_train": "training=False: the identity, nothing is drawn",
-}
-
 
 @dataclass(frozen=True)
 class Draw:
@@ -294,7 +284,7 @@ def _selected(op) -> bool:
 
 
 def applies(op, dtype: torch.dtype) -> bool:
-    return dtype.is_floating_point and opinfo.subject(op) not in NOT_RANDOM and _selected(op)
+    return dtype.is_floating_point and facts.about(op, "not_random") is None and _selected(op)
 
 
 # --- statistics ---------------------------------------------------------------------------
@@ -383,7 +373,7 @@ def run(case) -> None:
         raise Verdict(Outcome.ERROR, {
             "exception_type": "LookupError", "where": Where.HARNESS,
             "message": f"{subject} is a random op (suites/ops/ops_random.py's rule) with no reviewed draw: "
-                       f"add it to DRAWS, or to NOT_RANDOM with the reason"})
+                       f"add it to DRAWS, or a not_random fact with the reason to suitelib/opinfo/facts.json"})
     r = _Run(case, draw)
     results: dict[str, str] = {}
     failures: list[tuple[str, str, str]] = []  # (variant, property, what was found)

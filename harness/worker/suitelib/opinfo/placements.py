@@ -3,7 +3,7 @@ share. A sample placed on the second device while the first is current (its outp
 the inputs' device), and samples whose operands live on two devices (one left on the CPU, or
 placed on another device index), which the device must refuse as CUDA refuses them ("Expected all
 tensors to be on the same device"), except where PyTorch defines the mix (0-dim operands, which
-PyTorch reads as numbers; samples holding an empty tensor; the reviewed MAY_TAKE_ANOTHER_DEVICE).
+PyTorch reads as numbers; samples holding an empty tensor; the reviewed fact may_take_another_device).
 """
 
 from __future__ import annotations
@@ -16,35 +16,7 @@ import torch.utils._pytree as pytree
 from comparison import own_copy, to_device
 from sides import seed
 
-from . import calls, sample_variants, samples
-
-# OpInfos that PyTorch defines for operands on two devices (reviewed, with why): the device may
-# take such a variant (and must then give the CPU's values) or refuse it.
-MAY_TAKE_ANOTHER_DEVICE = {
-    "__getitem__": "CPU index tensors are moved to the device (advanced indexing)",
-    "index_put": "CPU index tensors are moved to the device",
-    "_unsafe_masked_index": "its indices are index's (Tensor?[]), which CUDA moves",
-    "_unsafe_masked_index_put_accumulate": "its indices are index_put's (Tensor?[]), which CUDA moves",
-    "tensor_split": "tensor_indices_or_sections must be on the CPU",
-    "expand_as": "reads only the other tensor's sizes",
-    "view_as": "reads only the other tensor's sizes",
-    "reshape_as": "reads only the other tensor's sizes",
-    "resize_as_": "reads only the other tensor's sizes",
-    "broadcast_tensors": "views each tensor where it is; reads only sizes across them",
-    "atleast_1d": "views each tensor of a list where it is",
-    "atleast_2d": "views each tensor of a list where it is",
-    "atleast_3d": "views each tensor of a list where it is",
-    "narrow": "a start given as a tensor is read as a number",
-    "as_strided_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
-    "diagonal_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
-    "select_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
-    "slice_scatter": "a clone of the input with the source copied in (copy_ crosses devices)",
-    "nn.functional.ctc_loss": "targets and lengths may be CPU tensors (cuDNN's CTC requires them there)",
-    "nn.functional.prelu": "a one-element weight is squeezed to a 0-dim scalar before any kernel sees it",
-    "lu": "torch.lu's out= form computes with its input where it is and copies the results into out= "
-          "(resize_as_ and copy_, which cross devices)",
-}
-
+from . import calls, facts, sample_variants, samples
 
 def device_count(device: str) -> int:
     module = getattr(torch, torch.device(device).type, None)
@@ -64,9 +36,9 @@ def may_take(op, sample, operand: torch.Tensor) -> bool:
 
 def may_take_any(op, sample) -> bool:
     """Whether PyTorch defines the op on this sample with operands on two devices: the reviewed
-    table; any sample holding an empty tensor; and the _foreach_* ops, whose lists may span devices
+    fact may_take_another_device (facts.json); any sample holding an empty tensor; and the _foreach_* ops, whose lists may span devices
     (CUDA's slow path computes each tensor where it lives, refusing only a pair split across two)."""
-    return (op.name in MAY_TAKE_ANOTHER_DEVICE or op.name.startswith("_foreach_")
+    return (facts.about(op, "may_take_another_device") is not None or op.name.startswith("_foreach_")
             or any(not t.numel() for t in samples.tensors(sample)))
 
 

@@ -15,8 +15,9 @@ import torch.utils._pytree as pytree
 from torch.testing._internal.opinfo.core import SampleInput
 
 from dispatch_capture import made_uncounted, uncounted
-from suitelib import opinfo
 from evidence import dtype_name
+
+from . import facts
 
 
 def representative_dtype(op) -> torch.dtype:
@@ -76,37 +77,13 @@ def signature(sample: SampleInput) -> str:
 
 # --- edge inputs (forward) -------------------------------------------------------------------
 
-# Variants whose CPU result is undefined in torch 2.13: they crash PyTorch's own CPU kernel (the
-# CPU reference would kill the worker) or leave the result in uninitialized memory, so nothing
-# can be learnt of the device from them. Not made for these OpInfos. Reviewed; each reproduced on
-# plain CPU tensors. OpInfo -> (the variant kinds, why).
-UNDEFINED_ON_CPU: dict[str, tuple[frozenset[str], str]] = {
-    "_segment_reduce.lengths": (frozenset({"zero_size", "zero_size_last"}),
-                                "segment_reduce reads past empty data whose lengths still count elements (SIGSEGV)"),
-    "_segment_reduce.offsets": (frozenset({"zero_size", "zero_size_last"}),
-                                "segment_reduce reads past empty data whose offsets still point into it (SIGSEGV)"),
-    "lu_unpack": (frozenset({"zero_size", "zero_size_last"}),
-                  "lu_unpack applies pivots to an empty LU factor (SIGSEGV)"),
-    "linalg.ldl_solve": (frozenset({"index_out_of_range"}),
-                         "ldl_solve swaps rows by an out-of-range pivot ('double free or corruption', SIGABRT)"),
-    "resize_": (frozenset({"zero_size", "zero_size_last"}),
-                "resize_ grows the emptied tensor: its new elements are uninitialized memory"),
-    "nn.functional.multilabel_margin_loss": (frozenset({"zero_size"}),
-                                             "the loss of an empty batch is never written: uninitialized memory"),
-    "nn.functional.avg_pool3d": (frozenset({"out"}), "the CPU's avg_pool3d.out writes a non-contiguous out= wrongly "
-                                                     "(measured: its second batch left as it was)"),
-    **{name: (frozenset({"int_extremes"}), f"{name} at iinfo's ends divides iinfo.min by -1, which x86 traps (SIGFPE)")
-       for name in ("gcd", "lcm")},
-    **{name: (frozenset({"expanded"}), f"{name} of equal values (an expanded input): which of them is the median is "
-                                       f"unspecified, and the CPU's own index and gradient differ between calls")
-       for name in ("median", "nanmedian")},
-}
-
-
 def undefined_on_cpu(op, kind: str) -> str | None:
-    """Why variants of `kind` are not made for the OpInfo (UNDEFINED_ON_CPU), or None."""
-    kinds, why = UNDEFINED_ON_CPU.get(opinfo.subject(op), (frozenset(), ""))
-    return why if kind in kinds else None
+    """Why variants of `kind` are not made for the OpInfo, or None: the reviewed fact
+    undefined_on_cpu (facts.json), variants whose CPU result is undefined in torch 2.13 (they crash
+    PyTorch's own CPU kernel, which would kill the worker, or leave the result in uninitialized
+    memory), so nothing can be learnt of the device from them; each reproduced on CPU tensors."""
+    undefined = facts.about(op, "undefined_on_cpu")
+    return undefined["reason"] if undefined and kind in undefined["variants"] else None
 
 
 @made_uncounted

@@ -20,13 +20,7 @@ from comparison import to_device
 from dispatch_capture import uncounted
 from evidence import describe_call
 
-from . import sample_variants
-
-# Arguments PyTorch requires on the CPU whatever the device (upstream's samples make them there for
-# every device): positions in the sample's args, by OpInfo name. Reviewed: each is an error the
-# op raises for a device tensor.
-CPU_ARGUMENTS = {"tensor_split": (0,)}  # "expected tensor_indices_or_sections to be on cpu"
-
+from . import facts, sample_variants
 
 def generated(op, dtype: torch.dtype, *, reference: bool, requires_grad: bool = False,
               limit: int | None = None) -> list:
@@ -118,7 +112,8 @@ def noncontiguous(sample) -> SampleInput | None:
 
 def on_device(sample, device: str, op=None):
     """The sample with its tensors moved to `device` (comparison.to_device: layouts kept), but the
-    arguments PyTorch takes on the CPU alone (CPU_ARGUMENTS of `op`) kept there, and a `device=`
+    arguments PyTorch takes on the CPU alone (the reviewed fact cpu_arguments of `op`,
+    facts.json: upstream's samples make them there for every device) kept there, and a `device=`
     argument naming the CPU (factory functions and *_like ops, generated for "cpu") naming
     `device`, as upstream's samples generated for the device under test would."""
     moved = to_device(sample, device)
@@ -126,7 +121,8 @@ def on_device(sample, device: str, op=None):
         return moved
     if "device" in moved.kwargs and torch.device(moved.kwargs["device"]).type == "cpu":
         moved = sample_variants.rebuilt(moved, kwargs={**moved.kwargs, "device": device})
-    if positions := CPU_ARGUMENTS.get(getattr(op, "name", None), ()):
+    kept = facts.about(op, "cpu_arguments") if op is not None else None
+    if positions := kept["positions"] if kept else ():
         moved = sample_variants.rebuilt(moved, args=tuple(
             sample.args[i] if i in positions and isinstance(sample.args[i], torch.Tensor) else a
             for i, a in enumerate(moved.args)))

@@ -1,0 +1,80 @@
+"""Reviewed facts about OpInfos, kept as data (facts.json): one record per OpInfo, each fact
+with the reason it holds. The suites ask `about(op, kind)`; nothing about a named op is kept in
+code. The file is checked when it is read: every fact of a known kind with its fields typed and a
+reason given, and every OpInfo it names one of the installed torch's (by subject, or by name for
+all its variants), so a fact about an OpInfo renamed upstream stops the listing instead of
+silently applying to nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+FILE = Path(__file__).with_name("facts.json")
+
+# kind -> {field: the JSON type it holds} (besides "reason", which every fact has)
+KINDS: dict[str, dict[str, type]] = {
+    "cpu_arguments": {"positions": list},  # argument positions PyTorch requires on the CPU
+    "may_take_another_device": {},  # operands on two devices are defined: taken with the CPU's values, or refused
+    "undefined_on_cpu": {"variants": list},  # sample variants whose CPU result is undefined: not made
+    "keeps_memory_format": {},  # a non-pointwise op keeping a channels_last input's layout on the CPU
+    "not_random": {},  # selected by the random check's rule, but nothing is drawn
+    "slow_on_cpu": {"dtypes": list, "transforms": list},  # fuzz transforms the CPU cannot finish in a case
+}
+
+
+def read(path: Path, known: set[str]) -> dict[str, dict[str, dict[str, Any]]]:
+    """The file's records, op -> kind -> fact; ValueError naming the file, the op and the problem
+    when one is not as the format says (`known`: the OpInfo subjects and names there are)."""
+    def bad(where: str, problem: str) -> ValueError:
+        return ValueError(f"{path}: {where}: {problem}")
+
+    try:
+        document = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot be read as JSON: {exc}") from None
+    if not isinstance(document, dict) or set(document) != {"description", "ops"} or \
+            not isinstance(document["ops"], dict):
+        raise ValueError(f"{path}: expected an object with the fields description and ops (op -> facts)")
+    for op, of_op in document["ops"].items():
+        if op not in known:
+            raise bad(op, "no OpInfo of the installed torch has this subject or name (renamed upstream?)")
+        if not isinstance(of_op, dict) or not of_op:
+            raise bad(op, "expected an object of facts, kind -> {fields, reason}")
+        for kind, fact in of_op.items():
+            fields = KINDS.get(kind)
+            if fields is None:
+                raise bad(op, f"unknown fact '{kind}' (known: {', '.join(KINDS)})")
+            if not isinstance(fact, dict) or set(fact) != {*fields, "reason"}:
+                raise bad(f"{op}/{kind}", f"expected the fields {', '.join(sorted({*fields, 'reason'}))}")
+            if not isinstance(fact["reason"], str) or not fact["reason"].strip():
+                raise bad(f"{op}/{kind}", "a fact needs the reason it holds")
+            for field, kind_of in fields.items():
+                if not isinstance(fact[field], kind_of) or not fact[field]:
+                    raise bad(f"{op}/{kind}", f"{field} must be a non-empty {kind_of.__name__}")
+    return document["ops"]
+
+
+@cache
+def _records() -> dict[str, dict[str, dict[str, Any]]]:
+    from suitelib import opinfo
+
+    ops = [*opinfo.by_subject().items(), *opinfo.foreach_by_subject().items()]
+    return read(FILE, {subject for subject, _ in ops} | {op.name for _, op in ops})
+
+
+def about(op, kind: str) -> dict[str, Any] | None:
+    """The fact of `kind` about the OpInfo (recorded for its subject, else for its name), or None."""
+    from suitelib import opinfo
+
+    records = _records()
+    found = records.get(opinfo.subject(op)) or records.get(op.name) or {}
+    return found.get(kind)
+
+
+def named(kind: str) -> dict[str, dict[str, Any]]:
+    """Every OpInfo subject or name with a fact of `kind`, and the fact."""
+    return {op: of_op[kind] for op, of_op in _records().items() if kind in of_op}
