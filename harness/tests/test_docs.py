@@ -133,3 +133,11 @@ def test_a_suite_readme_lists_the_checks_its_registry_declares(name: str) -> Non
         return
     assert listed == declared, (f"suites/{name}/README.md's check table lists {listed}; the registry declares "
                                 f"{declared}, in this order")
+
+
+def test_the_suites_readme_has_a_row_for_every_suite_and_no_other():
+    """suites/README.md's table of suites (first column `folder`): one row per suite folder."""
+    rows = [re.fullmatch(r"`(\w+)/`", line.split("|")[1].strip()) for line in
+            (ROOT / "suites" / "README.md").read_text().splitlines() if line.startswith("| `")]
+    listed = [m.group(1) for m in rows if m]
+    assert sorted(listed) == sorted(registries()), (listed, sorted(registries()))
