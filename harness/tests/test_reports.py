@@ -214,7 +214,8 @@ def test_gate_bad_baseline_and_policy_exit_3(small_db, tmp_path):
 def test_one_gate_over_every_suite_of_a_baseline(small_db, tmp_path, monkeypatch):
     """A baseline file holds a section per suite; the gate judges the newest run of each, prints
     one verdict grouped by suite and exits with the worst: a regression in one suite fails the
-    night, and a suite without a run fails it too."""
+    night, and a suite without a run fails it too; a suite that ran without a section is not gated,
+    and says so."""
     monkeypatch.setenv("NEURON_CONFORM_SUITES", str(Path(__file__).resolve().parent / "planted_suites"))
     bulky = ["run", "--suite", "bulky", "--ops", "^parcel00[0-3]$", "--db", str(small_db), "--reruns", "0", "-j", "1"]
     cli(*bulky)
@@ -244,6 +245,13 @@ def test_one_gate_over_every_suite_of_a_baseline(small_db, tmp_path, monkeypatch
     baseline.write_text(json.dumps(data))
     missing = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
     assert missing.returncode == 1 and "| sizes | FAIL: no run of the suite" in missing.stdout
+
+    # a suite that ran but has no section is said not to be gated, and the night is not a plain pass
+    data["suites"] = {"ops": data["suites"]["ops"]}
+    baseline.write_text(json.dumps(data))
+    ungated = cli("gate", "--baseline", str(baseline), "--db", str(small_db), "--policy", str(policy), check=False)
+    assert ungated.returncode == 2, ungated.stdout
+    assert "gate over 2 suites" in ungated.stdout and "| bulky | NOT GATED: no section in the baseline" in ungated.stdout
 
 
 # --- in a real browser ----------------------------------------------------------------------

@@ -27,15 +27,19 @@ def _declared_in(module: str):
 
 def widgets() -> suite_api.Suite:
     """A suite declared as a suite.py declares one: two checks, one applying to cogs only."""
+    from sides import Verdict
+
     suite = suite_api.Suite("neuron_conform_suites.widgets.suite", noun="widget",
-                            native_phrase=lambda: "turn natively")
+                            native_phrase=lambda: "turn natively", case=suite_api.Case)
     check = _declared_in("neuron_conform_suites.widgets.suite_checks")
     suite_api._CHECKS.pop("widgets", None)
-    check("turn", "turns once")(lambda subject, ctx: ("pass", {"turned": subject}))
-    check("polish", "shines", applies=lambda subject: subject == "cog", native=False, api=False,
-          cloth="felt")(lambda subject, ctx: ("fail", {"message": "dull"}))
+
+    def dull(case):
+        raise Verdict("fail", {"message": "dull"})
+
+    check("turn", "turns once")(lambda case: case.evidence.update(turned=case.id.subject))
+    check("polish", "shines", applies=lambda subject: subject == "cog", native=False, api=False, cloth="felt")(dull)
     suite.lists(lambda: ((s, "-", c) for s in ("cog", "gear") for c in suite.checks_for(s)))
-    suite.runs(lambda case, ctx: suite.checks[case.check].run(case.subject, ctx))
     return suite
 
 
@@ -63,11 +67,10 @@ def test_a_suite_skips_one_way_whether_a_requirement_is_missing_or_a_check_says_
     check = _declared_in("neuron_conform_suites.widgets.suite_checks")
     ran: list[str] = []
 
-    def needs_oil(subject, ctx):
-        ran.append(subject)
-        return "pass", {}
+    def needs_oil(case):
+        ran.append(case.id.subject)
 
-    def rusted(subject, ctx):
+    def rusted(case):
         raise suite_api.Skip("rusted shut", rust="red")
 
     check("oil", "oils", requires=lambda ctx: None if ctx == "oiled" else "the backend has no oil")(needs_oil)

@@ -18,34 +18,31 @@ from conform_cli import cli, evidences, recorded, run_record, runs
 WIDGETS = '''
 import torch
 import suite_api
+from sides import Verdict
 from vocabulary import Outcome
 
 SUITE = suite_api.Suite(__name__, noun="widget", nouns="widgets", native_phrase="spin natively",
-                        headlines=lambda: [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}])
+                        headlines=lambda: [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}],
+                        case=suite_api.Case)
 
 
 @suite_api.check("spin", "spins on the device")
-def spin(subject, x):
-    if subject == "cog":
-        return Outcome.FAIL, {"message": "the cog wobbles", "max_abs_error": 1.0}
+def spin(case):
+    if case.id.subject == "cog":
+        raise Verdict(Outcome.FAIL, {"message": "the cog wobbles", "max_abs_error": 1.0})
+    x = torch.ones(3, device=case.ctx.device)
     (x + x).cpu()
-    return Outcome.PASS, {}
 
 
 @suite_api.check("paint", "paints on the device", native=False)
-def paint(subject, x):
-    (x * 2).cpu()
-    return Outcome.PASS, {}
+def paint(case):
+    (torch.ones(3, device=case.ctx.device) * 2).cpu()
 
 
 @SUITE.lists
 def list_cases():
     return ((subject, "float32", check) for subject in ("cog", "gear") for check in LISTED)
 
-
-@SUITE.runs
-def run_case(case, ctx):
-    return SUITE.checks[case.check].run(case.subject, torch.ones(3, device=ctx.device))
 '''
 
 
@@ -116,18 +113,16 @@ def test_a_case_whose_check_is_not_declared_is_refused(db, suites):
 THREADS = '''
 import torch
 import suite_api
-from vocabulary import Outcome
 
-SUITE = suite_api.Suite(__name__, share_cores=SHARE)
+SUITE = suite_api.Suite(__name__, share_cores=SHARE, case=suite_api.Case)
 
 
 @suite_api.check("count", "counts the worker's intra-op threads")
-def count():
-    return Outcome.PASS, {"threads": torch.get_num_threads()}
+def count(case):
+    case.evidence["threads"] = torch.get_num_threads()
 
 
 SUITE.lists(lambda: [("a", "-", "count"), ("b", "-", "count")])
-SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run())
 '''
 
 
@@ -152,13 +147,12 @@ def test_a_suite_that_shares_the_cores_gives_each_worker_its_share(db, monkeypat
 
 GEARS = '''
 import suite_api
-from vocabulary import Outcome
 
 SETTINGS = {}
 SUITE = suite_api.Suite(__name__, options={
     "teeth": {"type": "int", "default": 12, "help": "teeth per gear"},
     "oiled": {"type": "bool", "default": False, "help": "whether the gears are oiled"},
-    "drawing": {"type": "path", "help": "where the gear's drawing is"}})
+    "drawing": {"type": "path", "help": "where the gear's drawing is"}}, case=suite_api.Case)
 
 
 @SUITE.configures
@@ -169,12 +163,11 @@ def configure(options):
 
 
 @suite_api.check("turn", "turns the gear")
-def turn(seed):
-    return Outcome.PASS, {"options": SETTINGS, "seed": seed}
+def turn(case):
+    case.evidence.update(options=SETTINGS, seed=case.ctx.seed)
 
 
 SUITE.lists(lambda: [("gear", "-", "turn"), ("cog", "-", "turn")])
-SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run(ctx.seed))
 '''
 
 
@@ -226,19 +219,20 @@ def test_the_global_python_option_chooses_the_workers_interpreter(tmp_path):
 LEAKY = '''
 import torch
 import suite_api
+from sides import Verdict
 from vocabulary import Outcome
 
-SUITE = suite_api.Suite(__name__)
+SUITE = suite_api.Suite(__name__, case=suite_api.Case)
 
 
 @suite_api.check("round", "rounds down on the device")
-def round_down(device):
-    x = torch.full((4,), 2.5, device=device)
-    return (Outcome.PASS, {}) if torch.floor(x).cpu().tolist() == [2.0] * 4 else (Outcome.FAIL, {})
+def round_down(case):
+    x = torch.full((4,), 2.5, device=case.ctx.device)
+    if torch.floor(x).cpu().tolist() != [2.0] * 4:
+        raise Verdict(Outcome.FAIL, {})
 
 
 SUITE.lists(lambda: [("gear", "-", "round")])
-SUITE.runs(lambda case, ctx: SUITE.checks[case.check].run(ctx.device))
 '''
 
 

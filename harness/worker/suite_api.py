@@ -158,7 +158,6 @@ class Suite:
         if nightly is not True:
             self._fixed["nightly"] = nightly if nightly is False else self._nightly(nightly)
         self._lister: Hook | None = None
-        self._runner: Hook | None = None
         self._configure: Hook | None = None
         self._public_api: Hook | None = None
         self._found_checks: Hook | None = None
@@ -180,12 +179,6 @@ class Suite:
         """The suite's cases: `lister()` yields (subject, dtype, check) rows."""
         self._lister = lister
         return lister
-
-    def runs(self, runner: Hook) -> Hook:
-        """`runner(case: CaseId, ctx) -> (outcome, evidence)`: one case, its id parsed and its check
-        known (the runner calls the check's run as the suite's checks take it)."""
-        self._runner = runner
-        return runner
 
     def configures(self, configure: Hook) -> Hook:
         """`configure(options)`: the run's options, resolved, before anything else."""
@@ -276,10 +269,8 @@ class Suite:
         if declared is not None and declared.requires is not None and (missing := declared.requires(ctx)):
             return suite_skip(missing)
         try:
-            if self._case is None:  # a suite that runs its cases itself (being retired)
-                if self._runner is None:
-                    raise ValueError(f"the {self.name} suite declares no case type (Suite(..., case=...))")
-                return self._runner(parsed, ctx)
+            if self._case is None:
+                raise ValueError(f"the {self.name} suite declares no case type (Suite(..., case=...))")
             run = declared.run if declared is not None else self._run_found
             if run is None:
                 raise ValueError(f"the {self.name} suite finds checks at run time but registers no "

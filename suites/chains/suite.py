@@ -49,7 +49,6 @@ that differs (`v3`, or `read v2` for a value read mid-chain).
 from __future__ import annotations
 
 import zlib
-from collections import Counter
 from functools import cache
 from typing import Any, Callable, Iterable
 
@@ -60,13 +59,12 @@ import suite_api
 from comparison import differing_parts, to_device
 from evidence import dtype_name
 from sides import NoReference, Sides, Verdict
-from vocabulary import Outcome
 
 from . import traces
 
 SUITE = suite_api.Suite(
     __name__, noun="chain family", nouns="chain families",
-    native_phrase="run natively in every drawn chain",
+    native_phrase="run natively in every drawn chain", case=lambda case_id, ctx: ChainCase(case_id, ctx),
     options={"max_examples": {"type": "int", "default": 50, "help": "chains drawn per case"},
              "length": {"type": "int", "default": 8, "help": "steps a chain has at most"},
              "window": {"type": "int", "default": 8, "help": "ops a window of a model's step holds"},
@@ -259,28 +257,67 @@ def _device_streams(device: str) -> Any:
     return None
 
 
-def run_variant(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
+def _no_streams(ctx) -> str | None:
+    """Why the streams variant cannot run here: the device module has no streams and events."""
+    if _device_streams(ctx.device) is not None:
+        return None
+    return f"the device module torch.{ctx.device.split(':')[0]} has no Stream, Event, stream and current_stream"
+
+
+class ChainCase(suite_api.Case):
+    """A case of the suite: its dtype and tolerance, what its chains or windows add up to (`chains`,
+    with what the device says it fused meanwhile), which every verdict carries too."""
+
+    def __init__(self, case_id: suite_api.CaseId, ctx) -> None:
+        super().__init__(case_id, ctx)
+        if case_id.subject == "elementwise":
+            self.dtype = {dtype_name(d): d for d in DTYPES}.get(case_id.dtype)
+            if self.dtype is None:
+                raise suite_api.unknown(case_id, "dtype")
+        elif case_id.subject.startswith("hf."):
+            self.architecture, self.dtype = case_id.subject.removeprefix("hf."), torch.float32
+            if self.architecture not in ARCHITECTURES or case_id.dtype != "float32":
+                raise suite_api.unknown(case_id, "architecture at that dtype")
+        else:
+            raise suite_api.unknown(case_id, "chain family")
+        if case_id.check not in SUITE.checks_for(case_id.subject):
+            raise suite_api.unknown(case_id, f"check {case_id.check} of the {case_id.subject} family")
+        self.rtol, self.atol = TOLERANCES[self.dtype]
+        self.chains: dict[str, Any] = {}  # what the case ran, as far as it got
+        self.fusion = Fusion()
+
+    def _chains(self) -> dict[str, Any]:
+        return {**self.chains, "device_fusion": self.fusion.seen()}
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        return super().failed(Verdict(verdict.outcome, {**verdict.evidence, "chains": self._chains()}))
+
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        self.evidence.update(chains=self._chains(), rtol=self.rtol, atol=self.atol)
+        return super().conclude()
+
+
+def _led(lead: str, verdict: Verdict) -> Verdict:
+    """The verdict, its message led by the chain or window that failed (`[...] message`)."""
+    return Verdict(verdict.outcome, {**verdict.evidence, "message": f"[{lead}] {verdict.evidence.get('message', '')}"})
+
+
+def run_variant(case: ChainCase) -> None:
     from hypothesis import HealthCheck, Phase, Verbosity, given, reject, seed, settings
     from hypothesis import strategies as st
 
-    dtype = getattr(torch, case.dtype)
-    if dtype not in DTYPES:
-        raise suite_api.unknown(case, "dtype")
-    variant = case.check
+    ctx, dtype, rtol, atol, variant = case.ctx, case.dtype, case.rtol, case.atol, case.id.check
     streams = _device_streams(ctx.device) if variant == "streams" else None
-    if variant == "streams" and streams is None:
-        return suite_api.suite_skip(f"the device module torch.{ctx.device.split(':')[0]} has no Stream, Event, "
-                                    "stream and current_stream")
     shapes = model_shapes() if variant == "model_shapes" else [SQUARE]
-    rtol, atol = TOLERANCES[dtype]
-    counts: Counter[str] = Counter()
-    examples = [0]
+    case.chains = {"seed": ctx.seed, "examples_run": 0, "steps_drawn": {}}
+    drawn = case.chains["steps_drawn"]
 
     @given(program=_steps(st, Settings.length, FORCED.get(variant)), shape=st.sampled_from(shapes),
            values=st.integers(0, 2**16), split=st.integers(1, Settings.length))
     def chain(program: list[tuple], shape: tuple[int, ...], values: int, split: int) -> None:
-        examples[0] += 1
-        counts.update(step[0] for step in program)
+        case.chains["examples_run"] += 1
+        for step in program:
+            drawn[step[0]] = drawn.get(step[0], 0) + 1
         sides = Sides(ctx, rtol, atol)
         sides.where = {"chain": describe(program), "shape": list(shape)}
         if streams is not None:
@@ -297,23 +334,14 @@ def run_variant(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
             reference = (lambda index=index: _pick(at_float64(), index)) if dtype.itemsize < 4 else None
             sides.compare(got, want, {"compared": what}, reference=reference)
 
-    search = seed(ctx.seed * 1_000_003 + zlib.crc32(str(case).encode()))(settings(
+    search = seed(ctx.seed * 1_000_003 + zlib.crc32(str(case.id).encode()))(settings(
         max_examples=Settings.max_examples, deadline=None, database=None, derandomize=False,
         phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
         report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)(chain))
-    fusion = Fusion()
-    failed: Verdict | None = None
     try:
         search()
-    except Verdict as verdict:
-        failed = verdict
-    record = {"seed": ctx.seed, "examples_run": examples[0], "steps_drawn": dict(counts),
-              "device_fusion": fusion.seen()}
-    if failed is None:
-        return Outcome.PASS, {"chains": record, "rtol": rtol, "atol": atol}
-    evidence = {**failed.evidence, "chains": record}
-    evidence["message"] = f"[{'; '.join(evidence.get('chain', []))}] {evidence.get('message', '')}"
-    return failed.outcome, evidence
+    except Verdict as verdict:  # the shrunk chain's
+        raise _led("; ".join(verdict.evidence.get("chain", [])), verdict) from None
 
 
 class Fusion:
@@ -357,23 +385,21 @@ def _drawn(subject: str) -> bool:
 
 
 for _name, _description in VARIANTS.items():
-    suite_api.check(_name, _description, applies=_drawn)(run_variant)
+    suite_api.check(_name, _description, applies=_drawn, requires=_no_streams if _name == "streams" else None)(
+        run_variant)
 
 
 @suite_api.check("windows", "windows of the aten ops one training step of the tiny model runs (forward with "
                  "labels, the loss's backward), each replayed alone on the device against the CPU, every value "
                  "compared; a failing window narrowed to the fewest ops that still fail",
                  applies=lambda subject: not _drawn(subject))
-def run_windows(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    architecture = case.subject.removeprefix("hf.")
-    if architecture not in ARCHITECTURES or case.dtype != "float32":
-        raise suite_api.unknown(case, "architecture at that dtype")
-    recording = traces.record(architecture, torch.float32, ctx.seed)
+def run_windows(case: ChainCase) -> None:
+    ctx, rtol, atol = case.ctx, case.rtol, case.atol
+    recording = traces.record(case.architecture, torch.float32, ctx.seed)
     starts = traces.windows(recording, Settings.window, Settings.max_windows)
-    rtol, atol = TOLERANCES[torch.float32]
-    record = {"calls": len(recording.calls), "forward_calls": recording.forward_calls, "window": Settings.window,
-              "windows_run": 0, "backward_windows": 0, "values_compared": 0, "values_undetermined": 0}
-    fusion = Fusion()
+    record = case.chains = {"calls": len(recording.calls), "forward_calls": recording.forward_calls,
+                            "window": Settings.window, "windows_run": 0, "backward_windows": 0, "values_compared": 0,
+                            "values_undetermined": 0}
 
     def judge(first: int, last: int) -> tuple[int, int]:
         """The window's values compared and undetermined; a Verdict where one differs."""
@@ -400,14 +426,11 @@ def run_windows(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
             continue  # the CPU cannot replay it alone (a call that needs what came before it)
         except Verdict as verdict:
             first, last, verdict = _narrowed(judge, start, start + Settings.window, verdict)
-            evidence = {**verdict.evidence, "chains": {**record, "device_fusion": fusion.seen()}}
-            evidence["message"] = f"[window of {last - first} op(s) at #{first}] {evidence.get('message', '')}"
-            return verdict.outcome, evidence
+            raise _led(f"window of {last - first} op(s) at #{first}", verdict) from None
         record["values_compared"] += compared
         record["values_undetermined"] += undetermined
     if record["windows_run"] == 0:
-        return suite_api.suite_skip("the recording has no window without a random op")
-    return Outcome.PASS, {"chains": {**record, "device_fusion": fusion.seen()}, "rtol": rtol, "atol": atol}
+        raise suite_api.Skip("the recording has no window without a random op")
 
 
 def _narrowed(judge: Callable[[int, int], Any], first: int, last: int,
@@ -437,7 +460,6 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Gemma2ForCausalLM", "G
                  "MixtralForCausalLM")
 
 
-
 @SUITE.lists
 def list_cases() -> Iterable[tuple[str, str, str]]:
     for dtype in DTYPES:
@@ -445,10 +467,3 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
             yield "elementwise", dtype_name(dtype), check
     for architecture in ARCHITECTURES:
         yield f"hf.{architecture}", "float32", "windows"
-
-
-@SUITE.runs
-def run_case(case: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    if case.subject != "elementwise" and not case.subject.startswith("hf."):
-        raise suite_api.unknown(case, "chain family")
-    return SUITE.checks[case.check].run(case, ctx)

@@ -39,6 +39,7 @@ import torch
 
 import suite_api
 from comparison import Mismatch, compare
+from sides import Verdict
 from vocabulary import Outcome
 
 from . import cases
@@ -64,7 +65,8 @@ SUITE = suite_api.Suite(
     native_phrase=lambda: f"pass natively on {Settings.world_size} ranks at every dtype",
     options={"world_size": {"type": "int", "default": DEFAULT_WORLD_SIZE,
                             "help": "ranks per world, one process and one device each (2 to the backend's device "
-                                    "count)"}})
+                                    "count)"}},
+    case=lambda case_id, ctx: WorldCase(case_id, ctx))  # the case type, below
 
 
 @SUITE.configures
@@ -140,65 +142,77 @@ def _summed_collectives(replies: list[dict[str, Any]]) -> dict[str, Any] | str:
     return total
 
 
-def _judge(case: cases.Case, dtype: str, replies: list[dict[str, Any]], ctx, evidence: dict[str, Any]) -> str:
+class WorldCase(suite_api.Case):
+    """One case: the computation its subject names (cases.CASES), run by every rank of the world;
+    the KeyError of suite_api.unknown() for a subject or dtype the suite does not have. A case that
+    does not pass kills the world (a failed collective can leave the process group unusable)."""
+
+    def __init__(self, case_id: suite_api.CaseId, ctx) -> None:
+        if case_id.subject not in cases.CASES or case_id.dtype not in cases.CASES[case_id.subject].dtypes:
+            raise suite_api.unknown(case_id, "such subject or dtype")
+        super().__init__(case_id, ctx)
+        self.computation = cases.CASES[case_id.subject]
+        self.evidence["world_size"] = Settings.world_size
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        _end_world()
+        return super().failed(verdict)
+
+
+@SUITE.runs_found
+def run_world(case: WorldCase) -> None:
+    """The check world<N>: the case's computation on every rank of the live world (started when
+    there is none), each rank's result against the CPU's (_judge)."""
+    if case.id.check != check():
+        raise KeyError(f"unknown case {case.id}: the distributed suite runs worlds of {Settings.world_size} ranks "
+                       f"(check {check()}; --suite-option world_size=N)")
+    try:
+        world, start_seconds = _world(case.ctx)
+        if start_seconds is not None:
+            case.evidence["world_start_seconds"] = start_seconds
+        replies = world.run(case.id.subject, case.id.dtype, case.ctx.seed)
+    except RankDied as died:
+        _die_like(died)
+        raise  # not reached
+    except WorldFailed as exc:
+        raise Verdict(Outcome.ERROR, {"exception_type": "WorldFailed", "message": str(exc), "stage": "world"}) from exc
+    case.evidence["collectives"] = _summed_collectives([r for r in replies if not r.get("stuck")])
+    case.evidence["rank_seconds"] = [r.get("seconds") for r in replies]
+    for reply in replies:
+        case.ctx.add_tracked_ops(reply)
+    _judge(case, replies)
+
+
+def _judge(case: WorldCase, replies: list[dict[str, Any]]) -> None:
+    """Every rank's reply against the CPU's result for it (and against rank 0's where every rank
+    must agree): an `error` Verdict when a rank raised, a `fail` one when a result differs."""
+    computation, dtype, evidence = case.computation, case.id.dtype, case.evidence
     failed = [k for k, r in enumerate(replies) if "raised" in r]
     if failed:
         first = replies[failed[0]]
-        evidence.update(first["raised"], rank=failed[0], traceback=first["traceback"])
+        raised = {**first["raised"], "rank": failed[0], "traceback": first["traceback"]}
         stuck = [k for k, r in enumerate(replies) if r.get("stuck")]
         if stuck:
-            evidence["stuck_ranks"] = stuck
-            evidence["message"] += f" (then rank(s) {', '.join(map(str, stuck))} waited in a collective)"
-        return Outcome.ERROR
-    rtol, atol = TRAINING_TOLERANCE if case.training else TOLERANCES[dtype]
+            raised["stuck_ranks"] = stuck
+            raised["message"] += f" (then rank(s) {', '.join(map(str, stuck))} waited in a collective)"
+        raise Verdict(Outcome.ERROR, raised)
+    rtol, atol = TRAINING_TOLERANCE if computation.training else TOLERANCES[dtype]
     evidence.update(rtol=rtol, atol=atol)
     try:
-        expected = case.reference(Settings.world_size, cases.DTYPES.get(dtype, torch.float32), ctx.seed)
+        expected = computation.reference(Settings.world_size, cases.DTYPES.get(dtype, torch.float32), case.ctx.seed)
     except Exception as exc:
-        raise RuntimeError(f"the CPU reference of {case.subject} failed: {type(exc).__name__}: {exc}") from exc
+        raise RuntimeError(f"the CPU reference of {computation.subject} failed: {type(exc).__name__}: {exc}") from exc
     worst = [0.0, 0.0]
     for k, reply in enumerate(replies):
         checks = [(f"rank {k} against the CPU", expected[k], rtol, atol)]
-        if case.same_on_every_rank and k > 0:
+        if computation.same_on_every_rank and k > 0:
             checks.insert(0, (f"rank {k} against rank 0", replies[0]["result"], 0.0, 0.0))
         for what, reference, r, a in checks:
             try:
                 errors = compare(reply["result"], reference, r, a)
             except Mismatch as mismatch:
-                evidence.update(rank=k, max_abs_error=mismatch.max_abs, max_rel_error=mismatch.max_rel,
-                                message=f"{what}: {str(mismatch)[:2000]}")
-                return Outcome.FAIL
+                raise Verdict(Outcome.FAIL, {"rank": k, "max_abs_error": mismatch.max_abs,
+                                             "max_rel_error": mismatch.max_rel,
+                                             "message": f"{what}: {str(mismatch)[:2000]}"}) from None
             worst = [max(worst[0], errors[0]), max(worst[1], errors[1])]
     evidence.update(max_abs_error=worst[0], max_rel_error=worst[1])
-    return Outcome.PASS
-
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype, world = case_id
-    if world != check():
-        raise KeyError(f"unknown case {case_id}: the distributed suite runs worlds of {Settings.world_size} ranks "
-                       f"(check {check()}; --suite-option world_size=N)")
-    if subject not in cases.CASES or dtype not in cases.CASES[subject].dtypes:
-        raise suite_api.unknown(case_id, "such subject or dtype")
-    case = cases.CASES[subject]
-    evidence: dict[str, Any] = {"world_size": Settings.world_size}
-    try:
-        world, start_seconds = _world(ctx)
-        if start_seconds is not None:
-            evidence["world_start_seconds"] = start_seconds
-        replies = world.run(subject, dtype, ctx.seed)
-    except RankDied as died:
-        _die_like(died)
-        raise  # not reached
-    except WorldFailed as exc:
-        _end_world()
-        return Outcome.ERROR, {**evidence, "exception_type": "WorldFailed", "message": str(exc), "stage": "world"}
-    evidence["collectives"] = _summed_collectives([r for r in replies if not r.get("stuck")])
-    evidence["rank_seconds"] = [r.get("seconds") for r in replies]
-    for reply in replies:
-        ctx.add_tracked_ops(reply)
-    outcome = _judge(case, dtype, replies, ctx, evidence)
-    if outcome != Outcome.PASS:
-        _end_world()  # a failed collective can leave the process group unusable
-    return outcome, evidence

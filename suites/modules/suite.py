@@ -36,7 +36,7 @@ import copy
 import functools
 import random
 import warnings
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy
 import torch
@@ -57,7 +57,8 @@ from vocabulary import Outcome
 from . import save_load
 
 SUITE = suite_api.Suite(__name__, noun="module", nouns="modules",
-                        native_phrase="pass forward and backward natively at every dtype")
+                        native_phrase="pass forward and backward natively at every dtype",
+                        case=lambda case_id, ctx: Case.from_id(case_id, ctx))  # the case type, below
 # Each check's traits: `upstream_tests`, the upstream tests whose tolerance decorators apply to it,
 # in the order they apply (a later one overrides an earlier one); `needs_grad`, inputs that require
 # grad; `training_only`, run in training mode alone.
@@ -181,7 +182,8 @@ def _differentiable(tree) -> list[tuple[str, torch.Tensor]]:
 
 
 class Case(Sides):
-    """One case being run: its module, dtype, check, tolerance and context, what it compared so far."""
+    """One case being run: its module, dtype, check, tolerance and context, what it compared so far;
+    the suite's case type (from_id())."""
 
     quiet = True  # modules warn about their arguments; the log is not the place for it
 
@@ -193,6 +195,39 @@ class Case(Sides):
         self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source,
                                          "modes": ["train" if m else "eval" for m in self.modes]}
         self.compared = self.without_reference = self.not_applicable = 0
+
+    @classmethod
+    def from_id(cls, case_id: suite_api.CaseId, ctx) -> Case:
+        """The case a case id names; the KeyError of suite_api.unknown() for a ModuleInfo or dtype the
+        suite does not have."""
+        info, dtype = suite_api.info_and_dtype(case_id, MODULES, "ModuleInfo")
+        return cls(info, dtype, case_id.check, ctx)
+
+    def each_input(self, body: Callable[[Case, Any, tuple[tuple, dict], bool], None]) -> None:
+        """`body(case, module_input, inputs, training)` for every module input of the check (inputs
+        that require grad where it `needs_grad`), in each of the case's modes (training alone where
+        it is `training_only`), `inputs` the forward's as fresh leaves and `where` set to the input.
+        An input the CPU cannot run (NoReference) is counted without a reference, one the check has
+        nothing to compare for (NotApplicable) as not applicable, any other as compared; a Verdict
+        ends the case."""
+        traits = SUITE.checks[self.check].traits
+        needs_grad = traits.get("needs_grad", False)
+        for training in [True] if traits.get("training_only") else self.modes:
+            for index, module_input in enumerate(module_inputs(self.info, self.dtype, requires_grad=needs_grad,
+                                                               training=training)):
+                if module_input.forward_input is None:
+                    continue
+                _where(self, index, module_input, training)
+                try:
+                    body(self, module_input, _leaves_of(module_input.forward_input), training)
+                except NoReference:
+                    self.without_reference += 1
+                    continue
+                except NotApplicable as reason:
+                    self.not_applicable += 1
+                    self.evidence.setdefault("not_applicable", str(reason))
+                    continue
+                self.compared += 1
 
     def conclude(self) -> tuple[str, dict[str, Any]]:
         self.evidence.update({"inputs_compared": self.compared, "inputs_without_reference": self.without_reference,
@@ -309,20 +344,20 @@ def _where(case: Case, index: int, module_input, training: bool) -> None:
 @suite_api.check("forward", "the forward's outputs for every module input, in training mode and (where they differ) "
                             "eval mode, on the device against the CPU",
                  upstream_tests=("test_cpu_gpu_parity", "test_forward"))
-def forward(case: Case, module_input, inputs, training: bool) -> None:
-    _compare(case, module_input, inputs, training, grads=False, output=True, noncontiguous=False)
+def forward(case: Case) -> None:
+    case.each_input(functools.partial(_compare, grads=False, output=True, noncontiguous=False))
 
 
 @suite_api.check("backward", "gradients of the parameters and of the inputs for random output gradients",
                  upstream_tests=("test_cpu_gpu_parity",), needs_grad=True)
-def backward(case: Case, module_input, inputs, training: bool) -> None:
-    _compare(case, module_input, inputs, training, grads=True, output=False, noncontiguous=False)
+def backward(case: Case) -> None:
+    case.each_input(functools.partial(_compare, grads=True, output=False, noncontiguous=False))
 
 
 @suite_api.check("noncontiguous", "forward and gradients with every input non-contiguous (same values, strided storage)",
                  native=False, upstream_tests=("test_cpu_gpu_parity", "test_non_contiguous_tensors"), needs_grad=True)
-def noncontiguous(case: Case, module_input, inputs, training: bool) -> None:
-    _compare(case, module_input, inputs, training, grads=True, output=True, noncontiguous=True)
+def noncontiguous(case: Case) -> None:
+    case.each_input(functools.partial(_compare, grads=True, output=True, noncontiguous=True))
 
 
 def _compare(case: Case, module_input, inputs, training: bool, *, grads: bool, output: bool,
@@ -370,7 +405,11 @@ def _build_device(case: Case, module_input, inputs, training: bool) -> torch.nn.
 @suite_api.check("state", "buffers (running statistics) after two training-mode forwards", native=False,
                  applies=lambda info, dtype: _has_buffers_named(info.name), upstream_tests=("test_cpu_gpu_parity",),
                  training_only=True)
-def state(case: Case, module_input, inputs, training: bool) -> None:
+def state(case: Case) -> None:
+    case.each_input(_buffers_after_training)
+
+
+def _buffers_after_training(case: Case, module_input, inputs, training: bool) -> None:
     """Buffers after two training-mode forwards, on the device against the CPU."""
     def train(module, data):
         with torch.no_grad():
@@ -405,38 +444,14 @@ def state(case: Case, module_input, inputs, training: bool) -> None:
                               "storage sharing kept",
                  native=False, applies=lambda info, dtype: dtype == _save_load_dtype(info),
                  upstream_tests=("test_cpu_gpu_parity",), training_only=True)
-def save_and_load(case: Case, module_input, inputs, training: bool) -> None:
+def save_and_load(case: Case) -> None:
+    case.each_input(_saved_and_loaded)
+
+
+def _saved_and_loaded(case: Case, module_input, inputs, training: bool) -> None:
+    """The module built from one input saved and loaded every way (save_load.run)."""
     if not save_load.first_of_its_kind(case, _constructor(module_input)):
         raise NotApplicable(f"save_load runs each distinct constructor once, at most {save_load.CONSTRUCTORS}")
     save_load.run(case, lambda: _build_cpu(case, module_input, inputs, training),
                   lambda: _build_device(case, module_input, inputs, training),
                   lambda module: _forward(module, to_device(_clone(inputs), case.ctx.device)))
-
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    info, dtype = suite_api.info_and_dtype(case_id, MODULES, "ModuleInfo")
-    check = SUITE.checks[case_id.check]
-    case = Case(info, dtype, check.name, ctx)
-    needs_grad = check.traits.get("needs_grad", False)
-    modes = [True] if check.traits.get("training_only") else case.modes
-    try:
-        for training in modes:
-            for index, module_input in enumerate(module_inputs(info, dtype, requires_grad=needs_grad,
-                                                               training=training)):
-                if module_input.forward_input is None:
-                    continue
-                _where(case, index, module_input, training)
-                try:
-                    check.run(case, module_input, _leaves_of(module_input.forward_input), training)
-                except NoReference:
-                    case.without_reference += 1
-                    continue
-                except NotApplicable as reason:
-                    case.not_applicable += 1
-                    case.evidence.setdefault("not_applicable", str(reason))
-                    continue
-                case.compared += 1
-    except Verdict as verdict:
-        return case.failed(verdict)
-    return case.conclude()

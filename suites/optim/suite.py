@@ -62,7 +62,8 @@ DTYPES = (torch.float32,)
 IMPLEMENTATIONS = ("foreach", "fused")  # the flags that choose an implementation; differentiable is left out
 
 
-SUITE = suite_api.Suite(__name__, noun="optimizer", nouns="optimizers", native_phrase="run natively with every check")
+SUITE = suite_api.Suite(__name__, noun="optimizer", nouns="optimizers", native_phrase="run natively with every check",
+                        case=lambda case_id, ctx: Case(case_id, ctx))  # the case type, below
 
 
 def variant_of(desc: str) -> str:
@@ -228,21 +229,47 @@ def _without_implementation(groups: list[dict[str, Any]]) -> list[dict[str, Any]
 
 
 class Case(Sides):
-    """One case being run: its optimizer input, dtype, check, tolerance and context."""
+    """One case being run: its optimizer input, dtype, tolerance and context, made from its id (the
+    suite's case type); the KeyError of suite_api.unknown() for an optimizer input or dtype the
+    suite does not have."""
 
     quiet = True  # optimizers and schedulers warn about their arguments; the log is not the place
 
-    def __init__(self, subject: str, dtype: torch.dtype, check: str, ctx) -> None:
+    def __init__(self, case_id: suite_api.CaseId, ctx) -> None:
+        _, subject, dtype_str, _ = case_id
+        if subject not in subjects() or dtype_str not in {dtype_name(d) for d in DTYPES}:
+            raise suite_api.unknown(case_id, "such optimizer input or dtype")
         info, optim_input = subjects()[subject]
-        rtol, atol, source = tolerance(info, dtype, optim_input.kwargs)
+        self.id, self.dtype = case_id, getattr(torch, dtype_str)
+        rtol, atol, source = tolerance(info, self.dtype, optim_input.kwargs)
         super().__init__(ctx, rtol, atol)
         self.info, self.optim_input = info, optim_input
-        self.dtype, self.check = dtype, check
         self.kwargs = self.optim_input.kwargs
         self.evidence: dict[str, Any] = {
             "rtol": self.rtol, "atol": self.atol, "tolerance_source": source,
             "optimizer_input": self.optim_input.desc, "kwargs": repr(self.kwargs)[:300],
             "implementation": implementation(self.kwargs), **upstream_variants(self.info), "steps": STEPS}
+        self.referenced = True  # false once the CPU could not run the input (cpu())
+
+    def cpu(self, run: Callable[..., Any], *args: Any) -> Any:
+        """Sides.cpu(); a CPU that cannot run the optimizer input ends the case: an `error` of the
+        harness (suite_api.no_reference), with where the case was."""
+        try:
+            return super().cpu(run, *args)
+        except NoReference as none:
+            self.referenced = False
+            raise Verdict(*suite_api.no_reference(dict(self.where), "optimizer input", str(none))) from none
+
+    def failed(self, verdict: Verdict) -> tuple[str, dict[str, Any]]:
+        self.evidence.update(verdict.evidence)
+        if self.referenced:
+            self.evidence.setdefault("max_abs_error", self.max_abs)
+            self.evidence.setdefault("max_rel_error", self.max_rel)
+        return verdict.outcome, self.evidence
+
+    def conclude(self) -> tuple[str, dict[str, Any]]:
+        self.evidence.update({"max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
+        return Outcome.PASS, self.evidence
 
     def compare(self, actual: Any, expected: Any, where: dict[str, Any] | None = None, *,
                 values: bool = True) -> None:
@@ -259,7 +286,6 @@ class Case(Sides):
                                          "message": f"{what}: state tensors not on {kind}: "
                                                     f"{', '.join(misplaced)[:500]}"})
 
-    # the checks
     def sides(self, schedulers=()) -> tuple[Side, Side]:
         problem = Problem(self.info, self.dtype, self.ctx.seed)
         cpu = self.cpu(lambda: Side(self.info, self.kwargs, problem, problem.parameters(None), schedulers))
@@ -277,73 +303,57 @@ class Case(Sides):
                 self.compare_named(f"learning rates after step {step}", dev.lrs(), cpu.lrs())
         self.where.pop("step", None)
 
-    @suite_api.check("step", f"parameters after each of {STEPS} steps, on the device against the CPU")
-    def check_step(self) -> None:
-        self.run_steps(*self.sides(), with_lrs=False)
 
-    @suite_api.check("lr_scheduler", f"{STEPS} steps with the OptimizerInfo's learning-rate schedulers: parameters "
-                                     f"and learning rates")
-    def check_lr_scheduler(self) -> None:
-        names = []
-        for index, schedulers in enumerate(self.info.scheduler_inputs):
-            self.where = {"schedulers_index": index}
-            cpu, dev = self.sides(schedulers)
-            names.append([type(s).__name__ for s in cpu.schedulers])
-            self.where["schedulers"] = names[-1]
-            self.run_steps(cpu, dev, with_lrs=True)
-        self.where = {}
-        self.evidence["schedulers"] = names
+# --- the checks -----------------------------------------------------------------------------
 
-    @suite_api.check("state_dict", f"state_dict() after {STEPS} steps (state and param groups), state tensors on "
-                                   f"the device")
-    def check_state_dict(self) -> None:
-        cpu, dev = self.sides()
-        self.run_steps(cpu, dev, with_lrs=False)
-        expected = self.cpu(cpu.optimizer.state_dict)
-        actual = self.device(dev.optimizer.state_dict, where={"stage": "state_dict"})
-        self.on_device(actual["state"], "state_dict()")
-        self.compare_named("state_dict() state", actual["state"], expected["state"])
-        self.compare_named("state_dict() param_groups", _without_implementation(actual["param_groups"]),
-                     _without_implementation(expected["param_groups"]))
-        self.evidence["state_keys"] = sorted({str(k) for s in expected["state"].values() for k in s})
-
-    @suite_api.check("load_state_dict", "a CPU state dict loaded into a device optimizer: state moved to the device, "
-                                        "the next step matches the CPU's")
-    def check_load_state_dict(self) -> None:
-        cpu, _ = self.sides()
-        for step in range(1, STEPS + 1):
-            self.cpu(cpu.step)
-        saved = self.cpu(lambda: copy.deepcopy(cpu.optimizer.state_dict()))
-        params = [to_device(p.detach(), self.ctx.device).requires_grad_() for p in cpu.params]
-        dev = self.device(lambda: Side(self.info, self.kwargs, cpu.problem, params), where={"stage": "construct"})
-        self.device(lambda: dev.optimizer.load_state_dict(copy.deepcopy(saved)),
-                    where={"stage": "load_state_dict"})
-        self.on_device(dev.optimizer.state, "the loaded state")
-        self.where["step"] = STEPS + 1
-        self.cpu(cpu.step)
-        self.device(dev.step, where={"stage": "step"})
-        self.compare_named(f"parameters after step {STEPS + 1}", dev.params, cpu.params)
-        actual = self.device(dev.optimizer.state_dict, where={"stage": "state_dict"})
-        self.compare_named(f"state_dict() state after step {STEPS + 1}", actual["state"], cpu.optimizer.state_dict()["state"])
-
-    def run(self) -> tuple[str, dict[str, Any]]:
-        try:
-            SUITE.checks[self.check].run(self)
-        except NoReference as none:
-            self.evidence.update(self.where)
-            return suite_api.no_reference(self.evidence, "optimizer input", str(none))
-        except Verdict as verdict:
-            self.evidence.update(verdict.evidence)
-            self.evidence.setdefault("max_abs_error", self.max_abs)
-            self.evidence.setdefault("max_rel_error", self.max_rel)
-            return verdict.outcome, self.evidence
-        self.evidence.update({"max_abs_error": self.max_abs, "max_rel_error": self.max_rel})
-        return Outcome.PASS, self.evidence
+@suite_api.check("step", f"parameters after each of {STEPS} steps, on the device against the CPU")
+def check_step(case: Case) -> None:
+    case.run_steps(*case.sides(), with_lrs=False)
 
 
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype_str, check = case_id
-    if subject not in subjects() or dtype_str not in {dtype_name(d) for d in DTYPES}:
-        raise suite_api.unknown(case_id, "such optimizer input or dtype")
-    return Case(subject, getattr(torch, dtype_str), check, ctx).run()
+@suite_api.check("lr_scheduler", f"{STEPS} steps with the OptimizerInfo's learning-rate schedulers: parameters "
+                                 f"and learning rates")
+def check_lr_scheduler(case: Case) -> None:
+    names = []
+    for index, schedulers in enumerate(case.info.scheduler_inputs):
+        case.where = {"schedulers_index": index}
+        cpu, dev = case.sides(schedulers)
+        names.append([type(s).__name__ for s in cpu.schedulers])
+        case.where["schedulers"] = names[-1]
+        case.run_steps(cpu, dev, with_lrs=True)
+    case.where = {}
+    case.evidence["schedulers"] = names
+
+
+@suite_api.check("state_dict", f"state_dict() after {STEPS} steps (state and param groups), state tensors on "
+                               f"the device")
+def check_state_dict(case: Case) -> None:
+    cpu, dev = case.sides()
+    case.run_steps(cpu, dev, with_lrs=False)
+    expected = case.cpu(cpu.optimizer.state_dict)
+    actual = case.device(dev.optimizer.state_dict, where={"stage": "state_dict"})
+    case.on_device(actual["state"], "state_dict()")
+    case.compare_named("state_dict() state", actual["state"], expected["state"])
+    case.compare_named("state_dict() param_groups", _without_implementation(actual["param_groups"]),
+                       _without_implementation(expected["param_groups"]))
+    case.evidence["state_keys"] = sorted({str(k) for s in expected["state"].values() for k in s})
+
+
+@suite_api.check("load_state_dict", "a CPU state dict loaded into a device optimizer: state moved to the device, "
+                                    "the next step matches the CPU's")
+def check_load_state_dict(case: Case) -> None:
+    cpu, _ = case.sides()
+    for step in range(1, STEPS + 1):
+        case.cpu(cpu.step)
+    saved = case.cpu(lambda: copy.deepcopy(cpu.optimizer.state_dict()))
+    params = [to_device(p.detach(), case.ctx.device).requires_grad_() for p in cpu.params]
+    dev = case.device(lambda: Side(case.info, case.kwargs, cpu.problem, params), where={"stage": "construct"})
+    case.device(lambda: dev.optimizer.load_state_dict(copy.deepcopy(saved)), where={"stage": "load_state_dict"})
+    case.on_device(dev.optimizer.state, "the loaded state")
+    case.where["step"] = STEPS + 1
+    case.cpu(cpu.step)
+    case.device(dev.step, where={"stage": "step"})
+    case.compare_named(f"parameters after step {STEPS + 1}", dev.params, cpu.params)
+    actual = case.device(dev.optimizer.state_dict, where={"stage": "state_dict"})
+    case.compare_named(f"state_dict() state after step {STEPS + 1}", actual["state"],
+                       cpu.optimizer.state_dict()["state"])

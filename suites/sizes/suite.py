@@ -27,6 +27,7 @@ import torch.utils._pytree as pytree
 
 from suitelib import opinfo
 from evidence import describe_tensor, dtype_name, exception_evidence
+from sides import Verdict
 import suite_api
 from vocabulary import Outcome, Where
 
@@ -57,7 +58,8 @@ SUITE = suite_api.Suite(
     share_cores=True,  # many small ops per case: -j workers must not oversubscribe the cores
     options={"max_case_memory": {"type": "str", "default": "2GiB",
                                  "help": "the most a case may allocate (2GiB, 512MiB, bytes): larger calls are cut "
-                                         "down or not run, and the evidence says which"}})
+                                         "down or not run, and the evidence says which"}},
+    case=lambda case_id, ctx: SizesCase(case_id, ctx))  # the case type, below
 
 
 @SUITE.configures
@@ -79,6 +81,60 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
             yield from ((subject, dtype_name(dtype), check) for check in SUITE.checks_for(subject))
     yield from ((subject, dtype_name(dtype), check) for subject in sizes_models.subjects()
                 for dtype in DTYPES for check in SUITE.checks_for(subject))
+
+
+class SizesCase(suite_api.Case):
+    """One case: the subject's calls (what its check makes), each run on the device and judged
+    against the float64 reference under the memory bound (run_calls); the KeyError of
+    suite_api.unknown() for a dtype or a subject and check the suite does not have."""
+
+    def __init__(self, case_id: suite_api.CaseId, ctx) -> None:
+        self.dtype = {dtype_name(d): d for d in DTYPES}.get(case_id.dtype)
+        if self.dtype is None:
+            raise suite_api.unknown(case_id, f"dtype {case_id.dtype}")
+        if case_id.check not in SUITE.checks_for(case_id.subject):
+            raise suite_api.unknown(case_id, f"subject {case_id.subject} with check {case_id.check}")
+        super().__init__(case_id, ctx)
+        self.evidence.update(reference_dtype="float64", tolerance_formula=FORMULA,
+                             max_case_memory=Settings.max_case_memory)
+
+    def run_calls(self, calls: list[sizes_calls.Call]) -> None:
+        """Each call that fits the memory bound (cut down to fit, or not run: `reduced`, `not_run`),
+        on the device against the reference; the largest errors and memory, and each call's
+        measurements (`calls`), in the evidence. An `error` Verdict when the device raises or no
+        call fits, a `fail` one when a result is beyond its bound."""
+        evidence, dtype, ctx = self.evidence, self.dtype, self.ctx
+        device_module = torch.get_device_module(ctx.device)
+        measured: dict[str, dict[str, Any]] = {}
+        worst = {"tolerance_ratio": 0.0, "cpu_formula_ratio": 0.0, "max_abs_error": 0.0, "max_rel_error": 0.0,
+                 "peak_device_memory": 0, "estimated_memory": 0}
+        for call in calls:
+            runnable, need, note = sizes_calls.fit(call, dtype, Settings.max_case_memory)
+            if note:
+                evidence.setdefault("reduced" if runnable else "not_run", []).append(note)
+            if runnable is None:
+                continue
+            worst["estimated_memory"] = max(worst["estimated_memory"], need)
+            try:
+                result = sizes_calls.run(runnable, dtype, ctx.device, int(ctx.seed), device_module)
+            except sizes_calls.DeviceRaised as raised:
+                where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
+                raise Verdict(Outcome.ERROR, {**worst, **exception_evidence(raised.__cause__), **where,
+                                              "calls": measured})
+            except Wrong as wrong:
+                where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
+                raise Verdict(Outcome.FAIL, {**worst, **where, "calls": measured,
+                                             "message": f"{runnable.name} {where['shapes']}: {wrong}",
+                                             **{k: v for k, v in wrong.errors.items() if k in worst and v > worst[k]}})
+            measured[runnable.name] = result
+            for key in ("tolerance_ratio", "cpu_formula_ratio", "max_abs_error", "max_rel_error",
+                        "peak_device_memory"):
+                worst[key] = max(worst[key], result.get(key) or 0)
+        evidence.update(worst, calls=measured)
+        if not measured:
+            raise Verdict(Outcome.ERROR, {
+                "exception_type": "MemoryBound", "where": Where.HARNESS,
+                "message": "no call of the case fits max_case_memory: " + "; ".join(evidence.get("not_run", []))})
 
 
 def _tile_calls(subject: str, dtype: torch.dtype, tile: int, seed: int) -> list[sizes_calls.Call]:
@@ -103,22 +159,25 @@ def _is_tiled(subject: str) -> bool:
     return subject in sizes_tiles.TABLE
 
 
-def tile_calls(case_id: suite_api.CaseId, dtype: torch.dtype, ctx, evidence: dict[str, Any]) -> list[sizes_calls.Call]:
-    evidence["family"] = sizes_tiles.family(case_id.subject)
-    return _tile_calls(case_id.subject, dtype, int(case_id.check.removeprefix("tile")), int(ctx.seed))
+def tile(case: SizesCase) -> None:
+    """The op's calls scaled to the check's tile (tile<n>)."""
+    case.evidence["family"] = sizes_tiles.family(case.id.subject)
+    tile_size = int(case.id.check.removeprefix("tile"))
+    case.run_calls(_tile_calls(case.id.subject, case.dtype, tile_size, int(case.ctx.seed)))
 
 
 for _n in sizes_tiles.TILES:
     suite_api.check(f"tile{_n}", f"each dimension the op's entry names at {_n - 1}, {_n} and {_n + 1}, contiguous and "
-                                 f"transposed", applies=_is_tiled)(tile_calls)
+                                 f"transposed", applies=_is_tiled)(tile)
 suite_api.check(f"tile{sizes_tiles.CONTRACTION_TILE}", "the contraction or reduction dimensions at 8191, 8192 and 8193",
-                applies=lambda subject: _is_tiled(subject) and sizes_tiles.TABLE[subject].reduce)(tile_calls)
+                applies=lambda subject: _is_tiled(subject) and sizes_tiles.TABLE[subject].reduce)(tile)
 
 
-def model_calls(case_id: suite_api.CaseId, dtype: torch.dtype, ctx, evidence: dict[str, Any]) -> list[sizes_calls.Call]:
-    model, _, part = case_id.subject.rpartition(".")
-    evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
-    return sizes_models.calls(model, part, sizes_models.SEQUENCES[case_id.check])
+def model_part(case: SizesCase) -> None:
+    """The ops of one part of a model's layer at the check's sequence length (seq<s>)."""
+    model, _, part = case.id.subject.rpartition(".")
+    case.evidence.update(family=f"model.{part}", architecture=sizes_models.models()[model].architecture)
+    case.run_calls(sizes_models.calls(model, part, sizes_models.SEQUENCES[case.id.check]))
 
 
 def _is_model_part(subject: str) -> bool:
@@ -127,51 +186,7 @@ def _is_model_part(subject: str) -> bool:
 
 for _check, _seq in sizes_models.SEQUENCES.items():
     suite_api.check(_check, f"one part of a real model's layer at sequence length {_seq}, op by op",
-                    applies=_is_model_part)(model_calls)
-
-
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    subject, dtype_text, check = case_id.subject, case_id.dtype, case_id.check
-    dtype = {dtype_name(d): d for d in DTYPES}.get(dtype_text)
-    if dtype is None:
-        raise suite_api.unknown(case_id, f"dtype {dtype_text}")
-    evidence: dict[str, Any] = {"reference_dtype": "float64", "tolerance_formula": FORMULA,
-                                "max_case_memory": Settings.max_case_memory}
-    if check not in SUITE.checks_for(subject):
-        raise suite_api.unknown(case_id, f"subject {subject} with check {check}")
-    calls = SUITE.checks[check].run(case_id, dtype, ctx, evidence)
-    device_module = torch.get_device_module(ctx.device)
-    measured: dict[str, dict[str, Any]] = {}
-    worst = {"tolerance_ratio": 0.0, "cpu_formula_ratio": 0.0, "max_abs_error": 0.0, "max_rel_error": 0.0,
-             "peak_device_memory": 0, "estimated_memory": 0}
-    for call in calls:
-        runnable, need, note = sizes_calls.fit(call, dtype, Settings.max_case_memory)
-        if note:
-            evidence.setdefault("reduced" if runnable else "not_run", []).append(note)
-        if runnable is None:
-            continue
-        worst["estimated_memory"] = max(worst["estimated_memory"], need)
-        try:
-            result = sizes_calls.run(runnable, dtype, ctx.device, int(ctx.seed), device_module)
-        except sizes_calls.DeviceRaised as raised:
-            where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
-            evidence.update(worst, **exception_evidence(raised.__cause__), **where, calls=measured)
-            return Outcome.ERROR, evidence
-        except Wrong as wrong:
-            where = {"variant": runnable.name, "shapes": _shapes(runnable, dtype)}
-            evidence.update(worst, **where, calls=measured, message=f"{runnable.name} {where['shapes']}: {wrong}")
-            evidence.update({k: v for k, v in wrong.errors.items() if k in worst and v > worst[k]})
-            return Outcome.FAIL, evidence
-        measured[runnable.name] = result
-        for key in ("tolerance_ratio", "cpu_formula_ratio", "max_abs_error", "max_rel_error", "peak_device_memory"):
-            worst[key] = max(worst[key], result.get(key) or 0)
-    evidence.update(worst, calls=measured)
-    if not measured:
-        evidence.update(exception_type="MemoryBound", where=Where.HARNESS,
-                        message="no call of the case fits max_case_memory: " + "; ".join(evidence.get("not_run", [])))
-        return Outcome.ERROR, evidence
-    return Outcome.PASS, evidence
+                    applies=_is_model_part)(model_part)
 
 
 def _shapes(call: sizes_calls.Call, dtype: torch.dtype) -> str:

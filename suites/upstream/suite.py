@@ -44,12 +44,14 @@ from typing import Any, Iterable
 import torch
 
 from evidence import exception_evidence
+from sides import Verdict
 import suite_api
 from vocabulary import Outcome, Where
 
 # Not in the nightly's list: it needs a checkout of PyTorch's test/ (ci/nightly.sh adds it given one).
 SUITE = suite_api.Suite(__name__, noun="test class", nouns="upstream test classes",
-                        native_phrase="pass every test natively at every dtype", nightly=False, options={
+                        native_phrase="pass every test natively at every dtype", nightly=False,
+                        case=lambda case_id, ctx: UpstreamCase(case_id, ctx), options={
     "pytorch_test_dir": {"type": "path", "required": True,
                          "help": "a PyTorch checkout (or its test/ folder) at the installed torch's tag; "
                                  "ci/fetch-pytorch-tests.sh makes one"},
@@ -64,9 +66,9 @@ IMPORT_CHECK = "import"
 
 
 @suite_api.check(IMPORT_CHECK, "the test file imports (an error here names the import error)")
-def imports(stem: str) -> tuple[str, dict[str, Any]]:
-    """A file that imported (run_case has answered for one that did not)."""
-    return Outcome.PASS, {"file": f"{stem}.py"}
+def imports(case: UpstreamCase) -> None:
+    """A file that imported (making its case has answered for one that did not)."""
+    case.evidence["file"] = f"{case.stem}.py"
 
 
 _VERSION = re.compile(r"(\d+)\.(\d+)(?:\.(\d+))?")
@@ -307,35 +309,39 @@ class _Result(unittest.TestResult):
         self.unexpected_success = True
 
 
-@SUITE.runs
-def run_case(case_id: suite_api.CaseId, ctx) -> tuple[str, dict[str, Any]]:
-    _, subject, dtype, check = case_id  # a test of the file, or the file's import
-    stem = subject.split(".")[0]
-    file = _file(stem)
-    if isinstance(file, ImportFailure):
-        if isinstance(file.exc, unittest.SkipTest):
-            return suite_api.suite_skip(f"upstream skips the file: {file.exc}")
-        if isinstance(file.exc, SystemExit) and file.exc.code in (None, 0):
-            return suite_api.suite_skip("the file exits at import (sys.exit(0)): it skips itself here")
-        return Outcome.ERROR, {**exception_evidence(file.exc), "where": Where.IMPORT, "file": f"{stem}.py",
-                               "traceback": file.traceback}
-    if check == IMPORT_CHECK:
-        return SUITE.checks[IMPORT_CHECK].run(stem)
-    test = file.tests.get(str(case_id))
+class UpstreamCase(suite_api.Case):
+    """A case of a test file of the run: the file imported once per process (`file`); a file that
+    did not import ends its every case here, the suite's skip when upstream skips the file itself."""
+
+    def __init__(self, case_id: suite_api.CaseId, ctx) -> None:
+        super().__init__(case_id, ctx)
+        self.stem = case_id.subject.split(".")[0]  # a test of the file, or the file's import
+        file = _file(self.stem)
+        if isinstance(file, ImportFailure):
+            if isinstance(file.exc, unittest.SkipTest):
+                raise suite_api.Skip(f"upstream skips the file: {file.exc}")
+            if isinstance(file.exc, SystemExit) and file.exc.code in (None, 0):
+                raise suite_api.Skip("the file exits at import (sys.exit(0)): it skips itself here")
+            raise Verdict(Outcome.ERROR, {**exception_evidence(file.exc), "where": Where.IMPORT,
+                                          "file": f"{self.stem}.py", "traceback": file.traceback})
+        self.file = file
+
+
+@SUITE.runs_found
+def run_test(case: UpstreamCase) -> None:
+    """One test method of the file, through unittest: its first failed check a `fail`, any other
+    exception an `error`, upstream's own skip the suite's."""
+    test = case.file.tests.get(str(case.id))
     if test is None:
-        raise KeyError(f"{case_id}: no such test in {stem}.py (was the checkout changed since the listing?)")
-    evidence: dict[str, Any] = {"test": f"{test.cls.__name__}.{test.method}", "file": f"{stem}.py"}
+        raise KeyError(f"{case.id}: no such test in {case.stem}.py (was the checkout changed since the listing?)")
+    case.evidence.update(test=f"{test.cls.__name__}.{test.method}", file=f"{case.stem}.py")
     result = _Result()
     unittest.TestSuite([test.cls(test.method)]).run(result)
     if result.expected_failure or result.unexpected_success:
-        evidence["upstream_expected_failure"] = True
+        case.evidence["upstream_expected_failure"] = True
     if result.raised:
         outcome, exc, trace = result.raised[0]
-        evidence.update(exception_evidence(exc))
-        evidence["traceback"] = trace
-        if len(result.raised) > 1:
-            evidence["failures"] = len(result.raised)
-        return outcome, evidence
+        failures = {"failures": len(result.raised)} if len(result.raised) > 1 else {}
+        raise Verdict(outcome, {**exception_evidence(exc), "traceback": trace, **failures})
     if result.skip_reason is not None:
-        return suite_api.suite_skip(result.skip_reason, **evidence)
-    return Outcome.PASS, evidence
+        raise suite_api.Skip(result.skip_reason, **case.evidence)

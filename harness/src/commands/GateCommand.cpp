@@ -87,11 +87,23 @@ int gate_command(const GateOptions& o) {
     if (sections.size() > 1) details += fmt::format("## suite {}\n\n", baseline.suite);
     details += verdict.markdown + "\n";
   }
+  // A suite that ran but has no section is not gated: news, until the baseline holds it.
+  std::size_t ungated = 0;
+  for (const auto& id : only_run ? std::vector<std::string>{} : store.newest_run_of_each_suite()) {
+    const std::string suite = store.run(id)->suite;
+    if (std::ranges::any_of(sections, [&](const Snapshot& s) { return s.suite == suite; })) continue;
+    ++ungated;
+    exit_code = combined_exit(exit_code, 2);
+    summary += fmt::format("| {} | NOT GATED: no section in the baseline (`gate --write-baseline` "
+                           "writes one) | — | `{}` |\n",
+                           suite, id);
+  }
   // The table of suites when there are several, or when the one suite could not be judged.
-  if (sections.size() > 1 || details.empty())
+  if (sections.size() + ungated > 1 || details.empty())
     fmt::print("## neuron-conform gate over {} suite{}: {}\n\n| suite | verdict | baseline cases "
                "| run |\n| --- | --- | --- | --- |\n{}\n",
-               sections.size(), sections.size() == 1 ? "" : "s", exit_code == 0 ? "PASS" : "FAIL",
+               sections.size() + ungated, sections.size() + ungated == 1 ? "" : "s",
+               exit_code == 0 ? "PASS" : "FAIL",
                summary);
   fmt::print("{}", details);
   return exit_code;

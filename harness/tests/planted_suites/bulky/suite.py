@@ -9,11 +9,12 @@ from __future__ import annotations
 import time
 
 import suite_api
+from sides import Verdict
 from vocabulary import Outcome
 
 CASES = 300
 SETTINGS: dict = {}
-SUITE = suite_api.Suite(__name__, noun="parcel", nouns="parcels", options={
+SUITE = suite_api.Suite(__name__, noun="parcel", nouns="parcels", case=suite_api.Case, options={
     "case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"},
     "failing": {"type": "str", "default": "", "help": "parcels that fail, comma-separated"}})
 
@@ -28,14 +29,9 @@ def list_cases():
     return ((f"parcel{i:03d}", "-", "store") for i in range(CASES))
 
 
-@SUITE.runs
-def run_case(case, ctx):
-    return SUITE.checks[case.check].run(case)
-
-
 @suite_api.check("store", "records a bulky result")
 def store(case):
     time.sleep(SETTINGS.get("case_seconds", 0.0))
-    if case.subject in SETTINGS.get("failing", "").split(","):
-        return Outcome.FAIL, {"message": f"{case.subject} planted to fail"}
-    return Outcome.PASS, {"payload": case.subject * 2000}
+    if case.id.subject in SETTINGS.get("failing", "").split(","):
+        raise Verdict(Outcome.FAIL, {"message": f"{case.id.subject} planted to fail"})
+    case.evidence["payload"] = case.id.subject * 2000

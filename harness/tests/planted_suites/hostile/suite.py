@@ -16,7 +16,6 @@ import time
 import torch
 
 import suite_api
-from vocabulary import Outcome
 
 CHECK = "misbehave"
 ATTACKS = (
@@ -37,7 +36,7 @@ ATTACKS = (
 HOARD: list = []  # what "hoards" keeps alive after its case, as a worker's caches would
 
 
-SUITE = suite_api.Suite(__name__, noun="attack", nouns="attacks")
+SUITE = suite_api.Suite(__name__, noun="attack", nouns="attacks", case=suite_api.Case)
 
 
 @SUITE.lists
@@ -75,20 +74,16 @@ def harness_peak_rss_kb() -> int:
     return int(status.split("VmHWM:")[1].split()[0])
 
 
-@SUITE.runs
-def run_case(case, ctx):
-    return SUITE.checks[case.check].run(case, ctx)
-
-
 @suite_api.check(CHECK, "misbehaves on the worker's protocol stream or memory")
-def misbehave(case, ctx):
-    case_id = str(case)
-    attack = case.subject
+def misbehave(case) -> None:
+    case_id, ctx = str(case.id), case.ctx
+    attack = case.id.subject
     if attack.startswith("calm_after_"):
         if attack == "calm_after_fork_writes_later":
             time.sleep(1.5)  # running when the child left by the case before writes its line
         (torch.ones(3, device=ctx.device) + 1).cpu()
-        return Outcome.PASS, {"pid": os.getpid(), "harness_peak_rss_kb": harness_peak_rss_kb()}
+        case.evidence.update(pid=os.getpid(), harness_peak_rss_kb=harness_peak_rss_kb())
+        return
     if attack == "garbage_line":
         write(b"this is not a result\n")
     elif attack == "partial_line_exit":
@@ -111,7 +106,8 @@ def misbehave(case, ctx):
             os.write(fd, b"a late line from a forked child\n")
             time.sleep(600)
             os._exit(0)
-        return Outcome.PASS, {"child_pid": child}
+        case.evidence["child_pid"] = child
+        return
     elif attack == "closes_protocol":
         os.close(protocol_fd())
     elif attack == "floods_and_sleeps":
@@ -124,7 +120,7 @@ def misbehave(case, ctx):
             hoard.append(torch.ones(32 << 20, dtype=torch.float32, device=device))  # 128 MiB a step
     elif attack == "hoards":
         HOARD.append(torch.ones(288 << 20, dtype=torch.float32))  # 1,152 MiB: alone over half of 2 GiB
-        return Outcome.PASS, {"pid": os.getpid()}
+        case.evidence["pid"] = os.getpid()
+        return
     elif attack == "device_out_of_memory":
         raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")
-    return Outcome.PASS, {}
