@@ -36,8 +36,8 @@ def test_modules_against_the_bundled_backend(db):
 
 def test_a_planted_wrong_layer_norm_fails_its_modules(db):
     cli("run", "--suite", "modules", "--ops", r"^nn\.(LayerNorm|Linear|BatchNorm2d)$", "--dtypes", "float32",
-        "--backend-module", "planted_training_backend", "--no-skiplists", "--reruns", "0", "-j", "2",
-        "--db", str(db))
+        "--backend-module", "defects_backend", "--no-skiplists", "--reruns", "0", "-j", "2",
+        "--db", str(db), env={"DEFECTS_CLASSES": "shifted_layer_norm,stale_running_stats"})
     got, evidence = outcomes(db), evidences(db)
     assert got["modules/nn.LayerNorm/float32/forward"] == "fail"
     assert got["modules/nn.LayerNorm/float32/noncontiguous"] == "fail"

@@ -40,8 +40,8 @@ def test_optimizers_against_the_bundled_backend(db):
 
 def test_a_planted_wrong_lerp_breaks_adams_update(db):
     cli("run", "--suite", "optim", "--ops", r"^(Adam|SGD)$", "--checks", "step,load_state_dict",
-        "--backend-module", "planted_training_backend", "--no-skiplists", "--reruns", "0", "-j", "2",
-        "--db", str(db))
+        "--backend-module", "defects_backend", "--no-skiplists", "--reruns", "0", "-j", "2",
+        "--db", str(db), env={"DEFECTS_CLASSES": "far_lerp"})
     got, evidence = outcomes(db), evidences(db)
     assert got["optim/Adam/float32/step"] == "fail"
     assert got["optim/Adam/float32/load_state_dict"] == "fail"

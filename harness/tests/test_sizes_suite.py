@@ -1,4 +1,4 @@
-"""The sizes suite catches tiling bugs the OpInfo samples never reach (planted_tiles_backend: a
+"""The sizes suite catches tiling bugs the OpInfo samples never reach (suites/sizes/planted.py: a
 sum that drops its last partial chunk above 2048 elements, an mm that leaves out its last
 contraction tile above K = 256), passes the real backend on the same slice, records its
 tolerance evidence, and keeps a case under its memory bound."""
@@ -9,7 +9,8 @@ TILES = ["--suite", "sizes", "--ops", "^(sum|mm|matmul)$", "--checks", "tile128,
          "--no-skiplists", "--reruns", "0", "-j", "2"]
 SAMPLES = ["--suite", "ops", "--ops", "^(sum|mm|matmul)$", "--checks", "forward", "--dtypes", "float32,bfloat16",
            "--no-skiplists", "--reruns", "0", "-j", "2"]
-PLANTED = ["--backend-module", "planted_tiles_backend"]
+PLANTED = ["--backend-module", "defects_backend"]  # with PLANTED_TILES: suites/sizes/planted.py
+PLANTED_TILES = {"DEFECTS_CLASSES": "drops_last_chunk,drops_last_k_tile"}
 
 
 def _outcomes(db, prefix: str) -> dict[str, str]:
@@ -17,8 +18,8 @@ def _outcomes(db, prefix: str) -> dict[str, str]:
 
 
 def test_partial_tile_bugs_fail_their_sizes_cases_and_pass_the_samples(db):
-    cli("run", *TILES, *PLANTED, "--db", str(db), check=False)
-    cli("run", *SAMPLES, *PLANTED, "--db", str(db))
+    cli("run", *TILES, *PLANTED, "--db", str(db), check=False, env=PLANTED_TILES)
+    cli("run", *SAMPLES, *PLANTED, "--db", str(db), env=PLANTED_TILES)
     sizes, ops, evidence = _outcomes(db, "sizes/"), _outcomes(db, "ops/"), evidences(db)
     for dtype in ("float32", "bfloat16"):
         # the sum's bug starts above 2048 elements: tile4096 only
