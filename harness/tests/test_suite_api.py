@@ -30,7 +30,8 @@ def widgets() -> suite_api.Suite:
     from sides import Verdict
 
     suite = suite_api.Suite("neuron_conform_suites.widgets.suite", noun="widget",
-                            native_phrase=lambda: "turn natively", case=suite_api.Case)
+                            native_phrase=lambda: "turn natively")
+    suite.makes_cases(suite_api.Case)
     check = _declared_in("neuron_conform_suites.widgets.suite_checks")
     suite_api._CHECKS.pop("widgets", None)
 
@@ -84,7 +85,7 @@ def test_a_suite_skips_one_way_whether_a_requirement_is_missing_or_a_check_says_
 
 
 def test_every_check_runs_one_way_on_the_case_its_suite_makes_from_the_id():
-    """Suite(case=...): the registry parses the id once and makes the suite's case; a check is
+    """@SUITE.makes_cases: the registry parses the id once and makes the suite's case; a check is
     run(case) -> None, passing by returning and failing by raising a Verdict (a Stage is an error at
     that stage); a check found at run time runs through runs_found; an unknown subject is the
     case factory's KeyError."""
@@ -101,7 +102,8 @@ def test_every_check_runs_one_way_on_the_case_its_suite_makes_from_the_id():
             self.evidence["teeth"] = self.teeth
             return super().conclude()
 
-    suite = suite_api.Suite("neuron_conform_suites.widgets.suite", case=Cog)
+    suite = suite_api.Suite("neuron_conform_suites.widgets.suite")
+    suite.makes_cases(Cog)
     suite_api._CHECKS.pop("widgets", None)
     check = _declared_in("neuron_conform_suites.widgets.suite_checks")
 

@@ -22,8 +22,8 @@ from sides import Verdict
 from vocabulary import Outcome
 
 SUITE = suite_api.Suite(__name__, noun="widget", nouns="widgets", native_phrase="spin natively",
-                        headlines=lambda: [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}],
-                        case=suite_api.Case)
+                        headlines=lambda: [{"name": "favourites", "title": "favourite", "subjects": ["gear"]}])
+SUITE.makes_cases(suite_api.Case)
 
 
 @suite_api.check("spin", "spins on the device")
@@ -114,7 +114,8 @@ THREADS = '''
 import torch
 import suite_api
 
-SUITE = suite_api.Suite(__name__, share_cores=SHARE, case=suite_api.Case)
+SUITE = suite_api.Suite(__name__, share_cores=SHARE)
+SUITE.makes_cases(suite_api.Case)
 
 
 @suite_api.check("count", "counts the worker's intra-op threads")
@@ -152,7 +153,8 @@ SETTINGS = {}
 SUITE = suite_api.Suite(__name__, options={
     "teeth": {"type": "int", "default": 12, "help": "teeth per gear"},
     "oiled": {"type": "bool", "default": False, "help": "whether the gears are oiled"},
-    "drawing": {"type": "path", "help": "where the gear's drawing is"}}, case=suite_api.Case)
+    "drawing": {"type": "path", "help": "where the gear's drawing is"}})
+SUITE.makes_cases(suite_api.Case)
 
 
 @SUITE.configures
@@ -222,7 +224,8 @@ import suite_api
 from sides import Verdict
 from vocabulary import Outcome
 
-SUITE = suite_api.Suite(__name__, case=suite_api.Case)
+SUITE = suite_api.Suite(__name__)
+SUITE.makes_cases(suite_api.Case)
 
 
 @suite_api.check("round", "rounds down on the device")

@@ -138,16 +138,14 @@ class Suite:
                  native_phrase: str | Callable[[], str] | None = None,
                  headlines: Callable[[], list[dict[str, Any]]] | None = None,
                  share_cores: bool = False, options: dict[str, dict[str, Any]] | None = None,
-                 nightly: bool | dict[str, Any] = True, case: Callable[[CaseId, Any], SuiteCase] | None = None) -> None:
+                 nightly: bool | dict[str, Any] = True) -> None:
         """`native_phrase` and `headlines` may be functions when they depend on the run's options or
         on data the suite reads: describe() calls them. `nightly` says whether ci/nightly.sh runs
         the suite (False: not unattended, such as a suite that needs a checkout the run names), and
         how: {"shards": N (the nightly workflow's jobs for it), "options": {NAME: VALUE} (its
-        --suite-option values there)}. `case(case_id, ctx)` makes the suite's case (a SuiteCase)
-        from a parsed id: the one thing every check's run is given; the KeyError of unknown() when
-        the suite has no such subject or dtype."""
+        --suite-option values there)}."""
         self.name = _suite_of(module_name)
-        self._case = case
+        self._case: Callable[[CaseId, Any], SuiteCase] | None = None
         self.options = options or {}
         self._fixed = {k: v for k, v in (("noun", noun), ("nouns", nouns), ("native_phrase", native_phrase))
                        if v is not None}
@@ -179,6 +177,13 @@ class Suite:
         """The suite's cases: `lister()` yields (subject, dtype, check) rows."""
         self._lister = lister
         return lister
+
+    def makes_cases(self, make: Callable[[CaseId, Any], SuiteCase]) -> Callable[[CaseId, Any], SuiteCase]:
+        """`make(case_id, ctx)` (a case type, or a function) makes the suite's case (a SuiteCase) from
+        a parsed id: the one thing every check's run is given; the KeyError of unknown() when the
+        suite has no such subject or dtype."""
+        self._case = make
+        return make
 
     def configures(self, configure: Hook) -> Hook:
         """`configure(options)`: the run's options, resolved, before anything else."""
@@ -270,7 +275,7 @@ class Suite:
             return suite_skip(missing)
         try:
             if self._case is None:
-                raise ValueError(f"the {self.name} suite declares no case type (Suite(..., case=...))")
+                raise ValueError(f"the {self.name} suite declares no case type (@SUITE.makes_cases)")
             run = declared.run if declared is not None else self._run_found
             if run is None:
                 raise ValueError(f"the {self.name} suite finds checks at run time but registers no "

@@ -50,8 +50,7 @@ opinfo.by_subject()  # op_db imported with the suite: the zygote forks its worke
 
 HERE = Path(__file__).resolve().parent
 DONORS_FILE = HERE / "donors.json"
-SUITE = suite_api.Suite(__name__, noun="overload", nouns="aten overloads", native_phrase="run natively",
-                        case=lambda case_id, ctx: OverloadCase(case_id, ctx))  # the case type, below
+SUITE = suite_api.Suite(__name__, noun="overload", nouns="aten overloads", native_phrase="run natively")
 # A check is the form of the overload the case calls; one runner serves every form (run_overload).
 FORMS = {
     "out": "the overload's out= form, fed with the donor's arguments; results and out= tensors against the CPU",
@@ -220,6 +219,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
         yield target.removeprefix("aten::"), dtype, check
 
 
+@SUITE.makes_cases
 class OverloadCase(judge.Case):
     """One case: the overload a case id names, its check the form it is called in, the OpInfo
     whose samples donated its arguments (or explicit.py's call written by hand), judged at that

@@ -64,7 +64,7 @@ from . import traces
 
 SUITE = suite_api.Suite(
     __name__, noun="chain family", nouns="chain families",
-    native_phrase="run natively in every drawn chain", case=lambda case_id, ctx: ChainCase(case_id, ctx),
+    native_phrase="run natively in every drawn chain",
     options={"max_examples": {"type": "int", "default": 50, "help": "chains drawn per case"},
              "length": {"type": "int", "default": 8, "help": "steps a chain has at most"},
              "window": {"type": "int", "default": 8, "help": "ops a window of a model's step holds"},
@@ -264,6 +264,7 @@ def _no_streams(ctx) -> str | None:
     return f"the device module torch.{ctx.device.split(':')[0]} has no Stream, Event, stream and current_stream"
 
 
+@SUITE.makes_cases
 class ChainCase(suite_api.Case):
     """A case of the suite: its dtype and tolerance, what its chains or windows add up to (`chains`,
     with what the device says it fused meanwhile), which every verdict carries too."""

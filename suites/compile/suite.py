@@ -113,12 +113,13 @@ class Compilation(judge.Case):
 
 
 SUITE = suite_api.Suite(
-    __name__, noun="OpInfo", nouns="OpInfos", case=judge.cases(opinfo.by_subject, kind=Compilation),
+    __name__, noun="OpInfo", nouns="OpInfos",
     native_phrase="compile into one graph and match the CPU at every dtype and check",
     options={"dynamo_backend": {"type": "str", "default": None,
                                 "help": "the torch.compile backend to test (default: the one the backend module "
                                         "declares, entry point group torch_dynamo_backends)"}},
     nightly={"shards": 2})
+SUITE.makes_cases(judge.cases(opinfo.by_subject, kind=Compilation))
 
 
 @SUITE.configures

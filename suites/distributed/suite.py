@@ -65,8 +65,7 @@ SUITE = suite_api.Suite(
     native_phrase=lambda: f"pass natively on {Settings.world_size} ranks at every dtype",
     options={"world_size": {"type": "int", "default": DEFAULT_WORLD_SIZE,
                             "help": "ranks per world, one process and one device each (2 to the backend's device "
-                                    "count)"}},
-    case=lambda case_id, ctx: WorldCase(case_id, ctx))  # the case type, below
+                                    "count)"}})
 
 
 @SUITE.configures
@@ -142,6 +141,7 @@ def _summed_collectives(replies: list[dict[str, Any]]) -> dict[str, Any] | str:
     return total
 
 
+@SUITE.makes_cases
 class WorldCase(suite_api.Case):
     """One case: the computation its subject names (cases.CASES), run by every rank of the world;
     the KeyError of suite_api.unknown() for a subject or dtype the suite does not have. A case that

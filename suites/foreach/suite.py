@@ -39,8 +39,8 @@ LENGTHS = (1, 3, 33, 130)  # one tensor, a few, past a chunk of 32, past a chunk
 DTYPES = (torch.float32, torch.bfloat16)
 
 SUITE = suite_api.Suite(__name__, noun="foreach OpInfo", nouns="foreach OpInfos",
-                        native_phrase="run natively at every list length",
-                        case=judge.cases(opinfo.foreach_by_subject, "foreach OpInfo"))
+                        native_phrase="run natively at every list length")
+SUITE.makes_cases(judge.cases(opinfo.foreach_by_subject, "foreach OpInfo"))
 
 
 def _dtypes(op) -> list[torch.dtype]:

@@ -74,12 +74,12 @@ infos()  # op_db imported with the suite: the zygote forks its workers with it
 
 SUITE = suite_api.Suite(
     __name__, noun="OpInfo", nouns="OpInfos", native_phrase="run natively on every fuzzed input",
-    case=judge.cases(infos),
     options={"max_examples": {"type": "int", "default": 25, "help": "examples drawn per case"},
              "seconds_per_op": {"type": "float", "default": 3.0,
                                 "help": "a case draws no new example after running this long (the nightly's budget)"}},
     # the nightly's budget: 200 examples an OpInfo, at most 10 s each
     nightly={"options": {"max_examples": 200, "seconds_per_op": 10.0}})
+SUITE.makes_cases(judge.cases(infos))
 
 
 class Settings:

@@ -48,7 +48,7 @@ from .tables import most_used
 
 SUITE = suite_api.Suite(
     __name__, noun="architecture", nouns="causal-LM architectures",
-    native_phrase="pass forward, generate and backward natively", case=lambda case_id, ctx: ModelCase(case_id, ctx),
+    native_phrase="pass forward, generate and backward natively",
     headlines=lambda: [{"name": "most_used", "title": "most-used", "subjects": most_used()}])
 DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16}
 NEW_TOKENS = 4
@@ -72,6 +72,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
             for check in SUITE.checks_for(dtype))
 
 
+@SUITE.makes_cases
 class ModelCase(suite_api.Case):
     """A case of an architecture at a dtype: the model built tiny on the CPU (`cpu`) and copied to
     the device (`dev`) when the case is made, timed from before the build, the device's peak memory

@@ -57,8 +57,7 @@ from vocabulary import Outcome
 from . import save_load
 
 SUITE = suite_api.Suite(__name__, noun="module", nouns="modules",
-                        native_phrase="pass forward and backward natively at every dtype",
-                        case=lambda case_id, ctx: Case.from_id(case_id, ctx))  # the case type, below
+                        native_phrase="pass forward and backward natively at every dtype")
 # Each check's traits: `upstream_tests`, the upstream tests whose tolerance decorators apply to it,
 # in the order they apply (a later one overrides an earlier one); `needs_grad`, inputs that require
 # grad; `training_only`, run in training mode alone.
@@ -247,6 +246,9 @@ class Case(Sides):
         self.evidence.update(verdict.evidence)
         self.evidence["inputs_compared"] = self.compared
         return verdict.outcome, self.evidence
+
+
+SUITE.makes_cases(Case.from_id)
 
 
 def _forward(module, inputs):

@@ -36,8 +36,8 @@ from . import (ops_forward, ops_out, ops_inplace, ops_autograd, ops_extremal, op
 opinfo.by_subject()  # op_db imported with the suite: the zygote forks its workers with it
 
 SUITE = suite_api.Suite(__name__, noun="OpInfo", nouns="OpInfos",
-                        native_phrase="run natively at every dtype and check", nightly={"shards": 2},
-                        case=judge.cases(opinfo.by_subject))
+                        native_phrase="run natively at every dtype and check", nightly={"shards": 2})
+SUITE.makes_cases(judge.cases(opinfo.by_subject))
 
 
 @SUITE.lists

@@ -62,8 +62,7 @@ DTYPES = (torch.float32,)
 IMPLEMENTATIONS = ("foreach", "fused")  # the flags that choose an implementation; differentiable is left out
 
 
-SUITE = suite_api.Suite(__name__, noun="optimizer", nouns="optimizers", native_phrase="run natively with every check",
-                        case=lambda case_id, ctx: Case(case_id, ctx))  # the case type, below
+SUITE = suite_api.Suite(__name__, noun="optimizer", nouns="optimizers", native_phrase="run natively with every check")
 
 
 def variant_of(desc: str) -> str:
@@ -228,6 +227,7 @@ def _without_implementation(groups: list[dict[str, Any]]) -> list[dict[str, Any]
     return [{k: v for k, v in group.items() if k not in IMPLEMENTATIONS} for group in groups]
 
 
+@SUITE.makes_cases
 class Case(Sides):
     """One case being run: its optimizer input, dtype, tolerance and context, made from its id (the
     suite's case type); the KeyError of suite_api.unknown() for an optimizer input or dtype the

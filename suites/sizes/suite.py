@@ -58,8 +58,7 @@ SUITE = suite_api.Suite(
     share_cores=True,  # many small ops per case: -j workers must not oversubscribe the cores
     options={"max_case_memory": {"type": "str", "default": "2GiB",
                                  "help": "the most a case may allocate (2GiB, 512MiB, bytes): larger calls are cut "
-                                         "down or not run, and the evidence says which"}},
-    case=lambda case_id, ctx: SizesCase(case_id, ctx))  # the case type, below
+                                         "down or not run, and the evidence says which"}})
 
 
 @SUITE.configures
@@ -83,6 +82,7 @@ def list_cases() -> Iterable[tuple[str, str, str]]:
                 for dtype in DTYPES for check in SUITE.checks_for(subject))
 
 
+@SUITE.makes_cases
 class SizesCase(suite_api.Case):
     """One case: the subject's calls (what its check makes), each run on the device and judged
     against the float64 reference under the memory bound (run_calls); the KeyError of

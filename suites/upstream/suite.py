@@ -51,7 +51,7 @@ from vocabulary import Outcome, Where
 # Not in the nightly's list: it needs a checkout of PyTorch's test/ (ci/nightly.sh adds it given one).
 SUITE = suite_api.Suite(__name__, noun="test class", nouns="upstream test classes",
                         native_phrase="pass every test natively at every dtype", nightly=False,
-                        case=lambda case_id, ctx: UpstreamCase(case_id, ctx), options={
+                        options={
     "pytorch_test_dir": {"type": "path", "required": True,
                          "help": "a PyTorch checkout (or its test/ folder) at the installed torch's tag; "
                                  "ci/fetch-pytorch-tests.sh makes one"},
@@ -309,6 +309,7 @@ class _Result(unittest.TestResult):
         self.unexpected_success = True
 
 
+@SUITE.makes_cases
 class UpstreamCase(suite_api.Case):
     """A case of a test file of the run: the file imported once per process (`file`); a file that
     did not import ends its every case here, the suite's skip when upstream skips the file itself."""

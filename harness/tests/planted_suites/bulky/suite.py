@@ -14,9 +14,10 @@ from vocabulary import Outcome
 
 CASES = 300
 SETTINGS: dict = {}
-SUITE = suite_api.Suite(__name__, noun="parcel", nouns="parcels", case=suite_api.Case, options={
+SUITE = suite_api.Suite(__name__, noun="parcel", nouns="parcels", options={
     "case_seconds": {"type": "float", "default": 0.0, "help": "how long each case takes"},
     "failing": {"type": "str", "default": "", "help": "parcels that fail, comma-separated"}})
+SUITE.makes_cases(suite_api.Case)
 
 
 @SUITE.configures

@@ -36,7 +36,8 @@ ATTACKS = (
 HOARD: list = []  # what "hoards" keeps alive after its case, as a worker's caches would
 
 
-SUITE = suite_api.Suite(__name__, noun="attack", nouns="attacks", case=suite_api.Case)
+SUITE = suite_api.Suite(__name__, noun="attack", nouns="attacks")
+SUITE.makes_cases(suite_api.Case)
 
 
 @SUITE.lists

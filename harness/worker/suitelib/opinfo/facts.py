@@ -13,6 +13,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .database import by_subject, foreach_by_subject, subject
+
 FILE = Path(__file__).with_name("facts.json")
 
 # kind -> {field: the JSON type it holds} (besides "reason", which every fact has)
@@ -60,18 +62,14 @@ def read(path: Path, known: set[str]) -> dict[str, dict[str, dict[str, Any]]]:
 
 @cache
 def _records() -> dict[str, dict[str, dict[str, Any]]]:
-    from suitelib import opinfo
-
-    ops = [*opinfo.by_subject().items(), *opinfo.foreach_by_subject().items()]
-    return read(FILE, {subject for subject, _ in ops} | {op.name for _, op in ops})
+    ops = [*by_subject().items(), *foreach_by_subject().items()]
+    return read(FILE, {name for name, _ in ops} | {op.name for _, op in ops})
 
 
 def about(op, kind: str) -> dict[str, Any] | None:
     """The fact of `kind` about the OpInfo (recorded for its subject, else for its name), or None."""
-    from suitelib import opinfo
-
     records = _records()
-    found = records.get(opinfo.subject(op)) or records.get(op.name) or {}
+    found = records.get(subject(op)) or records.get(op.name) or {}
     return found.get(kind)
 
 

@@ -333,7 +333,7 @@ class Case(Sides):
 
 def cases(infos: Callable[[], dict[str, Any]], noun: str = "OpInfo",
           kind: Callable[..., Case] = Case) -> Callable[[suite_api.CaseId, Any], Case]:
-    """The case type of a suite of OpInfo checks (Suite(case=...)): the OpInfo and dtype a case id
+    """The case type of a suite of OpInfo checks (SUITE.makes_cases(...)): the OpInfo and dtype a case id
     names, from `infos()`, made a Case (of the suite's own `kind`, the compile suite's); the
     KeyError of suite_api.unknown() when there is no such OpInfo or dtype."""
     def make(case_id: suite_api.CaseId, ctx) -> Case:
