@@ -4,13 +4,15 @@ and the harness's own memory stays bounded while a worker writes a 100 MB line."
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
-from conform_cli import cli, evidences, outcomes, results, runs
+from conform_cli import REPO, cli, evidences, outcomes, results, runs
 
 PLANTED_SUITES = Path(__file__).resolve().parent / "planted_suites"
+VOCABULARY_CORE = [f["name"] for f in json.loads((REPO / "harness" / "vocabulary.json").read_text())["evidence_core"]]
 
 
 def case(subject: str) -> str:
@@ -30,7 +32,7 @@ def hostile_run(tmp_path_factory):
 def test_every_attack_is_recorded_and_the_run_goes_on(hostile_run):
     db, result = hostile_run
     got = outcomes(db)
-    assert len(got) == 26, got
+    assert len(got) == 28, got
     assert [r["status"] for r in runs(db)] == ["complete"]
     calm = {c: o for c, o in got.items() if "/calm_after_" in c}
     assert calm.pop(case("calm_after_fork_writes_later")) == "error"  # see below
@@ -58,6 +60,17 @@ def test_an_attack_is_an_error_where_the_harness_saw_it_or_a_crash(hostile_run, 
     assert says in evidence["message"], evidence
     if outcome == "error" and attack != "device_out_of_memory":
         assert evidence["where"] == "harness" and evidence["exception_type"] == "ProtocolError"
+
+
+def test_evidence_whose_core_has_another_type_is_the_suites_error_naming_each_field(hostile_run):
+    # The reports read the core by name: a field of another type would read as absent, unseen.
+    db, _ = hostile_run
+    evidence = evidences(db)[case("breaks_evidence_core")]
+    assert outcomes(db)[case("breaks_evidence_core")] == "error"
+    assert evidence["where"] == "harness" and evidence["exception_type"] == "EvidenceError"
+    for name in VOCABULARY_CORE:
+        assert f"{name} must be a" in evidence["message"], (name, evidence["message"])
+    assert evidence["suite_evidence"]["kept"] == "a detail"  # what the suite said is not lost
 
 
 def test_bytes_that_are_not_utf8_are_kept_readable(hostile_run):

@@ -138,46 +138,6 @@ def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
                                            samples.generated(total, torch.float32, reference=True)))
 
 
-def test_a_tolerance_override_is_read_only_as_a_reviewed_entry(tmp_path, monkeypatch):
-    """tolerances.json widens or narrows a case's tolerance: an entry without a reason, with a
-    field the reader does not know (a misspelt `rtoll` would apply nothing), or with a tolerance
-    that is no number is refused, naming the file and the entry."""
-
-    import torch
-
-    opinfo = opinfo_library()
-    from suitelib.opinfo import tolerances
-
-    path = tmp_path / "tolerances.json"
-    reviewed = {"rtol": 1e-3, "reason": "a reviewed reason"}
-
-    def read(entry, dtype="float32"):
-        path.write_text(json.dumps({"description": "d", "overrides": {"add": {dtype: entry}}}))
-        return tolerances.read(path)
-
-    def refusal(entry, dtype="float32") -> str:
-        try:
-            read(entry, dtype)
-        except ValueError as refused:
-            return str(refused)
-        raise AssertionError(f"accepted: {entry}")
-
-    assert tolerances.read(tolerances.OVERRIDES_FILE) == tolerances.OVERRIDES  # the shipped file reads
-    monkeypatch.setattr(tolerances, "OVERRIDES", read({**reviewed, "atol": 0}))
-    assert tolerances.lookup(opinfo.by_subject()["add"], torch.float32) == (1e-3, 0, tolerances.PROJECT_SOURCE)
-    bad = {"no reason": {"rtol": 1e-3}, "an empty reason": {**reviewed, "reason": " "},
-           "an unknown field": {**reviewed, "rtoll": 1e-3}, "a string": {**reviewed, "rtol": "1e-3"},
-           "a bool": {**reviewed, "atol": True}, "a negative number": {**reviewed, "rtol": -1},
-           "no tolerance": {"reason": "a reviewed reason"}, "not an object": 1e-3}
-    for what, entry in bad.items():
-        assert refusal(entry).startswith(f"{path}: entry add/float32: "), what
-    assert "no reason" in refusal({"rtol": 1e-3}) and "'rtoll'" in refusal({**reviewed, "rtoll": 1e-3})
-    assert refusal(reviewed, dtype="float").startswith(f"{path}: entry add/float: 'float' is no dtype")
-    path.write_text(json.dumps({"overrides": {}, "override": {}}))  # a misspelt field of the file
-    with pytest.raises(ValueError, match="expected an object with the fields"):
-        tolerances.read(path)
-
-
 def test_a_reviewed_fact_is_read_only_with_a_known_opinfo_kind_fields_and_reason(tmp_path):
     """facts.json: what the suites know about a named OpInfo, as data; a record the reader cannot
     trust stops the listing, naming the file, the OpInfo and what is wrong."""

@@ -43,6 +43,19 @@ class Context:
         self.memory = device_memory.allocated_reader(device)
         self._other_processes: dict[str, dict[str, int]] = {ops_field(r): {} for r in Route}
         self._unobserved: list[str] = []
+        # The reviewed tolerance the harness gave with the case (a skip list's tolerance entry:
+        # {"rtol", "atol", "dtype", "entry"}), and whether the case compared anything with it.
+        self.tolerance_given: dict[str, Any] | None = None
+        self.tolerance_applied = False
+
+    def reviewed_tolerance(self, dtype: str) -> dict[str, Any] | None:
+        """The reviewed tolerance for the case's values at `dtype` (a case id's dtype name): the
+        one given with the case where its dtypes include `dtype`, else None."""
+        given = self.tolerance_given
+        if given is None or not ({"*", dtype} & set(given["dtype"])):
+            return None
+        self.tolerance_applied = True
+        return given
 
     def clear_tracking(self) -> None:
         if self.tracking:

@@ -7,6 +7,8 @@ from typing import Any
 
 import torch
 
+from vocabulary import EVIDENCE_CORE, Where
+
 # The aten op an error names: PyTorch's "Could not run 'aten::x' with arguments from the ...
 # backend", the backend's "aten::x: ..." / "aten::x failed in the CPU fallback: ...", or
 # "convolution_overrideable not implemented" for an op with no kernel for the device at all.
@@ -49,6 +51,25 @@ def failing_op(message: str) -> str | None:
     if match is None:
         return None
     return match.group(1) or match.group(2) or f"aten::{match.group(3)}"
+
+
+def core_problems(evidence: dict[str, Any]) -> list[str]:
+    """What breaks the types of the evidence's core (vocabulary.EVIDENCE_CORE): each core field
+    present with a value of another JSON type, and a `where` the vocabulary does not name. The
+    reports read the core by name and would read a broken field as absent."""
+    problems = []
+    for name, kind in EVIDENCE_CORE.items():
+        if name not in evidence:
+            continue
+        value = evidence[name]
+        ok = isinstance(value, str) if kind == "string" else \
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        if not ok:
+            problems.append(f"{name} must be a {'string' if kind == 'string' else 'list of strings'}, "
+                            f"not {type(value).__name__} {repr(value)[:80]}")
+        elif name == "where" and value not in set(Where):
+            problems.append(f"where must be one of {', '.join(Where)}, not {value!r}")
+    return problems
 
 
 def exception_evidence(exc: BaseException, limit: int = 2000) -> dict[str, Any]:

@@ -7,7 +7,8 @@ maps to what.
   ops suite entries      -> op_overrides: {OpInfo full name: [DecorateInfo(skip or expectedFailure,
                             upstream class, upstream test, dtypes=...)]}, the check mapped to the
                             upstream test that checks the same thing (CHECK_TESTS), every test of the
-                            op where there is none
+                            op where there is none; a tolerance entry naming its dtypes and both rtol
+                            and atol -> DecorateInfo(toleranceOverride({dtype: tol(atol, rtol)}), ...)
   upstream suite entries -> test_exclusions: {generic class: [generic test names]} (upstream can only
                             exclude a test, so an xfail entry is an exclusion too)
   other suites' entries  -> nothing PyTorch runs; listed in the module's comment
@@ -53,8 +54,21 @@ def _listed(value: Any) -> list[str]:
     return value if isinstance(value, list) else [value]
 
 
+def _decorator(entry: dict[str, Any], dtypes: list[str] | None) -> str | None:
+    """The decorator an ops-suite entry is in PyTorch's terms, or None where it has none (a
+    tolerance for every dtype, or with rtol or atol left to the OpInfo: tol() takes both)."""
+    if entry["mode"] == Mode.SKIP:
+        return f"unittest.skip({entry['reason']!r})"
+    if entry["mode"] == Mode.XFAIL:
+        return "unittest.expectedFailure"
+    if dtypes is None or "rtol" not in entry or "atol" not in entry:
+        return None
+    by_dtype = ", ".join(f"torch.{d}: tol(atol={entry['atol']!r}, rtol={entry['rtol']!r})" for d in dtypes)
+    return f"toleranceOverride({{{by_dtype}}})"
+
+
 def configs(entries: list[dict[str, Any]]) -> tuple[dict[str, list[tuple]], dict[str, list[str]], list[dict]]:
-    """(op_overrides as {op: [(skips, class, test, dtypes, reason)]}, test_exclusions, the
+    """(op_overrides as {op: [(decorator, class, test, dtypes)]}, test_exclusions, the
     entries PyTorch's machinery cannot express) of the entries."""
     overrides: dict[str, list[tuple]] = {}
     exclusions: dict[str, list[str]] = {}
@@ -63,15 +77,17 @@ def configs(entries: list[dict[str, Any]]) -> tuple[dict[str, list[tuple]], dict
         suites = _listed(entry.get("suite", WILDCARD))
         subjects, checks = _listed(entry["subject"]), _listed(entry.get("check", WILDCARD))
         dtypes = None if _listed(entry.get("dtype", WILDCARD)) == [WILDCARD] else _listed(entry["dtype"])
-        skips = entry["mode"] == Mode.SKIP
+        decorator = _decorator(entry, dtypes)
         expressed = False
-        if any(s in ("ops", WILDCARD) for s in suites) and WILDCARD not in subjects:
+        if any(s in ("ops", WILDCARD) for s in suites) and WILDCARD not in subjects and decorator is not None:
             for subject in subjects:
                 for check in checks:
                     test = CHECK_TESTS.get(check, (None, None))
-                    overrides.setdefault(subject, []).append((skips, *test, dtypes, entry["reason"]))
+                    # a tolerance is keyed by dtype inside the decorator
+                    overrides.setdefault(subject, []).append(
+                        (decorator, *test, None if entry["mode"] == Mode.TOLERANCE else dtypes))
             expressed = True
-        if "upstream" in suites:
+        if "upstream" in suites and entry["mode"] != Mode.TOLERANCE:
             for subject in subjects:
                 generic_class = subject.rsplit(".", 1)[-1]
                 tests = exclusions.setdefault(generic_class, [])
@@ -99,7 +115,7 @@ def render(entries: list[dict[str, Any]], source: str) -> str:
         "import unittest",
         "",
         "import torch",
-        "from torch.testing._internal.common_device_type import PrivateUse1TestBase",
+        "from torch.testing._internal.common_device_type import PrivateUse1TestBase, tol, toleranceOverride",
         "from torch.testing._internal.opinfo.core import DecorateInfo",
         "",
         "# What the module was made from, for `neuron-conform skiplist import`.",
@@ -109,8 +125,7 @@ def render(entries: list[dict[str, Any]], source: str) -> str:
     ]
     for op in sorted(overrides):
         lines.append(f"    {op!r}: [")
-        for skips, cls, test, dtypes, reason in overrides[op]:
-            wrapped = f"unittest.skip({reason!r})" if skips else "unittest.expectedFailure"
+        for wrapped, cls, test, dtypes in overrides[op]:
             dtype_text = "None" if dtypes is None else "(" + "".join(f"torch.{d}, " for d in dtypes) + ")"
             lines.append(f"        DecorateInfo({wrapped}, {cls!r}, {test!r}, dtypes={dtype_text}),")
         lines.append("    ],")
@@ -145,6 +160,8 @@ def _captured(path: Path) -> tuple[Any, dict[str, Any]]:
 def read(path: Path) -> list[dict[str, Any]]:
     """The entries of a module that configures PyTorch's test base: the ones it was exported from,
     or those its op_overrides and test_exclusions say (a module written by hand)."""
+    from torch.testing._internal.common_device_type import toleranceOverride
+
     module, called = _captured(path)
     if isinstance(getattr(module, "NEURON_CONFORM_ENTRIES", None), list):
         return module.NEURON_CONFORM_ENTRIES
@@ -156,7 +173,17 @@ def read(path: Path) -> list[dict[str, Any]]:
         for info in decorations:
             test = (info.cls_name, info.test_name)
             check = TESTS_CHECK.get(test, WILDCARD) if test != (None, None) else WILDCARD
-            skip = any(getattr(d, "__name__", "") != "expectedFailure" for d in info.decorators)
+            tolerances = [d for d in info.decorators if isinstance(d, toleranceOverride)]
+            for override in tolerances:  # {dtype: tol(atol, rtol)}: one entry each
+                for dtype, given in sorted(override.d.items(), key=str):
+                    entries.append({"suite": "ops", "subject": op, "check": check,
+                                    "dtype": str(dtype).removeprefix("torch."), "mode": Mode.TOLERANCE,
+                                    "category": Category.PRECISION, "rtol": given.rtol, "atol": given.atol,
+                                    "reason": reason})
+            if len(tolerances) == len(info.decorators):
+                continue
+            skip = any(getattr(d, "__name__", "") != "expectedFailure" for d in info.decorators
+                       if not isinstance(d, toleranceOverride))
             entries.append({"suite": "ops", "subject": op, "check": check,
                             "dtype": sorted(str(d).removeprefix("torch.") for d in info.dtypes) if info.dtypes else WILDCARD,
                             "mode": Mode.SKIP if skip else Mode.XFAIL, "category": Category.UNSUPPORTED_OP,

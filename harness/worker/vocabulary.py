@@ -28,6 +28,9 @@ RunStatus = enum.StrEnum("RunStatus", {s["name"].upper(): s["name"] for s in _DA
 # `stage` (the step that raised, where it means the same to every suite).
 Where = enum.StrEnum("Where", {w["name"].upper(): w["name"] for w in _DATA["wheres"]})
 Stage = enum.StrEnum("Stage", {s["name"].upper(): s["name"] for s in _DATA["stages"]})
+# The evidence's core: the fields every suite fills the same way and the reports read by name,
+# each with its JSON type ("string", or "strings": a list of them). Every other field is a detail.
+EVIDENCE_CORE: dict[str, str] = {f["name"]: f["type"] for f in _DATA["evidence_core"]}
 # Evidence flags (true when set): SUITE_SKIP, a case the suite itself skipped.
 EvidenceFlag = enum.StrEnum("EvidenceFlag", {f["name"].upper(): f["name"] for f in _DATA["evidence_flags"]})
 # A worker that exits with this code stopped because a case exceeded the worker memory limit.

@@ -59,16 +59,20 @@ import sides
 import suite_api
 import zygote
 from case_context import Context, compile_cache_delta, ops_field
-from evidence import exception_evidence
+from evidence import core_problems, exception_evidence
 from overloads import cpu_overloads, device_composites
 from protocol import emit, protocol_stream, strict_json
 from quick_exit import run_main
 from vocabulary import EXIT_MEMORY_LIMIT, MATCHED, Outcome, Route, Where
 
 
-def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = False) -> dict[str, Any]:
+def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = False,
+            tolerance: dict[str, Any] | None = None) -> dict[str, Any]:
+    """One case, with the reviewed tolerance the harness gave with it (a skip list's tolerance
+    entry), if any: whether the case compared anything with it is part of the evidence."""
     start = time.perf_counter()
     ctx.clear_tracking()
+    ctx.tolerance_given, ctx.tolerance_applied = tolerance, False
     cache_before = ctx.compile_cache()
     memory_before = ctx.memory() if ctx.memory else None
     try:
@@ -81,6 +85,10 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
         outcome = Outcome.ERROR
         evidence = {**exception_evidence(exc), "where": Where.HARNESS, "traceback": traceback.format_exc()[-4000:]}
         evidence.pop("failing_op", None)  # the suite failed, not an op of the backend
+    if problems := core_problems(evidence):  # a suite's bug, which the reports would not see
+        outcome, evidence = Outcome.ERROR, {
+            "exception_type": "EvidenceError", "where": Where.HARNESS, "suite_evidence": evidence,
+            "message": f"the suite's evidence breaks the core's types: {'; '.join(problems)}"}
     ops = ctx.tracked_ops()
     if outcome == Outcome.PASS and evidence.get("values_not_compared"):
         outcome = Outcome.UNVERIFIED  # what was not compared is not a pass, whichever suite says so
@@ -91,6 +99,8 @@ def run_one(suite: suite_api.Suite, ctx: Context, case_id: str, verbose: bool = 
     elif outcome == Outcome.PASS and ctx.route_unknown():
         outcome = Outcome.NATIVE_UNKNOWN  # matched; never called native without seeing it
     evidence.update(ctx.observation(ops))
+    if tolerance is not None:  # a reviewed tolerance no comparison used is an entry to fix
+        evidence["tolerance_given"] = {**tolerance, "applied": ctx.tolerance_applied}
     if cache_after := ctx.compile_cache():
         evidence["compile_cache"] = compile_cache_delta(cache_before, cache_after)
     if memory_before is not None:
@@ -195,6 +205,8 @@ def main() -> None:
     parser.add_argument("--blocking", action="store_true",
                         help="run every device op at its call (the backend's set_launch_blocking(True))")
     mode = parser.add_mutually_exclusive_group(required=True)
+    parser.add_argument("--tolerance", metavar="JSON",
+                        help="with --repro: the reviewed tolerance the run gave the case (its evidence's tolerance_given)")
     mode.add_argument("--list", action="store_true")
     mode.add_argument("--serve", action="store_true")
     mode.add_argument("--repro", metavar="CASE_ID")
@@ -296,7 +308,7 @@ def main() -> None:
         emit(out, {"api": suite.public_api()})
         return
     if args.repro:
-        result = run_one(suite, ctx, args.repro, verbose=True)
+        result = run_one(suite, ctx, args.repro, verbose=True, tolerance=json.loads(args.tolerance or "null"))
         emit(out, result, indent=2)
         sys.exit(0 if result["outcome"] in MATCHED else 1)
     zygote.run(out, hello, {"serve": serving, "serve_blocking": serving_blocking, "list": listing})
@@ -391,7 +403,7 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
         if late := late_error(ctx, "next case start"):
             emit(out, {"case": request["case"], "late_error": late, "retiring": True})
             return
-        result = run_one(suite, ctx, request["case"])
+        result = run_one(suite, ctx, request["case"], tolerance=request.get("tolerance"))
         if result["outcome"] == Outcome.ERROR and (stuck := late_error(ctx, "after the case")):
             # the device keeps failing after the case's error: no later case could trust it
             result["evidence"]["device_error_state"] = stuck["message"]

@@ -36,7 +36,7 @@ from vocabulary import Outcome
 
 import suite_api
 
-from suitelib.opinfo import calls, samples, tolerances
+from suitelib.opinfo import calls, samples
 
 DESCRIPTION = ("under torch.autocast on the device, the ops of the backend's autocast policy compute in the "
                "policy's dtype (lower-precision list: the autocast dtype; float32 lists: float32) and match the "
@@ -176,7 +176,7 @@ def run(case) -> None:
                 f"({policy}, autocast dtype {dtype_name(autocast_dtype)}) gives {[dtype_name(d) for d in want]}",
                 {**where, "property": "dtype", "device_dtypes": [dtype_name(d) for d in got],
                  "expected_dtypes": [dtype_name(d) for d in want]})
-        case.rtol, case.atol, source = tolerances.lookup(op, target or case.dtype)
+        case.rtol, case.atol, source, case.tolerance_overridden = case.tolerance_at(op, target or case.dtype, case.ctx)
         case.evidence.update({"rtol": case.rtol, "atol": case.atol, "tolerance_source": source,
                               "computed_in": dtype_name(target or case.dtype)})
         case.compare(actual, expected, {**where, "property": "values"}, again=case.again(forward, cast))

@@ -14,7 +14,7 @@ the layout, such as as_strided or view, is judged against the CPU at the same la
 names the variant that failed first, the sample's index and a description of it.
 Tolerances: torch.testing's per-dtype defaults, the OpInfo's own toleranceOverride /
 precisionOverride decorators that apply to every test or to TestCommon.test_compare_cpu, then
-harness/worker/suitelib/opinfo/tolerances.json. The tolerance used and its source are part of
+a skip list's tolerance entry matching the case. The tolerance used and its source are part of
 the evidence; what "differs" means is harness/worker/comparison.py's, shared with the other
 suites.
 """

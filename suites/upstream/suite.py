@@ -342,7 +342,7 @@ def run_test(case: UpstreamCase) -> None:
         case.evidence["upstream_expected_failure"] = True
     if result.raised:
         outcome, exc, trace = result.raised[0]
-        failures = {"failures": len(result.raised)} if len(result.raised) > 1 else {}
-        raise Verdict(outcome, {**exception_evidence(exc), "traceback": trace, **failures})
+        behind = [f"{type(e).__name__}: {str(e)[:300]}" for _, e, _ in result.raised[1:]]
+        raise Verdict(outcome, {**exception_evidence(exc), "traceback": trace, **({"errors": behind} if behind else {})})
     if result.skip_reason is not None:
         raise suite_api.Skip(result.skip_reason, **case.evidence)

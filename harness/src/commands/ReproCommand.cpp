@@ -18,6 +18,7 @@ int repro_command(const ReproOptions& o) {
   std::int64_t seed = 0;
   nlohmann::json suite_options = nlohmann::json::object();
   bool blocking = o.blocking;
+  nlohmann::json tolerance;  // the reviewed tolerance the run gave the case, if any
   if (std::filesystem::exists(o.db)) {
     Store store(o.db, /*create=*/false);
     const std::optional<std::string> run_id =
@@ -29,6 +30,12 @@ int repro_command(const ReproOptions& o) {
       seed = run.seed;
       suite_options = run.suite_options;
       blocking = blocking || run.backend_info.value("blocking", false);
+      for (const CaseResult& r : store.results(*run_id)) {
+        if (r.case_id == id.str() && r.evidence.contains("tolerance_given")) {
+          tolerance = r.evidence["tolerance_given"];
+          tolerance.erase("applied");  // what the case did with it, not what it was given
+        }
+      }
     }
   } else if (o.run) {
     throw std::invalid_argument(fmt::format("--run {} given but {} does not exist", *o.run, o.db));
@@ -40,6 +47,7 @@ int repro_command(const ReproOptions& o) {
   std::vector<std::string> argv{command.python, command.script};
   argv.insert(argv.end(), command.args.begin(), command.args.end());
   if (blocking) argv.push_back("--blocking");
+  if (tolerance.is_object()) argv.insert(argv.end(), {"--tolerance", tolerance.dump()});
   argv.push_back("--repro");
   argv.push_back(id.str());
   std::string line;

@@ -192,8 +192,13 @@ Expected expect(Store& store, const RunOptions& o, const Plan& plan) {
   }
   store.record_results(plan.run.id, skipped);
   if (!paths.empty()) {
-    fmt::print(stderr, "skip lists: {} active entries; {} case(s) skipped, {} expected to fail\n",
-               lists.entries.size(), skipped.size(), out.by_case.size());
+    std::size_t tolerated = 0;
+    for (const auto& id : out.to_run)
+      tolerated += out.expectations.tolerance(CaseId::parse(id)) != nullptr;
+    fmt::print(stderr,
+               "skip lists: {} active entries; {} case(s) skipped, {} expected to fail, {} "
+               "compared with a reviewed tolerance\n",
+               lists.entries.size(), skipped.size(), out.by_case.size(), tolerated);
   }
   return out;
 }
@@ -266,6 +271,12 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   schedule.attribute_blocking = run.backend_info.value("launch_blocking", false);
   schedule.repeat = o.repeat;
   schedule.group_of = [](const std::string& id) { return CaseId::parse(id).sharing_key(); };
+  // A reviewed tolerance travels with its case: the worker compares with it, and says so.
+  schedule.case_request = [&expected](const std::string& id) {
+    const Entry* tolerance = expected.expectations.tolerance(CaseId::parse(id));
+    return tolerance ? nlohmann::json{{"tolerance", tolerance_request(*tolerance)}}
+                     : nlohmann::json::object();
+  };
   schedule.reruns = o.reruns;
   // A failure a skip list expects is no news: rerunning it costs fresh workers and proves
   // nothing, unless the entry says the case is flaky.
@@ -344,8 +355,7 @@ int conclude(Store& store, const RunOptions& o, const RunInfo& run, const Execut
         done.stats.startup_seconds_total / done.stats.workers_started, done.stats.crashes,
         done.stats.timeouts, done.stats.reruns, done.stats.flaky,
         done.worker_memory > 0 ? describe_bytes(done.worker_memory) + " each" : "none",
-        done.stats.retired > 0 ? fmt::format(", {} retired after a case", done.stats.retired)
-                               : "");
+        done.stats.retired > 0 ? fmt::format(", {} retired after a case", done.stats.retired) : "");
   }
   if (done.stats.late_errors > 0) {
     fmt::print(
@@ -411,14 +421,14 @@ int warm(const RunOptions& o, int jobs, std::int64_t memory) {
   Plan plan = plan_new_run(store, w, durations, jobs, memory);
   Expected expected = expect(store, w, plan);
   const Execution done = execute(store, w, plan, expected, durations, jobs, memory);
-  const std::string compiling =
-      compile_line(build_coverage(store, plan.run.id, w.db)["headline"]);
-  fmt::print("warm: {} case(s) run on {} worker(s) in {}, for what they compile (results not kept)\n",
-             expected.to_run.size(), done.workers, format_duration(done.wall_seconds));
+  const std::string compiling = compile_line(build_coverage(store, plan.run.id, w.db)["headline"]);
+  fmt::print(
+      "warm: {} case(s) run on {} worker(s) in {}, for what they compile (results not kept)\n",
+      expected.to_run.size(), done.workers, format_duration(done.wall_seconds));
   fmt::print("  {}\n", compiling.empty() ? "the backend declares no compile-cache counters "
-                                          "(compile_cache_stats(); docs/backends.md): what it "
-                                          "compiled is not known"
-                                        : compiling);
+                                           "(compile_cache_stats(); docs/backends.md): what it "
+                                           "compiled is not known"
+                                         : compiling);
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // honest, and speaking PyTorch's own test configuration.
 #include "commands/Commands.h"
 #include "common/Environment.h"
+#include "common/Evidence.h"
 #include "common/Files.h"
 #include "common/Result.h"
 #include "common/Text.h"
@@ -166,12 +167,15 @@ RunView load_run(const SkiplistOptions& o) {
   return view;
 }
 
-// For each entry: the run's planned cases it decides (the first matching entry wins).
+// For each entry: the run's planned cases it decides, or whose tolerance it gives (the first
+// matching entry of its kind wins).
 std::map<std::string, std::vector<std::string>> decided(const Expectations& x, const RunView& run) {
   std::map<std::string, std::vector<std::string>> out;
   for (const auto& e : x.entries()) out[e.where.str()];
   for (const auto& id : run.planned) {
-    if (const Entry* e = x.decide(CaseId::parse(id))) out[e->where.str()].push_back(id);
+    const CaseId c = CaseId::parse(id);
+    for (const Entry* e : {x.decide(c), x.tolerance(c)})
+      if (e) out[e->where.str()].push_back(id);
   }
   return out;
 }
@@ -250,10 +254,10 @@ std::vector<std::pair<const Entry*, std::string>> harness_owned(const Expectatio
       const auto it = run.results.find(id);
       if (it == run.results.end() || it->second.outcome != Outcome::kXfail) continue;
       ++ran;
-      const auto& evidence = it->second.evidence;
-      if (evidence.value("where", "") != name(Where::kHarness)) continue;
+      const Evidence seen = Evidence::read(it->second.evidence);
+      if (seen.where != Where::kHarness) continue;
       ++harness;
-      if (first.empty()) first = evidence.value("message", std::string()).substr(0, 160);
+      if (first.empty()) first = seen.message.substr(0, 160);
     }
     if (ran > 0 && harness == ran)
       out.emplace_back(&e,
@@ -278,10 +282,10 @@ int stale(const SkiplistOptions& o) {
   const auto owned = harness_owned(x, run);
   for (const auto& [entry, why] : owned)
     fmt::print("{}: the harness's, not the backend's: {}\n", entry->where.str(), why);
-  fmt::print("{} stale entr{}, {} whose recorded failure no longer matches, {} the harness's "
-             "against run {}\n",
-             s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(),
-             run.id);
+  fmt::print(
+      "{} stale entr{}, {} whose recorded failure no longer matches, {} the harness's "
+      "against run {}\n",
+      s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(), run.id);
   return s.stale.empty() && s.changed.empty() && owned.empty() ? 0 : 1;
 }
 
@@ -308,10 +312,10 @@ int update(const SkiplistOptions& o) {
     const CaseId c = CaseId::parse(id);
     if (x.decide(c)) continue;
     const CaseResult& r = it->second;
+    const Evidence seen = Evidence::read(r.evidence);
     const std::string observed =
-        r.evidence.value("exception_type", std::string()) +
-        (r.evidence.contains("exception_type") ? ": " : "") +
-        r.evidence.value("message", std::string(name(r.outcome))).substr(0, 200);
+        seen.exception_type + (seen.exception_type.empty() ? "" : ": ") +
+        (seen.message.empty() ? std::string(name(r.outcome)) : seen.message.substr(0, 200));
     // A crash is never run again; anything else is run and expected to fail the same way.
     const bool crashed = r.outcome == Outcome::kCrash;
     const Category category = crashed                                  ? Category::kCrash

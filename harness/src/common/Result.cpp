@@ -1,5 +1,6 @@
 #include "common/Result.h"
 
+#include "common/Evidence.h"
 #include "common/Text.h"
 
 #include <fmt/format.h>
@@ -26,7 +27,7 @@ std::string case_message(const nlohmann::json& evidence) {
     return fmt::format("raised late, at {}; rerun alone: {}", text_of(evidence, "surfaced_at", "?"),
                        text_of(evidence, "message", ""));
   }
-  if (evidence.contains("message")) return text_of(evidence, "message", "");
+  if (const Evidence core = Evidence::read(evidence); !core.message.empty()) return core.message;
   if (evidence.contains("first_failure")) {  // flaky: what went wrong before it passed
     const auto& f = evidence["first_failure"];
     return fmt::format("passed only on a rerun; first attempt {}: {}", text_of(f, "outcome", "?"),
@@ -66,8 +67,8 @@ CaseResult CaseResult::from_worker_json(const nlohmann::json& line) {
     if (!r.evidence.is_object())
       throw std::runtime_error(fmt::format("the evidence of {} is not a JSON object", r.case_id));
     for (const auto& route : kRoutes) {
-      r.ops(route.value) = line.value(fmt::format("{}_ops", route.name),
-                                      std::map<std::string, std::int64_t>{});
+      r.ops(route.value) =
+          line.value(fmt::format("{}_ops", route.name), std::map<std::string, std::int64_t>{});
     }
     const std::string outcome = line.at("outcome").get<std::string>();
     const auto parsed = find_named(kOutcomes, outcome);

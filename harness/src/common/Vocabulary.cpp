@@ -47,6 +47,9 @@ json vocabulary_json() {
     statuses.push_back(
         {{"name", s.name}, {"letter", std::string(1, s.letter)}, {"meaning", s.meaning}});
   }
+  json core = json::array();
+  for (const auto& f : kEvidenceCore)
+    core.push_back({{"name", f.name}, {"type", f.type}, {"meaning", f.meaning}});
   return {{"outcomes", outcomes},
           {"categories", named_rows(kCategories)},
           {"modes", named_rows(kModes)},
@@ -58,6 +61,7 @@ json vocabulary_json() {
           {"wheres", named_rows(kWheres)},
           {"stages", named_rows(kStages)},
           {"evidence_flags", named_rows(kEvidenceFlags)},
+          {"evidence_core", core},
           {"worker_exit_codes", {{"memory_limit", kExitMemoryLimit}}}};
 }
 

@@ -44,10 +44,10 @@ enum class Outcome {
 
 // What an outcome says about the backend.
 enum class OutcomeKind {
-  kMatched,   // ran and matched the CPU (natively or not), or passed against an expectation
-  kFailure,   // ran and did not match, unexpectedly
-  kExpected,  // ran and failed as a skip list expected
-  kNotRun,    // a skip list decided it is never run
+  kMatched,     // ran and matched the CPU (natively or not), or passed against an expectation
+  kFailure,     // ran and did not match, unexpectedly
+  kExpected,    // ran and failed as a skip list expected
+  kNotRun,      // a skip list decided it is never run
   kUnstable,    // failed, then passed when run again: neither a pass nor a failure
   kUnverified,  // ran and nothing was seen wrong, but some values were not compared
 };
@@ -128,13 +128,14 @@ inline constexpr std::array<CategoryInfo, 10> kCategories = {{
 }};
 
 // What a skip-list entry does with the cases it matches.
-enum class Mode { kSkip, kXfail };
+enum class Mode { kSkip, kXfail, kTolerance };
 
 using ModeInfo = Named<Mode>;
 
-inline constexpr std::array<ModeInfo, 2> kModes = {{
+inline constexpr std::array<ModeInfo, 3> kModes = {{
     {Mode::kSkip, "skip", "never run"},
     {Mode::kXfail, "xfail", "run, expected to fail"},
+    {Mode::kTolerance, "tolerance", "run, its values compared with the entry's rtol and atol"},
 }};
 
 // A subject's status from the outcomes of all its cases.
@@ -197,15 +198,7 @@ inline constexpr std::array<KernelInfo, 4> kKernels = {{
 }};
 
 // check-model's verdict on one op at one dtype, worst first.
-enum class OpVerdict {
-  kFailing,
-  kFallback,
-  kHostOnly,
-  kUnverified,
-  kSkipped,
-  kUntested,
-  kNative
-};
+enum class OpVerdict { kFailing, kFallback, kHostOnly, kUnverified, kSkipped, kUntested, kNative };
 
 using OpVerdictInfo = Named<OpVerdict>;
 
@@ -253,6 +246,30 @@ using StageInfo = Named<Stage>;
 
 inline constexpr std::array<StageInfo, 1> kStages = {{
     {Stage::kBuild, "build", "the subject could not be built: nothing of the device was tested"},
+}};
+
+// The evidence's core: the fields every suite fills the same way, read by name wherever a
+// report or an expectation needs them (common/Evidence.h). Every other field of a case's
+// evidence is a detail of its suite. The worker refuses a core field of another type.
+enum class EvidenceField { kMessage, kExceptionType, kWhere, kStage, kFailingOp, kErrors, kSample };
+
+struct EvidenceFieldInfo {
+  EvidenceField value;
+  std::string_view name;
+  std::string_view type;  // "string", or "strings" (a list of them)
+  std::string_view meaning;
+};
+
+inline constexpr std::array<EvidenceFieldInfo, 7> kEvidenceCore = {{
+    {EvidenceField::kMessage, "message", "string", "what went wrong (or why the case was skipped)"},
+    {EvidenceField::kExceptionType, "exception_type", "string", "the type of the error raised"},
+    {EvidenceField::kWhere, "where", "string",
+     "whose problem a failure is when not the device's: a name of the `wheres` table"},
+    {EvidenceField::kStage, "stage", "string", "the step of the case that raised"},
+    {EvidenceField::kFailingOp, "failing_op", "string", "the aten op the error names (aten::x)"},
+    {EvidenceField::kErrors, "errors", "strings",
+     "further errors behind the first, one line each (Type: message)"},
+    {EvidenceField::kSample, "sample", "string", "the input the verdict was reached on, described"},
 }};
 
 // Evidence flags every suite sets the same way (true when set): `suite_skip`, a case the suite
@@ -334,6 +351,9 @@ inline std::string_view name(Stage s) {
 }
 inline std::string_view name(EvidenceFlag f) {
   return info_of(kEvidenceFlags, f).name;
+}
+inline std::string_view name(EvidenceField f) {
+  return info_of(kEvidenceCore, f).name;
 }
 inline Outcome parse_outcome(std::string_view text) {
   return parse_named(kOutcomes, text, "outcome");

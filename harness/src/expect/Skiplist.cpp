@@ -1,10 +1,13 @@
 #include "expect/Skiplist.h"
 
+#include "common/Evidence.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -131,6 +134,7 @@ class EntryReader {
       if (!read_field(e_, name, *field, error)) problem(error);
     }
     read_mode_and_category();
+    read_tolerance();
     read_owner(suite_list);
     entry_.reason =
         e_.contains("reason") && e_["reason"].is_string() ? e_["reason"].get<std::string>() : "";
@@ -168,6 +172,29 @@ class EntryReader {
     if (m && c && *c == Category::kCrash && *m != Mode::kSkip)
       problem(fmt::format("a '{}' entry must have mode \"{}\": crashing cases are never run",
                           name(Category::kCrash), name(Mode::kSkip)));
+  }
+
+  // A tolerance entry replaces the suite's tolerance for the cases it matches: precision only, a
+  // finite rtol or atol >= 0 (or both). Any other entry has neither.
+  void read_tolerance() {
+    const bool tolerance = entry_.mode == Mode::kTolerance;
+    for (auto [field, value] : {std::pair{"rtol", &entry_.rtol}, std::pair{"atol", &entry_.atol}}) {
+      if (!e_.contains(field)) continue;
+      const json& v = e_[field];
+      if (!tolerance)
+        problem(
+            fmt::format("'{}' belongs to mode \"{}\" entries only", field, name(Mode::kTolerance)));
+      else if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        problem(fmt::format("'{}' must be a finite number >= 0, not {}", field, v.dump()));
+      else
+        *value = v.get<double>();
+    }
+    if (!tolerance) return;
+    if (!e_.contains("rtol") && !e_.contains("atol"))
+      problem("a tolerance entry gives 'rtol', 'atol' or both: what the values are compared with");
+    if (entry_.category != Category::kPrecision)
+      problem(fmt::format("a tolerance entry has category '{}': a tolerance is about precision",
+                          name(Category::kPrecision)));
   }
 
   // A suite's own list says what no device can run, a backend's what the backend fails: neither
@@ -208,8 +235,8 @@ class EntryReader {
   }
 
   void read_expect(const json& x) {
-    if (entry_.mode == Mode::kSkip)
-      problem("'expect' applies to xfail entries only: skipped cases never run");
+    if (entry_.mode != Mode::kXfail)
+      problem("'expect' applies to xfail entries only: it records the failure expected");
     std::optional<std::string> outcome;
     if (x.is_string()) {
       outcome = x.get<std::string>();
@@ -238,12 +265,14 @@ class EntryReader {
   bool valid_ = true;
 };
 
-// The earlier entry that covers every case `entry` matches (so it can never decide one).
+// The earlier entry of its kind (expectation or tolerance) that covers every case `entry` matches
+// (so it can never decide one).
 const Entry* covered_by(const Entry& entry, const std::vector<Entry>& earlier_entries) {
+  const auto tolerance = [](const Entry& e) { return e.mode == Mode::kTolerance; };
   for (const Entry& earlier : earlier_entries) {
-    if (field_covers(earlier.suite, entry.suite) && field_covers(earlier.subject, entry.subject) &&
-        field_covers(earlier.dtype, entry.dtype) && field_covers(earlier.check, entry.check) &&
-        earlier.torch == entry.torch)
+    if (tolerance(earlier) == tolerance(entry) && field_covers(earlier.suite, entry.suite) &&
+        field_covers(earlier.subject, entry.subject) && field_covers(earlier.dtype, entry.dtype) &&
+        field_covers(earlier.check, entry.check) && earlier.torch == entry.torch)
       return &earlier;
   }
   return nullptr;
@@ -284,8 +313,9 @@ void load_file(const fs::path& path, const std::string& torch_version, Skiplists
 }  // namespace
 
 const std::set<std::string>& skiplist_entry_fields() {
-  static const std::set<std::string> fields{"suite",    "subject", "dtype", "check", "mode",
-                                            "category", "reason",  "issue", "torch", "expect"};
+  static const std::set<std::string> fields{"suite", "subject",  "dtype",  "check",
+                                            "mode",  "category", "reason", "issue",
+                                            "torch", "expect",   "rtol",   "atol"};
   return fields;
 }
 
@@ -396,18 +426,27 @@ Skiplists load_skiplists(const std::vector<std::string>& paths, const std::strin
 
 Expectations::Expectations(std::vector<Entry> entries) : entries_(std::move(entries)) {
   for (std::size_t i = 0; i < entries_.size(); ++i) {
+    Index& index = entries_[i].mode == Mode::kTolerance ? tolerances_ : expectations_;
     const auto& subjects = entries_[i].subject;
     if (std::find(subjects.begin(), subjects.end(), "*") != subjects.end()) {
-      any_subject_.push_back(i);
+      index.any_subject.push_back(i);
     } else {
-      for (const auto& s : subjects) by_subject_[s].push_back(i);
+      for (const auto& s : subjects) index.by_subject[s].push_back(i);
     }
   }
 }
 
 const Entry* Expectations::decide(const CaseId& id) const {
+  return first_match(expectations_, id);
+}
+
+const Entry* Expectations::tolerance(const CaseId& id) const {
+  return first_match(tolerances_, id);
+}
+
+const Entry* Expectations::first_match(const Index& index, const CaseId& id) const {
   std::optional<std::size_t> best;
-  if (auto it = by_subject_.find(id.subject); it != by_subject_.end()) {
+  if (auto it = index.by_subject.find(id.subject); it != index.by_subject.end()) {
     for (std::size_t i : it->second) {
       if (entries_[i].matches(id)) {
         best = i;
@@ -415,7 +454,7 @@ const Entry* Expectations::decide(const CaseId& id) const {
       }
     }
   }
-  for (std::size_t i : any_subject_) {
+  for (std::size_t i : index.any_subject) {
     if (best && i > *best) break;
     if (entries_[i].matches(id)) {
       best = i;
@@ -434,6 +473,8 @@ json entry_json(const Entry& e) {
            {"reason", e.reason}};
   if (e.issue) out["issue"] = *e.issue;
   if (e.torch) out["torch"] = *e.torch;
+  if (e.rtol) out["rtol"] = *e.rtol;
+  if (e.atol) out["atol"] = *e.atol;
   json expect = json::object();
   if (e.expect_outcome) expect["outcome"] = name(*e.expect_outcome);
   if (e.expect_message) expect["message"] = *e.expect_message;
@@ -442,6 +483,13 @@ json entry_json(const Entry& e) {
     out["expect"] = name(*e.expect_outcome);
   else if (!expect.empty())
     out["expect"] = expect;
+  return out;
+}
+
+json tolerance_request(const Entry& tolerance) {
+  json out{{"dtype", tolerance.dtype}, {"entry", tolerance.where.str()}};
+  if (tolerance.rtol) out["rtol"] = *tolerance.rtol;
+  if (tolerance.atol) out["atol"] = *tolerance.atol;
   return out;
 }
 
@@ -458,7 +506,8 @@ json entry_evidence(const Entry& e) {
 }  // namespace
 
 CaseResult skipped_result(const Entry& entry, const std::string& case_id) {
-  return CaseResult{case_id, Outcome::kSkip, 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {}, {}};
+  return CaseResult{case_id, Outcome::kSkip, 0.0, {{"skiplist", entry_evidence(entry)}}, {}, {},
+                    {}};
 }
 
 CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
@@ -484,16 +533,15 @@ CaseResult apply_expectation(const Entry& entry, CaseResult observed) {
     observed.outcome = Outcome::kXpass;
     return observed;
   }
-  const std::string message = observed.evidence.value("message", "");
-  const std::string failing_op = observed.evidence.value("failing_op", "");
+  const Evidence seen = Evidence::read(observed.evidence);
   // An entry expecting flakiness expects a pass or a failure: every attempt failing is its
   // failing side (the host decides which side, as a vector width does), not a new failure.
-  const bool outcome_ok = !entry.expect_outcome || *entry.expect_outcome == observed.outcome ||
-                          (entry.expect_outcome == Outcome::kFlaky &&
-                           observed.outcome == Outcome::kFail);
+  const bool outcome_ok =
+      !entry.expect_outcome || *entry.expect_outcome == observed.outcome ||
+      (entry.expect_outcome == Outcome::kFlaky && observed.outcome == Outcome::kFail);
   const bool message_ok =
-      !entry.expect_message || message.find(*entry.expect_message) != std::string::npos;
-  const bool op_ok = !entry.expect_failing_op || failing_op == *entry.expect_failing_op;
+      !entry.expect_message || seen.message.find(*entry.expect_message) != std::string::npos;
+  const bool op_ok = !entry.expect_failing_op || seen.failing_op == *entry.expect_failing_op;
   if (outcome_ok && message_ok && op_ok) {
     observed.outcome = Outcome::kXfail;
   } else {

@@ -23,10 +23,13 @@ struct Entry {
   Category category = Category::kUnsupportedOp;
   std::string reason;
   std::optional<std::string> issue;
-  std::optional<std::string> torch;           // version range, e.g. ">=2.13,<2.15"
-  std::optional<Outcome> expect_outcome;      // the failing outcome it expects
-  std::optional<std::string> expect_message;  // text the error message must contain
+  std::optional<std::string> torch;              // version range, e.g. ">=2.13,<2.15"
+  std::optional<Outcome> expect_outcome;         // the failing outcome it expects
+  std::optional<std::string> expect_message;     // text the error message must contain
   std::optional<std::string> expect_failing_op;  // the aten op the failure must name first
+  // A tolerance entry's (mode tolerance): what the case's values are compared with instead of
+  // the suite's own tolerance. Either may be left out (the suite's own then stands).
+  std::optional<double> rtol, atol;
 
   bool matches(const CaseId& id) const;
   // Its case may pass or fail from one run to the next (category flaky, or expect: flaky): a
@@ -70,17 +73,32 @@ SubjectCheck check_subjects(const std::vector<Entry>& entries,
                             const std::string& default_suite, const std::string& torch_version);
 
 // Decides cases quickly: entries indexed by subject, the first matching entry in file order wins.
+// Expectations (skip, xfail) and tolerances are two tables in one format: a case has at most one
+// of each, the first of its kind that matches.
 class Expectations {
  public:
   explicit Expectations(std::vector<Entry> entries);
+  // The skip or xfail entry deciding the case, or null.
   const Entry* decide(const CaseId& id) const;
+  // The tolerance entry the case's values are compared with, or null.
+  const Entry* tolerance(const CaseId& id) const;
   const std::vector<Entry>& entries() const { return entries_; }
 
  private:
+  struct Index {
+    std::unordered_map<std::string, std::vector<std::size_t>> by_subject;
+    std::vector<std::size_t> any_subject;
+  };
+  const Entry* first_match(const Index& index, const CaseId& id) const;
+
   std::vector<Entry> entries_;
-  std::unordered_map<std::string, std::vector<std::size_t>> by_subject_;
-  std::vector<std::size_t> any_subject_;
+  Index expectations_, tolerances_;
 };
+
+// What the worker is given with a case a tolerance entry matches: {"rtol", "atol" (those the
+// entry gives), "dtype" (its dtypes: the case's values at another dtype keep their own),
+// "entry" (file:line)}.
+nlohmann::json tolerance_request(const Entry& tolerance);
 
 // The result recorded for a case an entry decided. A skip entry: `skip`, never run. An xfail
 // entry applied to what was observed: a failure as expected is `xfail`; a pass is `xpass` (the

@@ -1,5 +1,6 @@
 #include "report/ApiCompat.h"
 
+#include "common/Evidence.h"
 #include "common/Text.h"
 #include "common/Vocabulary.h"
 #include "report/Formats.h"
@@ -42,8 +43,7 @@ std::string joined(const std::set<std::string>& items) {
 // What a case's evidence says in one line: its message, else its skip-list entry's reason.
 std::string case_reason(const json& c) {
   const json& e = c["evidence"];
-  if (e.contains("message") && e["message"].is_string())
-    return one_line(e["message"].get<std::string>());
+  if (const Evidence core = Evidence::read(e); !core.message.empty()) return one_line(core.message);
   if (e.contains("skiplist") && e["skiplist"].contains("reason"))
     return one_line(e["skiplist"]["reason"].get<std::string>());
   return "";
@@ -62,7 +62,7 @@ json judge(const std::vector<const json*>& cases, bool mode_ran) {
     std::string dtype;
   };
   std::vector<Ran> ran;
-  std::map<std::string, bool> works;  // dtype -> every case run at it matched
+  std::map<std::string, bool> works;      // dtype -> every case run at it matched
   std::map<std::string, bool> unchecked;  // dtype -> every case matched or ran unverified
   const json* skipped = nullptr;
   for (const json* c : cases) {

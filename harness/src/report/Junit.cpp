@@ -1,3 +1,4 @@
+#include "common/Evidence.h"
 #include "common/Result.h"
 #include "report/Formats.h"
 
@@ -14,7 +15,7 @@ namespace {
 
 std::string message_of(const json& c) {
   const json& e = c["evidence"];
-  std::string text = e.value("exception_type", std::string());
+  std::string text = Evidence::read(e).exception_type;
   if (const std::string message = case_message(e); !message.empty())
     text += (text.empty() ? "" : ": ") + message;
   if (e.contains("max_abs_error") && c["outcome"].get<Outcome>() == Outcome::kFail) {

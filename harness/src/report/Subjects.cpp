@@ -1,5 +1,6 @@
 #include "report/Subjects.h"
 
+#include "common/Evidence.h"
 #include "common/Result.h"
 
 #include <fmt/format.h>
@@ -53,6 +54,7 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   const std::string check = c["check"];
   const Outcome outcome = outcome_of(c);
   const json& e = c["evidence"];
+  const Evidence core = Evidence::read(e);
   ++counts[outcome];
   space.add(e);
   checks[c["dtype"].get<std::string>()][check] = outcome;
@@ -62,13 +64,13 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   for (const auto& op : c["fallback_ops"]) fallback_ops.insert(op.get<std::string>());
   const json host_only = c.value("host_only_ops", json::array());
   for (const auto& op : host_only) host_only_ops.insert(op.get<std::string>());
-  if (e.contains("failing_op")) failing_ops.insert(e["failing_op"].get<std::string>());
-  built = built || e.value("stage", "") != name(Stage::kBuild);
+  if (!core.failing_op.empty()) failing_ops.insert(core.failing_op);
+  built = built || core.stage != name(Stage::kBuild);
   const bool passed = ran_as(c, Outcome::kPass);  // every op on the device
   if (repro.empty() && c.contains("repro") && !passed) repro = c["repro"];
-  if (first_error.empty() && e.contains("message") && !passed)
-    first_error = e.value("stage", std::string(name(outcome))) + ": " +
-                  e["message"].get<std::string>().substr(0, 300);
+  if (first_error.empty() && !core.message.empty() && !passed)
+    first_error = (core.stage.empty() ? std::string(name(outcome)) : core.stage) + ": " +
+                  core.message.substr(0, 300);
   if (!suite.native_checks.contains(check)) return;
   native_checks_ran = true;
   if (passed) return;
@@ -79,12 +81,12 @@ void Subject::add(const json& c, const SuiteDescription& suite) {
   }
   only_unobserved = false;
   only_host_only = only_host_only && outcome == Outcome::kHostOnly;
-  only_cpu_failures = only_cpu_failures && e.value("where", "") == name(Where::kHarness);
+  only_cpu_failures = only_cpu_failures && core.where == Where::kHarness;
   // Blockers: the ops that fell back, the op an error names; else no single op is to blame.
   for (const auto& op : c["fallback_ops"]) blockers.insert(op.get<std::string>());
   for (const auto& op : host_only) blockers.insert(op.get<std::string>() + " (host-only)");
-  if (e.contains("failing_op")) {
-    blockers.insert(e["failing_op"].get<std::string>());
+  if (!core.failing_op.empty()) {
+    blockers.insert(core.failing_op);
   } else if (e.contains("graph_breaks") && e["graph_breaks"].is_array() &&
              !e["graph_breaks"].empty()) {  // torch.compile could not capture one graph
     blockers.insert("graph break: " + e["graph_breaks"][0].get<std::string>().substr(0, 160));

@@ -1,5 +1,6 @@
 #include "schedule/Scheduler.h"
 
+#include "common/Evidence.h"
 #include "common/Text.h"
 
 #include <fmt/format.h>
@@ -160,7 +161,11 @@ CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
   const auto start = Clock::now();
   auto& worker = slot.worker;
   const std::string previous_case = slot.ran.empty() ? "" : slot.ran.back().case_id;
-  worker->send(nlohmann::json{{"case", case_id}}.dump());
+  nlohmann::json request =
+      options_.case_request ? options_.case_request(case_id) : nlohmann::json();
+  if (!request.is_object()) request = nlohmann::json::object();
+  request["case"] = case_id;
+  worker->send(request.dump());
   std::string line;
   bool broke_protocol = false;  // then the worker is not trusted with another case
   bool retiring = false;        // the worker ends after this case (worker.py says why)
@@ -215,9 +220,8 @@ CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
       }
       if (status.exit_code) result.evidence["exit_code"] = *status.exit_code;
       if (status.exit_code == kExitMemoryLimit) {
-        result.evidence["message"] =
-            fmt::format("exceeded the worker memory limit ({})",
-                        describe_bytes(options_.worker.max_memory_bytes));
+        result.evidence["message"] = fmt::format("exceeded the worker memory limit ({})",
+                                                 describe_bytes(options_.worker.max_memory_bytes));
         result.evidence["max_worker_memory"] = options_.worker.max_memory_bytes;
       }
       worker.reset();
@@ -263,8 +267,10 @@ Scheduler::Attempt Scheduler::attempt(Slot& slot, const std::string& case_id) {
       // the case cannot run; the device's error is recorded where the case stood.
       out.result.outcome = Outcome::kError;
       out.result.evidence = late->evidence;
-      out.result.evidence["message"] = "the device raised an error before the case ran, in a "
-                                       "fresh worker: " + case_message(late->evidence);
+      out.result.evidence["message"] =
+          "the device raised an error before the case ran, in a "
+          "fresh worker: " +
+          case_message(late->evidence);
       return out;
     }
     attribute(slot.index, *late, true);  // then the case runs in a fresh worker
@@ -276,8 +282,8 @@ std::optional<Scheduler::LateError> Scheduler::end_worker(Slot& slot) {
   if (!slot.worker) return late;
   Worker& worker = *slot.worker;
   worker.close_input();  // the worker waits on its device once more, then ends
-  const auto patience = std::min<std::chrono::milliseconds>(options_.case_timeout,
-                                                            std::chrono::seconds(60));
+  const auto patience =
+      std::min<std::chrono::milliseconds>(options_.case_timeout, std::chrono::seconds(60));
   std::string line;
   while (true) {
     const Worker::Read read = worker.read_line(patience, line);
@@ -317,7 +323,7 @@ std::optional<std::string> Scheduler::attribute(int slot, const LateError& late,
   for (const Ran& c : candidates) checked.push_back(c.case_id);
   const auto annotate = [&](CaseResult& r, const Ran& c, const std::string& how) {
     r.evidence["surfaced_at"] = late.evidence.value("surfaced_at", "a later case");
-    r.evidence["late_error"] = {{"exception_type", late.evidence.value("exception_type", "")},
+    r.evidence["late_error"] = {{"exception_type", Evidence::read(late.evidence).exception_type},
                                 {"message", case_message(late.evidence).substr(0, 600)}};
     r.evidence["outcome_before"] = name(c.outcome);
     r.evidence["attributed_by"] = how;
@@ -331,8 +337,8 @@ std::optional<std::string> Scheduler::attribute(int slot, const LateError& late,
     if (is_failure(a.result.outcome)) {
       found = std::move(a.result);
     } else if (at_exit) {
-      found = CaseResult{c.case_id, Outcome::kError, a.result.duration, at_exit->evidence,
-                         {}, {}, {}};
+      found =
+          CaseResult{c.case_id, Outcome::kError, a.result.duration, at_exit->evidence, {}, {}, {}};
     } else {
       continue;
     }
@@ -398,8 +404,7 @@ void Scheduler::slot_loop(int index) {
 
 void Scheduler::run_case(Slot& slot, const std::string& case_id) {
   std::vector<Attempt> attempts;
-  for (int i = 0; i < std::max(1, options_.repeat); ++i)
-    attempts.push_back(attempt(slot, case_id));
+  for (int i = 0; i < std::max(1, options_.repeat); ++i) attempts.push_back(attempt(slot, case_id));
   // A case that only failed is run again, each time in a fresh worker. A skip is the suite's
   // own decision, not a failure: running it again would only say it again.
   const auto only_failed = [&] {

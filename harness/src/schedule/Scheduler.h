@@ -35,6 +35,9 @@ struct ScheduleOptions {
   // Cases with one key, next to each other in the list, go to one worker one after the other (the
   // run's: cases sharing compiled executables, CaseId::sharing_key); empty: each case alone.
   std::function<std::string(const std::string&)> group_of;
+  // What the worker is given with a case besides its id (the run's: the tolerance entry matching
+  // it, {"tolerance": ...}); empty, or an empty object: nothing.
+  std::function<nlohmann::json(const std::string&)> case_request;
 };
 
 struct ScheduleStats {
@@ -46,8 +49,8 @@ struct ScheduleStats {
   int reruns = 0;
   int flaky = 0;
   int retired = 0;  // workers that ended after a case (their memory had grown, their device failed)
-  int late_errors = 0;       // errors a device raised outside the case that queued the work
-  int late_attributed = 0;   // ... reproduced by rerunning one candidate alone
+  int late_errors = 0;      // errors a device raised outside the case that queued the work
+  int late_attributed = 0;  // ... reproduced by rerunning one candidate alone
 };
 
 // One result from a case's attempts: alone, as it is; failed and then passed, `flaky` (the
@@ -138,7 +141,7 @@ class Scheduler {
   std::vector<std::pair<std::size_t, std::size_t>> groups_;  // [begin, end) of cases_, in order
   std::atomic<std::size_t> next_{0};                         // the next group to hand out
   std::atomic<bool> stopping_{false};  // a slot failed: no case starts, no group is handed out
-  std::mutex mutex_;  // serialises on_result_, stats_ and the two below
+  std::mutex mutex_;                   // serialises on_result_, stats_ and the two below
   std::set<std::string> delivered_;
   std::map<std::string, CaseResult> pending_amendments_;  // of cases not delivered yet
   ScheduleStats stats_;

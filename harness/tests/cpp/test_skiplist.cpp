@@ -99,6 +99,56 @@ TEST(Skiplist, DuplicateAndShadowedEntriesAreErrors) {
   EXPECT_NE(first_problem(shadow).find("is shadowed by the entry at"), std::string::npos);
 }
 
+// A reviewed tolerance is an entry of the same format, as upstream's DecorateInfo carries skips,
+// expected failures and tolerance overrides alike: checked as every entry is, a table of its own.
+TEST(Skiplist, ToleranceEntriesAreATableOfTheirOwn) {
+  const auto lists = load(R"({"entries": [
+    {"subject": "log2", "dtype": "bfloat16", "mode": "tolerance", "category": "precision",
+     "rtol": 0.02, "reason": "fewer terms"},
+    {"subject": "log2", "dtype": "bfloat16", "mode": "xfail", "category": "precision",
+     "expect": "fail", "reason": "also expected to fail: an expectation, not shadowed"},
+    {"subject": "*", "mode": "tolerance", "category": "precision", "atol": 0.5, "rtol": 0,
+     "reason": "every other subject"}]})");
+  ASSERT_TRUE(lists.problems.empty()) << lists.problems.front().str();
+  const Expectations x(lists.entries);
+  const CaseId log2 = CaseId::parse("ops/log2/bfloat16/forward");
+  EXPECT_EQ(x.decide(log2)->mode, Mode::kXfail);  // a tolerance never decides a case
+  EXPECT_EQ(x.tolerance(log2)->rtol, 0.02);
+  EXPECT_FALSE(x.tolerance(log2)->atol.has_value());  // the suite's own atol stands
+  EXPECT_EQ(x.tolerance(CaseId::parse("ops/add/float32/forward"))->atol, 0.5);
+  EXPECT_EQ(x.decide(CaseId::parse("ops/add/float32/forward")), nullptr);
+  const nlohmann::json request = tolerance_request(*x.tolerance(log2));
+  EXPECT_EQ(request["rtol"], 0.02);
+  EXPECT_FALSE(request.contains("atol"));
+  EXPECT_EQ(request["dtype"], nlohmann::json::array({"bfloat16"}));
+  EXPECT_NE(request["entry"].get<std::string>().find("list.json:2:"), std::string::npos);
+
+  auto entry = [](const std::string& fields) {
+    return R"({"entries": [{"subject": "add", "category": "precision", "reason": "r", )" + fields +
+           "}]}";
+  };
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {R"("mode": "tolerance")", "gives 'rtol', 'atol' or both"},
+      {R"("mode": "tolerance", "rtol": -0.1)", "'rtol' must be a finite number >= 0"},
+      {R"("mode": "tolerance", "atol": "1e-3")", "'atol' must be a finite number >= 0"},
+      {R"("mode": "tolerance", "atol": true)", "'atol' must be a finite number >= 0"},
+      {R"("mode": "tolerance", "rtol": 0.1, "expect": "fail")", "'expect' applies to xfail"},
+      {R"("mode": "xfail", "expect": "fail", "rtol": 0.1)", "belongs to mode \"tolerance\""},
+      {R"("mode": "skip", "atol": 0.1)", "belongs to mode \"tolerance\""},
+  };
+  for (const auto& [fields, says] : refused)
+    EXPECT_NE(first_problem(entry(fields)).find(says), std::string::npos)
+        << fields << ": " << first_problem(entry(fields));
+  EXPECT_NE(first_problem(R"({"entries": [{"subject": "add", "category": "dtype", "reason": "r",
+                                           "mode": "tolerance", "rtol": 0.1}]})")
+                .find("category 'precision'"),
+            std::string::npos);
+  const std::string shadowed = R"({"entries": [
+    {"subject": "*", "mode": "tolerance", "category": "precision", "rtol": 0.1, "reason": "r"},
+    {"subject": "add", "mode": "tolerance", "category": "precision", "rtol": 0.2, "reason": "r"}]})";
+  EXPECT_NE(first_problem(shadowed).find("is shadowed by the entry at"), std::string::npos);
+}
+
 // A suite's own list (not_runnable.json beside its suite.py) says what no device can run; a
 // backend's says what the backend fails: neither may hold the other's entries, wherever the
 // files are and in whatever order they are read.

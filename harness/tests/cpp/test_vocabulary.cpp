@@ -56,6 +56,8 @@ TEST(Vocabulary, TablesAreIndexedByValueWithUniqueNames) {
     EXPECT_EQ(static_cast<std::size_t>(kStages[i].value), i) << kStages[i].name;
   for (std::size_t i = 0; i < kEvidenceFlags.size(); ++i)
     EXPECT_EQ(static_cast<std::size_t>(kEvidenceFlags[i].value), i) << kEvidenceFlags[i].name;
+  for (std::size_t i = 0; i < kEvidenceCore.size(); ++i)
+    EXPECT_EQ(static_cast<std::size_t>(kEvidenceCore[i].value), i) << kEvidenceCore[i].name;
   EXPECT_EQ(names(kRunStatuses).size(), kRunStatuses.size());
   EXPECT_EQ(names(kWheres).size(), kWheres.size());
   EXPECT_EQ(names(kOutcomes).size(), kOutcomes.size());
@@ -76,9 +78,10 @@ TEST(Vocabulary, ParsingNamesTheUnknownAndTheKnown) {
     parse_outcome("passed");
     FAIL() << "an unknown outcome parsed";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(),
-                 "unknown outcome 'passed' (known: pass, fallback, fail, error, crash, timeout, "
-                 "skip, xfail, xpass, flaky, native_unknown, unverified, xfail_changed, host_only)");
+    EXPECT_STREQ(
+        e.what(),
+        "unknown outcome 'passed' (known: pass, fallback, fail, error, crash, timeout, "
+        "skip, xfail, xpass, flaky, native_unknown, unverified, xfail_changed, host_only)");
   }
   EXPECT_TRUE(is_success(Outcome::kXpass) && !is_success(Outcome::kSkip));
   // unverified: neither a match nor a failure (values went uncompared), never a pass
@@ -100,8 +103,7 @@ TEST(Vocabulary, TheResultsDatabaseCheckAgrees) {
       if (!st.step()) return out;
       const std::string sql = st.text(0);
       std::smatch in_list;
-      if (!std::regex_search(sql, in_list, std::regex(column + R"( IN\s*\(([^)]*)\))")))
-        return out;
+      if (!std::regex_search(sql, in_list, std::regex(column + R"( IN\s*\(([^)]*)\))"))) return out;
       const std::string list = in_list[1];
       const std::regex quoted("'([^']*)'");
       for (auto it = std::sregex_iterator(list.begin(), list.end(), quoted);

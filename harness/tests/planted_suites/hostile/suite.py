@@ -16,6 +16,8 @@ import time
 import torch
 
 import suite_api
+from sides import Verdict
+from vocabulary import EVIDENCE_CORE
 
 CHECK = "misbehave"
 ATTACKS = (
@@ -32,6 +34,7 @@ ATTACKS = (
     "device_allocates_forever",  # the same on the device, whose memory is the host's
     "device_out_of_memory", # the device's pool is full: the backend's answer, not the limit's
     "hoards",               # passes, but keeps most of the memory limit: the worker must retire
+    "breaks_evidence_core", # fails with every core field of its evidence of another type
 )
 HOARD: list = []  # what "hoards" keeps alive after its case, as a worker's caches would
 
@@ -123,5 +126,8 @@ def misbehave(case) -> None:
         HOARD.append(torch.ones(288 << 20, dtype=torch.float32))  # 1,152 MiB: alone over half of 2 GiB
         case.evidence["pid"] = os.getpid()
         return
+    elif attack == "breaks_evidence_core":
+        broken = {name: {"sample_index": 3} if kind == "string" else "one" for name, kind in EVIDENCE_CORE.items()}
+        raise Verdict("fail", {**broken, "kept": "a detail"})
     elif attack == "device_out_of_memory":
         raise torch.OutOfMemoryError("neuron out of memory: tried to allocate 8.00 GiB (device pool full)")

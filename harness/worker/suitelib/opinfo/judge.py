@@ -19,7 +19,7 @@ from torch.testing._internal.opinfo.core import SampleInput
 import suite_api
 from comparison import LOW_PRECISION, Mismatch, compare, devices_of, own_copy
 from dispatch_capture import uncounted
-from evidence import exception_evidence
+from evidence import dtype_name, exception_evidence
 from sides import NoReference, Sides, Verdict
 from vocabulary import Outcome
 
@@ -43,19 +43,24 @@ class Case(Sides):
     """One case being run: its op, dtype, tolerance, seed and device, what it compared so far."""
 
     def __init__(self, op, dtype: torch.dtype, ctx) -> None:
-        rtol, atol, source = tolerances.lookup(op, dtype)
-        super().__init__(ctx, rtol, atol)
+        tolerance = self.tolerance_at(op, dtype, ctx)
+        super().__init__(ctx, tolerance.rtol, tolerance.atol)
         self.op, self.dtype = op, dtype
-        self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": source}
+        self.evidence: dict[str, Any] = {"rtol": self.rtol, "atol": self.atol, "tolerance_source": tolerance.source}
         self.values_suspect = tolerances.values_not_comparable(op, dtype) is not None
-        self.tolerance_overridden = source == tolerances.PROJECT_SOURCE  # reviewed, with a reason
+        self.tolerance_overridden = tolerance.reviewed  # a skip list's entry, with a reason
         self.compared = self.without_reference = self.variants_compared = self.variants_without_reference = 0
         self.errors_matched = self.errors_not_raised_on_cpu = 0  # alike(): inputs the CPU refuses
         self.edge_variants = 0
         self.layouts: set[str] = set()  # the layout kinds the case's samples were given (layouts.py)
         self.vacuous: str | None = None  # why the check had nothing to run, when it had nothing
-        self._judged_at: dict[torch.dtype, tuple[float, float, str, bool]] = {}  # at_dtype(), by dtype
+        self._judged_at: dict[torch.dtype, tuple[tolerances.Tolerance, bool]] = {}  # at_dtype(), by dtype
         self._atol_scaling: tuple[float, float] | None = None  # atol_scaled(): (the case's atol, factor)
+
+    @staticmethod
+    def tolerance_at(op, dtype: torch.dtype, ctx) -> tolerances.Tolerance:
+        """The tolerance the op's values at `dtype` are compared with in this case."""
+        return tolerances.lookup(op, dtype, ctx.reviewed_tolerance(dtype_name(dtype)))
 
     @contextlib.contextmanager
     def at_dtype(self, dtype: torch.dtype) -> Iterator[None]:
@@ -67,12 +72,12 @@ class Case(Sides):
             yield
             return
         if dtype not in self._judged_at:
-            self._judged_at[dtype] = (*tolerances.lookup(self.op, dtype),
+            self._judged_at[dtype] = (self.tolerance_at(self.op, dtype, self.ctx),
                                       tolerances.values_not_comparable(self.op, dtype) is not None)
-        rtol, atol, source, suspect = self._judged_at[dtype]
+        (rtol, atol, source, reviewed), suspect = self._judged_at[dtype]
         own = self.dtype, self.rtol, self.atol, self.values_suspect, self.tolerance_overridden
         self.dtype, self.rtol, self.atol, self.values_suspect = dtype, rtol, atol, suspect
-        self.tolerance_overridden = source == tolerances.PROJECT_SOURCE  # reviewed, with a reason
+        self.tolerance_overridden = reviewed
         try:
             yield
         except Verdict as verdict:
