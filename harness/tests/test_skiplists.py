@@ -156,6 +156,8 @@ def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
     """The bundled backend's lists: clean against the installed torch, one file per category."""
     linted = cli("skiplist", "lint")
     assert linted.stdout.splitlines()[-1].startswith("skip lists clean:")
+    # facts.json, tiny_models.json (two readers), most_used.json, models.json, donors.json
+    assert "reviewed documents of the suites read: 6 reader(s)" in linted.stdout
     # A slice the lists cover: complex add is refused by the device and expected to fail so.
     cli("run", "--suite", "ops", "--ops", "^(add|sub)$", "--dtypes", "complex64,float32", "--checks", "forward", "--strict",
         "--db", str(db), "--timeout", "60")
@@ -163,6 +165,25 @@ def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
                             "ops/sub/complex64/forward": "xfail", "ops/sub/float32/forward": "pass"}
     evidence = evidences(db)["ops/add/complex64/forward"]
     assert evidence["skiplist"]["category"] == "dtype" and "dtypes.json" in evidence["skiplist"]["entry"]
+
+
+def test_lint_reads_every_reviewed_document_a_suite_declares(tmp_path):
+    """A suite's reviewed data (a table it ships, read through suitelib.reviewed) is linted with the
+    skip lists: a wrong entry is a problem naming the suite, the file, the entry and its line."""
+    suite = tmp_path / "tabled"
+    suite.mkdir()
+    (suite / "__init__.py").write_text("")
+    (suite / "table.json").write_text('{"rows": {\n  "good": 1,\n  "bad": -1\n}}\n')
+    (suite / "suite.py").write_text(
+        "from functools import cache\nfrom pathlib import Path\n\nimport suite_api\nfrom suitelib import reviewed\n\n"
+        "SUITE = suite_api.Suite(__name__)\nSUITE.makes_cases(suite_api.Case)\n\n\n"
+        "@reviewed.document\n@cache\ndef rows():\n"
+        "    return reviewed.read(Path(__file__).with_name('table.json'), {'rows': reviewed.Field(\n"
+        "        dict, entries=lambda name, n: None if n >= 0 else 'a count is never negative')})\n\n\n"
+        "@SUITE.lists\ndef cases():\n    yield from ()\n")
+    linted = cli("skiplist", "lint", check=False, env={"NEURON_CONFORM_SUITES": str(tmp_path)})
+    assert linted.returncode == 1, linted.stdout
+    assert f"suite 'tabled': {suite / 'table.json'}: bad: a count is never negative (line 3)" in linted.stdout
 
 
 def test_stale_names_entries_that_are_the_harness_problem(db):

@@ -336,11 +336,17 @@ def list_suite(out: TextIO, hello: dict[str, Any], name: str, suite: suite_api.S
 
 
 def describe_found(name: str, folder: Path) -> dict[str, Any]:
-    """A found suite's declaration, or why it cannot be loaded."""
+    """A found suite's declaration, or why it cannot be loaded; and the reviewed documents its
+    modules read (those whose readers its loading declared first), with what is wrong in them."""
+    from suitelib import reviewed
+
+    before = set(reviewed.readers())
     try:
-        return {"suite": name, "folder": str(folder), "description": suite_api.load_suite(name).describe()}
+        found = {"suite": name, "folder": str(folder), "description": suite_api.load_suite(name).describe()}
     except (Exception, SystemExit) as exc:  # one broken suite must not hide the others
         return {"suite": name, "folder": str(folder), "problem": f"{type(exc).__name__}: {str(exc)[:500]}"}
+    readers = [r for r in reviewed.readers() if r not in before]
+    return {**found, "reviewed": {"readers": readers, "problems": reviewed.problems(readers)}}
 
 
 # What a host allocation that failed says, in the evidence of the case that asked for it: Python's

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -41,7 +42,7 @@ from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
 
-from suitelib import opinfo
+from suitelib import opinfo, reviewed
 from suitelib.opinfo import calls, judge, samples
 
 from . import explicit
@@ -196,8 +197,24 @@ def build_call(target: str, donor: str, call: tuple[tuple, dict]) -> tuple[tuple
 
 # --- the suite contract -----------------------------------------------------------------------
 
+@reviewed.document
+@cache
 def _donors() -> dict[str, dict[str, str]]:
-    return json.loads(DONORS_FILE.read_text())["targets"] if DONORS_FILE.is_file() else {}
+    """donors.json's targets, each an overload with its OpInfo, a dtype torch has, the donor and a
+    known form (whether the overloads exist is the installed torch's: list_cases() skips others')."""
+    fields = dict.fromkeys(("opinfo", "dtype", "donor", "check"), str)
+
+    def problem(target: str, donor: Any) -> str | None:
+        if (wrong := reviewed.fields_problem(donor, fields)) is not None:
+            return wrong
+        if not target.startswith("aten::") or not donor["donor"].startswith("aten::"):
+            return "the target and the donor are overloads named aten::<name>.<overload>"
+        dtype = getattr(torch, donor["dtype"], None)
+        if not isinstance(dtype, torch.dtype) or dtype_name(dtype) != donor["dtype"]:
+            return f"'{donor['dtype']}' is no dtype as case ids name them (float32, int64, ...)"
+        return None if donor["check"] in FORMS else f"unknown check '{donor['check']}' (known: {', '.join(FORMS)})"
+
+    return reviewed.read(DONORS_FILE, {"description": str, "targets": reviewed.Field(dict, entries=problem)})["targets"]
 
 
 def _installed(name: str) -> bool:

@@ -4,24 +4,27 @@
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import transformers
 
+from suitelib import reviewed
 from suitelib.tiny_models import causal_lm_architectures
 
 HERE = Path(__file__).resolve().parent
 MOST_USED_FILE = HERE / "most_used.json"
 
 
+@reviewed.document
 @cache
 def most_used() -> list[str]:
     """most_used.json, checked: every name a causal-LM architecture of the installed transformers."""
-    names = json.loads(MOST_USED_FILE.read_text())["architectures"]
-    unknown = [n for n in names if n not in causal_lm_architectures()]
-    if unknown:
-        raise ValueError(f"{MOST_USED_FILE}: {unknown} not causal-LM architectures of transformers "
-                         f"{transformers.__version__}")
-    return names
+    def problem(_: str, name: Any) -> str | None:
+        if isinstance(name, str) and name in causal_lm_architectures():
+            return None
+        return f"{name!r} is not a causal-LM architecture of transformers {transformers.__version__}"
+
+    fields = {"description": str, "architectures": reviewed.Field(list, entries=problem)}
+    return reviewed.read(MOST_USED_FILE, fields)["architectures"]

@@ -12,7 +12,6 @@ size), `lm_head` (the vocabulary projection and log_softmax over it).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,6 +19,8 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+
+from suitelib import reviewed
 
 from .sizes_calls import Call, Rows
 
@@ -49,6 +50,7 @@ def _first(config: Any, *names: str) -> Any:
     return next((getattr(config, n) for n in names if getattr(config, n, None) is not None), None)
 
 
+@reviewed.document
 @cache
 def models() -> dict[str, Dims]:
     """models.json's models, their configs built by transformers (derived fields follow)."""
@@ -56,16 +58,21 @@ def models() -> dict[str, Dims]:
     from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
     model_type = {arch: kind for kind, arch in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.items()}
-    out = {}
-    for name, spec in json.loads(MODELS_FILE.read_text())["models"].items():
-        arch = spec["architecture"]
-        if arch not in model_type:
-            raise ValueError(f"{MODELS_FILE}: model {name}: unknown architecture {arch}")
-        config_class = CONFIG_MAPPING[model_type[arch]]
+
+    def problem(_: str, spec: Any) -> str | None:
+        if (wrong := reviewed.fields_problem(spec, {"architecture": str, "config": dict})) is not None:
+            return wrong
+        if spec["architecture"] not in model_type:
+            return f"unknown architecture {spec['architecture']}"
+        config_class = CONFIG_MAPPING[model_type[spec["architecture"]]]
         unknown = sorted(set(spec["config"]) - set(config_class().to_dict()))
-        if unknown:
-            raise ValueError(f"{MODELS_FILE}: model {name}: {config_class.__name__} has no field {', '.join(unknown)}")
-        config = config_class(**spec["config"])
+        return f"{config_class.__name__} has no field {', '.join(unknown)}" if unknown else None
+
+    out = {}
+    specs = reviewed.read(MODELS_FILE, {"description": str, "models": reviewed.Field(dict, entries=problem)})["models"]
+    for name, spec in specs.items():
+        arch = spec["architecture"]
+        config = CONFIG_MAPPING[model_type[arch]](**spec["config"])
         hidden = _first(config, "hidden_size", "n_embd")
         heads = _first(config, "num_attention_heads", "n_head")
         intermediate = _first(config, "intermediate_size", "n_inner")

@@ -64,11 +64,8 @@ Command add_repro_command(CLI::App& cli) {
   auto o = std::make_shared<ReproOptions>();
   auto* cmd =
       cli.add_subcommand("repro", "Print and run a standalone command reproducing one case");
-  cmd->add_option("case_id", o->case_id, "Case id, e.g. ops/add/float32/forward")
-      ->required();
-  cmd
-      ->add_option("--db", o->db,
-                   "Results database (backend and device are taken from its runs)")
+  cmd->add_option("case_id", o->case_id, "Case id, e.g. ops/add/float32/forward")->required();
+  cmd->add_option("--db", o->db, "Results database (backend and device are taken from its runs)")
       ->capture_default_str();
   cmd->add_option("--run", o->run, "Run whose settings to use (id, latest, previous)");
   cmd->add_option("--backend-module", o->backend_module, "Override the backend module");

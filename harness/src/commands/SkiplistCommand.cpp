@@ -79,6 +79,17 @@ int lint(const SkiplistOptions& o) {
   }
   Skiplists lists = load_skiplists(paths, torch_version);
   std::vector<std::string> notes;
+  // The suites' other reviewed documents (facts about ops, tables of models, ...), each read as a
+  // run would read it.
+  if (suites) {
+    std::size_t readers = 0;
+    for (const auto& s : *suites) {
+      readers += s.reviewed_readers.size();
+      for (const auto& problem : s.reviewed_problems)
+        lists.problems.push_back({{fmt::format("suite '{}'", s.name)}, problem});
+    }
+    notes.push_back(fmt::format("reviewed documents of the suites read: {} reader(s)", readers));
+  }
   if (o.check_subjects) {
     std::set<std::string> missing;
     std::map<std::string, std::string> unlisted;  // suite -> why the worker could not list it

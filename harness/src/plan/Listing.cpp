@@ -79,8 +79,14 @@ std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::str
   std::vector<FoundSuite> found;
   for (nlohmann::json json = next_line(worker); !json.contains("done"); json = next_line(worker)) {
     if (json.contains("ready")) continue;
-    FoundSuite suite{json.at("suite").get<std::string>(), json.value("folder", ""), std::nullopt,
-                     json.value("problem", "")};
+    FoundSuite suite;
+    suite.name = json.at("suite").get<std::string>();
+    suite.folder = json.value("folder", "");
+    suite.problem = json.value("problem", "");
+    if (const auto reviewed = json.find("reviewed"); reviewed != json.end()) {
+      suite.reviewed_readers = reviewed->value("readers", std::vector<std::string>());
+      suite.reviewed_problems = reviewed->value("problems", std::vector<std::string>());
+    }
     if (json.contains("description")) {
       try {
         suite.description = SuiteDescription::from_json(suite.name, json["description"]);

@@ -26,9 +26,10 @@ struct Listing {
   std::vector<CaseId> cases;
 };
 
-// `suite` empty: the worker's default suite. Throws std::runtime_error with the worker's own one-line reason when it cannot start (for
-// example an unimportable backend module), and std::invalid_argument when the suite's
-// declaration is malformed or a case names a check the suite does not declare.
+// `suite` empty: the worker's default suite. Throws std::runtime_error with the worker's own
+// one-line reason when it cannot start (for example an unimportable backend module), and
+// std::invalid_argument when the suite's declaration is malformed or a case names a check the suite
+// does not declare.
 Listing list_suite(const std::string& suite, const WorkerCommand& command,
                    const std::string& log_path);
 // The same from a listing worker already started (one a zygote forked in mode "list").
@@ -42,6 +43,9 @@ struct FoundSuite {
   std::string folder;
   std::optional<SuiteDescription> description;
   std::string problem;  // why it has no valid description
+  // The reviewed documents its modules read (their readers, suitelib/reviewed.py), and what is
+  // wrong in them: `skiplist lint` reports these with the skip lists.
+  std::vector<std::string> reviewed_readers, reviewed_problems;
 };
 std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path);
 
@@ -55,7 +59,8 @@ struct Overloads {
 };
 Overloads list_overloads(const WorkerCommand& command, const std::string& log_path);
 
-// The public API a suite's subjects test (the suite's public_api(), harness/worker/suitelib/public_api.py):
+// The public API a suite's subjects test (the suite's public_api(),
+// harness/worker/suitelib/public_api.py):
 // {"mode", "subjects"}, or null when the suite declares none. Throws std::runtime_error as
 // list_suite does.
 nlohmann::json list_public_api(const WorkerCommand& command, const std::string& log_path);

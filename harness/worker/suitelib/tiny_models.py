@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,8 @@ from transformers import PretrainedConfig
 from transformers.core_model_loading import build_glob_alternation
 from transformers.models.auto.configuration_auto import CONFIG_MAPPING
 from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+from suitelib import reviewed
 
 HERE = Path(__file__).resolve().parent
 OVERRIDES_FILE = HERE / "tiny_models.json"
@@ -68,39 +69,50 @@ def causal_lm_architectures() -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-@cache
-def overrides() -> dict[str, dict[str, Any]]:
-    """tiny_models.json "overrides", checked: every key an architecture (class or model_type), every field one
-    its config has."""
-    if not OVERRIDES_FILE.is_file():
-        return {}
-    data = json.loads(OVERRIDES_FILE.read_text())["overrides"]
-    archs = causal_lm_architectures()
-    for key, fields in data.items():
-        if key not in archs and key not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
-            raise ValueError(f"{OVERRIDES_FILE}: '{key}' is not a causal-LM architecture or model_type "
-                             f"of transformers {transformers.__version__}")
-        config = default_config(config_class(key) if key in archs else CONFIG_MAPPING[key], fields)
-        unknown = [f for f in fields if f not in config.to_dict() and not hasattr(config, f)]
-        if unknown:
-            raise ValueError(f"{OVERRIDES_FILE}: override for '{key}' names field(s) {unknown} that "
-                             f"{type(config).__name__} does not have")
-    return data
-
-
 # How labels=input_ids is laid out for a model whose loss reads labels in another shape.
 LABEL_LAYOUTS = ("codebooks_last",)  # MusicGen: ids (batch * codebooks, seq), labels (batch, seq, codebooks)
 
 
+def _document() -> dict[str, Any]:
+    """tiny_models.json, checked: every override's key an architecture (class or model_type), every
+    field one its config has; every labels key an architecture class, every value a known layout."""
+    archs = causal_lm_architectures()
+
+    def override_problem(key: str, fields: Any) -> str | None:
+        if key not in archs and key not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+            return f"'{key}' is not a causal-LM architecture or model_type of transformers {transformers.__version__}"
+        if not isinstance(fields, dict):
+            return f"override for '{key}' must be an object of config fields"
+        config = default_config(config_class(key) if key in archs else CONFIG_MAPPING[key], fields)
+        unknown = [f for f in fields if f not in config.to_dict() and not hasattr(config, f)]
+        if unknown:
+            return f"override for '{key}' names field(s) {unknown} that {type(config).__name__} does not have"
+        return None
+
+    def label_problem(arch: str, layout: Any) -> str | None:
+        if arch in archs and layout in LABEL_LAYOUTS:
+            return None
+        return (f"labels entry '{arch}': {layout!r} (expected an architecture class of transformers "
+                f"{transformers.__version__} and one of {list(LABEL_LAYOUTS)})")
+
+    # description optional: harness/tests/test_hf_suite.py writes documents without it
+    return reviewed.read(OVERRIDES_FILE, {"description": reviewed.Field(str, required=False),
+                                          "overrides": reviewed.Field(dict, entries=override_problem),
+                                          "labels": reviewed.Field(dict, required=False, entries=label_problem)})
+
+
+@reviewed.document
+@cache
+def overrides() -> dict[str, dict[str, Any]]:
+    """tiny_models.json "overrides", the file checked (_document())."""
+    return _document()["overrides"]
+
+
+@reviewed.document
 @cache
 def label_layouts() -> dict[str, str]:
-    """tiny_models.json "labels", checked: every key an architecture, every value a known layout."""
-    data = json.loads(OVERRIDES_FILE.read_text()).get("labels", {}) if OVERRIDES_FILE.is_file() else {}
-    for arch, layout in data.items():
-        if arch not in causal_lm_architectures() or layout not in LABEL_LAYOUTS:
-            raise ValueError(f"{OVERRIDES_FILE}: labels entry '{arch}': '{layout}' (expected an architecture "
-                             f"class of transformers {transformers.__version__} and one of {list(LABEL_LAYOUTS)})")
-    return data
+    """tiny_models.json "labels", the file checked (_document())."""
+    return _document().get("labels", {})
 
 
 def architecture_of(name: str) -> str:

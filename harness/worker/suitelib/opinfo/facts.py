@@ -8,10 +8,11 @@ silently applying to nothing.
 
 from __future__ import annotations
 
-import json
 from functools import cache
 from pathlib import Path
 from typing import Any
+
+from suitelib import reviewed
 
 from .database import by_subject, foreach_by_subject, subject
 
@@ -31,35 +32,32 @@ KINDS: dict[str, dict[str, type]] = {
 def read(path: Path, known: set[str]) -> dict[str, dict[str, dict[str, Any]]]:
     """The file's records, op -> kind -> fact; ValueError naming the file, the op and the problem
     when one is not as the format says (`known`: the OpInfo subjects and names there are)."""
-    def bad(where: str, problem: str) -> ValueError:
-        return ValueError(f"{path}: {where}: {problem}")
-
-    try:
-        document = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: cannot be read as JSON: {exc}") from None
-    if not isinstance(document, dict) or set(document) != {"description", "ops"} or \
-            not isinstance(document["ops"], dict):
-        raise ValueError(f"{path}: expected an object with the fields description and ops (op -> facts)")
-    for op, of_op in document["ops"].items():
+    def op_problem(op: str, of_op: Any) -> str | None:
         if op not in known:
-            raise bad(op, "no OpInfo of the installed torch has this subject or name (renamed upstream?)")
+            return "no OpInfo of the installed torch has this subject or name (renamed upstream?)"
         if not isinstance(of_op, dict) or not of_op:
-            raise bad(op, "expected an object of facts, kind -> {fields, reason}")
-        for kind, fact in of_op.items():
-            fields = KINDS.get(kind)
-            if fields is None:
-                raise bad(op, f"unknown fact '{kind}' (known: {', '.join(KINDS)})")
-            if not isinstance(fact, dict) or set(fact) != {*fields, "reason"}:
-                raise bad(f"{op}/{kind}", f"expected the fields {', '.join(sorted({*fields, 'reason'}))}")
-            if not isinstance(fact["reason"], str) or not fact["reason"].strip():
-                raise bad(f"{op}/{kind}", "a fact needs the reason it holds")
-            for field, kind_of in fields.items():
-                if not isinstance(fact[field], kind_of) or not fact[field]:
-                    raise bad(f"{op}/{kind}", f"{field} must be a non-empty {kind_of.__name__}")
-    return document["ops"]
+            return "expected an object of facts, kind -> {fields, reason}"
+        for kind in of_op:
+            if kind not in KINDS:
+                return f"unknown fact '{kind}' (known: {', '.join(KINDS)})"
+        return None
+
+    def fact_problem(kind: str, fact: Any) -> str | None:
+        fields = KINDS[kind]
+        if not isinstance(fact, dict) or set(fact) != {*fields, "reason"}:
+            return f"expected the fields {', '.join(sorted({*fields, 'reason'}))}"
+        if not isinstance(fact["reason"], str) or not fact["reason"].strip():
+            return "a fact needs the reason it holds"
+        for field, kind_of in fields.items():
+            if not isinstance(fact[field], kind_of) or not fact[field]:
+                return f"{field} must be a non-empty {kind_of.__name__}"
+        return None
+
+    fields = {"description": str, "ops": reviewed.Field(dict, entries=op_problem, members=fact_problem)}
+    return reviewed.read(path, fields)["ops"]
 
 
+@reviewed.document
 @cache
 def _records() -> dict[str, dict[str, dict[str, Any]]]:
     ops = [*by_subject().items(), *foreach_by_subject().items()]

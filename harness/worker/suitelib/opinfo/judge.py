@@ -59,8 +59,9 @@ class Case(Sides):
 
     @staticmethod
     def tolerance_at(op, dtype: torch.dtype, ctx) -> tolerances.Tolerance:
-        """The tolerance the op's values at `dtype` are compared with in this case."""
-        return tolerances.lookup(op, dtype, ctx.reviewed_tolerance(dtype_name(dtype)))
+        """The tolerance the op's values at `dtype` are compared with in this case (a case judged
+        outside a run, with no context, has no tolerance entry)."""
+        return tolerances.lookup(op, dtype, None if ctx is None else ctx.reviewed_tolerance(dtype_name(dtype)))
 
     @contextlib.contextmanager
     def at_dtype(self, dtype: torch.dtype) -> Iterator[None]:
