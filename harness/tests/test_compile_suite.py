@@ -1,7 +1,8 @@
 """The compile suite end to end: real outcomes against the bundled backend (a pass, a recompile
 counted, a lowering failure naming the op, a graph break with its reason), planted compiler
 faults (a miscompiled forward, a miscompiled backward, a graph that recompiles on a repeated
-shape), and a backend without a Dynamo backend."""
+shape: suites/compile/planted.py's classes, planted by defects_backend), and a backend without a
+Dynamo backend."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import json
 from conform_cli import cli, evidences, outcomes, runs
 
 OPS = ["--ops", r"^(add|tanh|sigmoid|mul|lgamma|allclose|bernoulli)$", "--dtypes", "float32", "--reruns", "0", "-j", "2"]
+COMPILER_FAULTS = {"DEFECTS_CLASSES": "miscompiles_forward,miscompiles_backward,forgets_graphs"}
 
 
 def test_compile_cases_against_the_bundled_backend(db):
@@ -46,8 +48,8 @@ def test_compile_cases_against_the_bundled_backend(db):
 
 def test_planted_compiler_faults_fail_their_checks(db):
     # It registers its Dynamo backend at import (no entry point of its own): the run names it.
-    cli("run", "--suite", "compile", *OPS, "--backend-module", "planted_compile_backend", "--no-skiplists",
-        "--suite-option", "dynamo_backend=neuron", "--db", str(db))
+    cli("run", "--suite", "compile", *OPS, "--backend-module", "defects_backend", "--no-skiplists",
+        "--suite-option", "dynamo_backend=neuron", "--db", str(db), env=COMPILER_FAULTS)
     got, evidence = outcomes(db), evidences(db)
     # tanh miscompiled in forward graphs: forward fails (and so do its gradients)
     assert got["compile/tanh/float32/forward"] == "fail"

@@ -1,6 +1,7 @@
 """The distributed suite end to end: every case on 2 ranks against the bundled backend, planted
 faults (a wrong reduction, unaveraged DDP gradients, wrong FSDP2 shards, a hung collective, a
-crashing rank), no rank outliving the harness, and bad input."""
+crashing rank: suites/distributed/planted.py's classes, planted by defects_backend in the worker
+and in every rank, which inherit DEFECTS_CLASSES), no rank outliving the harness, and bad input."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from pathlib import Path
 from conform_cli import CLI, HERE, cli, evidences, outcomes, runs
 from test_worker_lifetime import kill_and_expect_no_survivor, processes_marked
 
-PLANTED = ["--backend-module", "planted_distributed_backend", "--no-skiplists", "--reruns", "0"]
+PLANTED = ["--backend-module", "defects_backend", "--no-skiplists", "--reruns", "0"]
+FAULTS = "wrong_reduction,hung_collective,crashing_rank,unaveraged_ddp,doubled_shards"
 
 
 def test_every_case_on_two_ranks_against_the_bundled_backend(db):
@@ -50,7 +52,8 @@ def test_planted_faults_are_caught_and_the_run_goes_on(db):
     try:
         cli("run", "--suite", "distributed", *PLANTED, "--ops",
             r"^(all_reduce\.sum|broadcast|all_gather_into_tensor|ddp\.mlp|fsdp2\.mlp)$",
-            "--dtypes", "float32,bfloat16,float16", "--timeout", "20", "-j", "1", "--db", str(db), check=False)
+            "--dtypes", "float32,bfloat16,float16", "--timeout", "20", "-j", "1", "--db", str(db), check=False,
+            env={"DEFECTS_CLASSES": FAULTS})
     finally:
         del os.environ["LIFETIME_MARK"]
     got, evidence = outcomes(db), evidences(db)
@@ -78,7 +81,7 @@ def test_planted_faults_are_caught_and_the_run_goes_on(db):
 
 def test_kill_minus_nine_of_the_harness_takes_the_ranks_with_it(db):
     mark = f"neuron-conform-test-{uuid.uuid4()}"
-    env = dict(os.environ, PYTHONPATH=str(HERE), LIFETIME_MARK=mark)
+    env = dict(os.environ, PYTHONPATH=str(HERE), LIFETIME_MARK=mark, DEFECTS_CLASSES="hung_collective")
     # rank 1 never joins the bfloat16 broadcast: rank 0 hangs in the collective
     harness = subprocess.Popen([str(CLI), "run", "--suite", "distributed", *PLANTED, "--ops", "^broadcast$",
                                 "--dtypes", "bfloat16", "--timeout", "600", "-j", "1", "--db", str(db)],
@@ -90,6 +93,9 @@ def test_kill_minus_nine_of_the_harness_takes_the_ranks_with_it(db):
         ranks = [pid for pid in processes_marked(mark) if b"rank.py" in Path(f"/proc/{pid}/cmdline").read_bytes()]
     time.sleep(3)  # inside the hung collective
     assert len(ranks) == 2, "the world did not start"
+    # each rank imports defects_backend itself: DEFECTS_CLASSES reaches it with the rest of the environment
+    assert all(b"\0DEFECTS_CLASSES=hung_collective\0" in b"\0" + Path(f"/proc/{pid}/environ").read_bytes()
+               for pid in ranks)
     kill_and_expect_no_survivor(harness, mark)
 
 

@@ -1,6 +1,8 @@
 """The defects the ops suite's checks must catch, planted by harness/tests/defects_backend.py
-(suitelib/planting.py says how): one class of bug each, the kernel that has it, the check that
-catches it. Never imported by a real run."""
+(suitelib/planting.py says how): one class of bug each, the kernel that has it (restore_ignored:
+the device module's function, a patch), the check that catches it. The semantic checks' classes
+(random, sdpa, autocast: harness/tests/test_semantics_checks.py) are opt-in. Never imported by a
+real run."""
 
 from __future__ import annotations
 
@@ -233,6 +235,67 @@ def _takes_overlap_div_(self, other):
     return self
 
 
+# The semantic checks' defects (random, sdpa, autocast). A random kernel draws from the device
+# generator (through ops not replaced) unless its defect is about the generator, so that each class
+# fails only its own sub-check.
+
+def _frozen_uniform(self, from_=0.0, to=1.0, *, generator=None):
+    fixed = torch.Generator().manual_seed(0)  # a fresh generator per call: the same numbers every time
+    values = torch.empty(self.shape, dtype=self.dtype).uniform_(from_, to, generator=fixed)
+    return self.copy_(values.to(self.device))
+
+
+def _wrong_fraction(input, p, train):
+    if not train or input.numel() == 0:
+        return input.clone(), torch.ones_like(input, dtype=torch.bool)
+    keep = 1.0 - 0.8 * p  # drops too few ...
+    mask = torch.empty_like(input, dtype=torch.bool).bernoulli_(keep)
+    return input * mask / (1.0 - p), mask  # ... and scales as if it dropped p
+
+
+def _wrong_variance(self, mean=0.0, std=1.0, *, generator=None):
+    draw = torch.normal(torch.full_like(self, mean), torch.full_like(self, std * 1.1), generator=generator)
+    return self.copy_(draw)
+
+
+def _ignores_generator(self, lambd=1.0, *, generator=None):
+    # -log(U)/lambda with U drawn (24 bits) from the device's default generator, whatever `generator` is
+    bits = torch.randint_like(self, 0, 2**24, dtype=torch.float32)
+    return self.copy_(-torch.log((bits + 0.5) / 2**24) / lambd)
+
+
+def _restore_ignored(new_state, device="neuron"):
+    import torch_neuronsim  # the backend planted on (defects_backend), not a suite's dependency
+
+    generator = torch_neuronsim._C._default_generator(torch.neuron._device_index(device))
+    generator.manual_seed(generator.initial_seed())  # back to the start, not to the saved position
+
+
+def _misaligned_p(self, *, generator=None):
+    # each element's p from the other end (bernoulli_.Tensor, not planted: the device generator)
+    return torch.empty_like(self).bernoulli_(self.flip(-1), generator=generator)
+
+
+def _sdpa_no_masking(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                     enable_gqa=False):
+    q, k, v = (t.cpu() for t in (query, key, value))
+    return torch.nn.functional.scaled_dot_product_attention(  # attn_mask and is_causal dropped
+        q, k, v, dropout_p=dropout_p, scale=scale, enable_gqa=enable_gqa).to(query.device)
+
+
+_NO_AUTOCAST = torch._C.DispatchKeySet(torch._C.DispatchKey.AutocastPrivateUse1)
+
+
+def _mm_in_float16(self, mat2):
+    with torch._C._ExcludeDispatchKeyGuard(_NO_AUTOCAST):  # as an autocast kernel redispatches
+        return torch.mm(self.half(), mat2.half())
+
+
+def _softmax_uncast(self, dim, dtype=None):
+    with torch._C._ExcludeDispatchKeyGuard(_NO_AUTOCAST):
+        return torch.softmax(self, dim, dtype=dtype)  # in the input's dtype, not float32
+
+
 DEFECTS = {
     "ignores_strides": Defect({"neg": _ignores_strides_unary, "maximum": _ignores_strides_binary},
                               "reads its inputs as if contiguous", "forward (noncontiguous)"),
@@ -304,4 +367,29 @@ DEFECTS = {
                                "right values, computed on the host (a device kernel that copies its input to "
                                "the CPU and back)", "every case (host_only: the capture sees the copy inside "
                                "the kernel)"),
+    # the semantic checks' (opt-in: the ops suite's other checks draw, attend and autocast with them)
+    "frozen_generator": Defect({"uniform_": _frozen_uniform},
+                               "draws from a generator seeded 0 on every call: never advances, ignores the device "
+                               "seed", "random (successive, reseeded)", opt_in=True),
+    "wrong_fraction": Defect({"native_dropout": _wrong_fraction},
+                             "keeps 1 - 0.8p of the elements (scaled by 1/(1-p) as it should)",
+                             "random (distribution)", opt_in=True),
+    "wrong_variance": Defect({"normal_": _wrong_variance}, "draws with 1.1 times the standard deviation asked",
+                             "random (distribution)", opt_in=True),
+    "ignores_generator": Defect({"exponential_": _ignores_generator},
+                                "draws from the default generator, not the generator= passed", "random (generator)",
+                                opt_in=True),
+    "restore_ignored": Defect({}, "torch.neuron.set_rng_state restarts the generator from its seed instead of "
+                              "restoring the saved state", "random (rng_state)", opt_in=True,
+                              patches={("torch.neuron", "set_rng_state"): _restore_ignored}),
+    "misaligned_p": Defect({"bernoulli": _misaligned_p},
+                           "draws each element with the p of the mirrored position: the pooled fraction is right, "
+                           "each element's is not", "random (contract)", opt_in=True),
+    "sdpa_no_masking": Defect({"scaled_dot_product_attention": _sdpa_no_masking},
+                              "attends to every key: ignores attn_mask and is_causal",
+                              "sdpa (bool_mask_*, float_mask, causal*)", opt_in=True),
+    "autocast_dtype": Defect({"mm": _mm_in_float16, "softmax.int": _softmax_uncast},
+                             "under autocast (its kernels on AutocastPrivateUse1), mm runs in float16 (not the "
+                             "autocast dtype, bfloat16) and softmax is not cast up to float32", "autocast (dtype)",
+                             dispatch_key="AutocastPrivateUse1", opt_in=True),
 }

@@ -5,13 +5,20 @@ the defects its checks must catch beside it, in `planted.py` (`DEFECTS = {class:
 (DEFECTS_CLASSES picks classes). Nothing here runs in a real run: a suite's planted.py is imported
 only by that backend.
 
+What a kernel cannot carry (a device-module function, a Tensor method, a Dynamo backend, a
+torch.distributed function) a defect plants as a patch: `patches` maps (target, name) to the
+replacement set there when the class is planted. The target is a module or a class, or the import
+path of an object (resolved then, so that naming it imports nothing until the class is planted;
+how a dict, which is no key, is named); the name is an attribute of the target, or a key when the
+target is a dict (a registry such as Dynamo's backends).
+
 The kernels compute on the CPU (so that a kernel never calls itself) and return device tensors;
 the helpers below are the ways of misreading memory that several defects share.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 import torch
@@ -20,7 +27,7 @@ import torch
 @dataclass(frozen=True)
 class Defect:
     """One class of bug, planted: the aten ops it replaces (overload name -> kernel), what is wrong
-    with them, and the check (and variant) that must catch it."""
+    with them, and the check (and variant) that must catch it; what else it replaces, in `patches`."""
 
     kernels: Mapping[str, Callable[..., Any]]
     defect: str
@@ -29,6 +36,8 @@ class Defect:
     opt_in: bool = False  # planted only when DEFECTS_CLASSES names it (it changes what other cases see)
     mixes_devices: bool = False  # its kernels take operands on two devices (the defect itself)
     on_synchronize: Callable[[], None] | None = None  # what waiting on the device ends (a fused chain)
+    # (target: a module, a class or an import path; attribute or dict key) -> what is set there when planted
+    patches: Mapping[tuple[Any, str], Any] = field(default_factory=dict)
 
 
 def on_cpu(value: Any) -> Any:
