@@ -138,6 +138,25 @@ def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
                                            samples.generated(total, torch.float32, reference=True)))
 
 
+def test_a_fact_that_changes_nothing_is_stale(monkeypatch):
+    """A reviewed fact must change what its check does for an OpInfo it names: not_random about an
+    op the random rule never selects, keeps_memory_format about a pointwise op, are stale; each
+    check that consults a kind is a reviewed document, which `skiplist lint` reads."""
+    random, layout = suite_module("ops", "ops_random"), suite_module("ops", "ops_layout")
+    from suitelib.opinfo import facts
+
+    assert random.not_random_facts() and layout.keeps_memory_format_facts()  # the shipped facts apply
+    shipped, stale = facts._records(), {"not_random": {"reason": "r"}, "keeps_memory_format": {"reason": "r"}}
+    monkeypatch.setattr(facts, "_records", lambda: {**shipped, "add": stale})
+    for check, says in ((random.not_random_facts, "add/not_random: the random check's rule does not select it"),
+                        (layout.keeps_memory_format_facts, "add/keeps_memory_format: it is pointwise")):
+        check.cache_clear()
+        with pytest.raises(ValueError) as refused:
+            check()
+        assert f"{facts.FILE}: {says}" in str(refused.value) and "(stale)" in str(refused.value)
+        check.cache_clear()
+
+
 def test_a_reviewed_fact_is_read_only_with_a_known_opinfo_kind_fields_and_reason(tmp_path):
     """facts.json: what the suites know about a named OpInfo, as data; a record the reader cannot
     trust stops the listing, naming the file, the OpInfo and what is wrong."""

@@ -7,6 +7,7 @@ undefined are not made (the reviewed tables below say which, and why).
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Callable
 
 import torch
@@ -14,6 +15,7 @@ import torch
 from sides import NoReference
 
 from evidence import dtype_name
+from suitelib import reviewed
 from suitelib.opinfo import argument_variants, facts, identity, judge, layouts, sample_variants
 
 INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
@@ -256,6 +258,14 @@ class Transforms:
         made = [v for _, v in identity.out_is_input(self.case.op, sample, output)]
         return self._aliasing_defined(made[pick % len(made)], identity.out_apart(made[pick % len(made)])) \
             if made else None
+
+
+@reviewed.document
+@cache
+def slow_on_cpu_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's slow_on_cpu facts, each naming a dtype the OpInfo has on the CPU."""
+    return facts.applying("slow_on_cpu", lambda op, fact: bool(set(fact["dtypes"]) & {
+        dtype_name(d) for d in op.supported_dtypes("cpu")}), "the OpInfo has none of its dtypes on the CPU")
 
 
 def too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:

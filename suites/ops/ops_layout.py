@@ -17,6 +17,7 @@ names the output (its pytree path), both stride tuples, or the aliasing found.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Callable, Iterable
 
 import torch
@@ -28,6 +29,7 @@ from sides import NoReference
 
 import suite_api
 
+from suitelib import reviewed
 from suitelib.opinfo import facts, sample_variants, samples
 
 DESCRIPTION = ("output metadata: dtype, shape, device, strides where PyTorch defines them (memory_format ops; "
@@ -48,6 +50,15 @@ def _is_pointwise(op) -> bool:
 
 def _takes_memory_format(op) -> bool:
     return any("memory_format" in names for names in sample_variants.schema_arguments(op))
+
+
+@reviewed.document
+@cache
+def keeps_memory_format_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's keeps_memory_format facts, each about an OpInfo whose layout variants only the
+    fact makes: neither pointwise nor taking memory_format."""
+    return facts.applying("keeps_memory_format", lambda op, _: not _takes_memory_format(op) and not _is_pointwise(op),
+                          "it is pointwise or takes memory_format, so its layout variants are made without it")
 
 
 def _layout_variants(op) -> Callable[[Any], Iterable[tuple[str, Any]]] | None:

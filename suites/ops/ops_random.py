@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Callable
 
 import numpy
@@ -53,7 +54,7 @@ from vocabulary import Outcome, Where
 
 import suite_api
 
-from suitelib import opinfo
+from suitelib import opinfo, reviewed
 from suitelib.opinfo import facts, tolerances
 
 DESCRIPTION = ("random ops: the device generator seeded alike reproduces a draw, advances between draws, "
@@ -281,6 +282,13 @@ def _selected(op) -> bool:
     floating = [d for d in op.supported_dtypes("cpu") if d.is_floating_point]
     reason = tolerances.values_not_comparable(op, floating[0]) if floating else None
     return reason is not None and "non-deterministic" in reason
+
+
+@reviewed.document
+@cache
+def not_random_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's not_random facts, each about an OpInfo the check's rule selects."""
+    return facts.applying("not_random", lambda op, _: _selected(op), "the random check's rule does not select it")
 
 
 def applies(op, dtype: torch.dtype) -> bool:

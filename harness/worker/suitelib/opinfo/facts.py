@@ -3,14 +3,16 @@ with the reason it holds. The suites ask `about(op, kind)`; nothing about a name
 code. The file is checked when it is read: every fact of a known kind with its fields typed and a
 reason given, and every OpInfo it names one of the installed torch's (by subject, or by name for
 all its variants), so a fact about an OpInfo renamed upstream stops the listing instead of
-silently applying to nothing.
+silently applying to nothing. A check that consults a kind also declares, through applying(), that
+each fact of it changes something for an OpInfo it names; `skiplist lint` reads those too, so a
+fact made moot upstream (an op now pointwise, a rule that no longer selects it) is found stale.
 """
 
 from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from suitelib import reviewed
 
@@ -69,6 +71,20 @@ def about(op, kind: str) -> dict[str, Any] | None:
     records = _records()
     found = records.get(subject(op)) or records.get(op.name) or {}
     return found.get(kind)
+
+
+def applying(kind: str, applies: Callable[[Any, dict[str, Any]], bool], why: str) -> dict[str, dict[str, Any]]:
+    """The facts of `kind`, each checked to change something: `applies(op, fact)` holds for an
+    OpInfo it names (by subject, or one of those of its name). A fact that applies to none is
+    stale (its op changed upstream, or the rule that consults it did): ValueError naming the file,
+    the fact and `why` it applies to nothing. The suite that consults a kind declares its check as
+    a reviewed document (suitelib/reviewed.py), so that `skiplist lint` finds a stale fact."""
+    ops = [*by_subject().items(), *foreach_by_subject().items()]
+    found = named(kind)
+    for name, fact in found.items():
+        if not any(applies(op, fact) for s, op in ops if name in (s, op.name)):
+            raise ValueError(f"{FILE}: {name}/{kind}: {why}: the fact changes nothing (stale)")
+    return found
 
 
 def named(kind: str) -> dict[str, dict[str, Any]]:
