@@ -38,11 +38,11 @@ def test_unknown_architecture_and_bad_overrides_are_named(tmp_path, monkeypatch)
         shrink.tiny_config("NoSuchForCausalLM")
     bad = tmp_path / "overrides.json"
     monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
-    bad.write_text(json.dumps({"overrides": {"NoSuchForCausalLM": {"hidden_size": 8}}}))
+    bad.write_text(json.dumps({"description": "d", "overrides": {"NoSuchForCausalLM": {"hidden_size": 8}}}))
     shrink.overrides.cache_clear()
     with pytest.raises(ValueError, match="'NoSuchForCausalLM' is not a causal-LM architecture or model_type"):
         shrink.overrides()
-    bad.write_text(json.dumps({"overrides": {"llama": {"hidden_sise": 8}}}))
+    bad.write_text(json.dumps({"description": "d", "overrides": {"llama": {"hidden_sise": 8}}}))
     shrink.overrides.cache_clear()
     with pytest.raises(ValueError, match=r"override for 'llama' names field\(s\) \['hidden_sise'\]"):
         shrink.overrides()
@@ -64,7 +64,7 @@ def test_label_layouts_are_checked_and_reshape_ids_as_the_model_reads_labels(tmp
     suite = suite_module("hf")
     bad = tmp_path / "overrides.json"
     monkeypatch.setattr(shrink, "OVERRIDES_FILE", bad)
-    bad.write_text(json.dumps({"overrides": {}, "labels": {"MusicgenForCausalLM": "codebooks_first"}}))
+    bad.write_text(json.dumps({"description": "d", "overrides": {}, "labels": {"MusicgenForCausalLM": "codebooks_first"}}))
     shrink.label_layouts.cache_clear()
     with pytest.raises(ValueError, match="labels entry 'MusicgenForCausalLM': 'codebooks_first'"):
         shrink.label_layouts()

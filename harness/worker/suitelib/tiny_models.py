@@ -95,8 +95,7 @@ def _document() -> dict[str, Any]:
         return (f"labels entry '{arch}': {layout!r} (expected an architecture class of transformers "
                 f"{transformers.__version__} and one of {list(LABEL_LAYOUTS)})")
 
-    # description optional: harness/tests/test_hf_suite.py writes documents without it
-    return reviewed.read(OVERRIDES_FILE, {"description": reviewed.Field(str, required=False),
+    return reviewed.read(OVERRIDES_FILE, {"description": str,
                                           "overrides": reviewed.Field(dict, entries=override_problem),
                                           "labels": reviewed.Field(dict, required=False, entries=label_problem)})
 
