@@ -27,7 +27,7 @@ _reduce_ex_internal = torch.Tensor._reduce_ex_internal
 
 
 def _copies_per_tensor(self, proto):
-    if self.device.type != "neuron":
+    if self.device.type == "cpu":
         return _reduce_ex_internal(self, proto)
     return (torch._utils._rebuild_device_tensor_from_cpu_tensor,  # no storage: a copy of this tensor alone
             (self.cpu(), self.dtype, str(self.device), self.requires_grad))
@@ -41,7 +41,7 @@ DEFECTS = {
     "stale_running_stats": Defect({"native_batch_norm": _stale_running_stats_batch_norm},
                                   "right outputs, but the running statistics are updated in a CPU copy and never "
                                   "written back (a fallback that ignores unannotated writes)", "state", opt_in=True),
-    "copies_per_tensor": Defect({}, "torch.save of neuron tensors (Tensor._reduce_ex_internal) saves each device "
+    "copies_per_tensor": Defect({}, "torch.save of device tensors (Tensor._reduce_ex_internal) saves each device "
                                 "tensor as a CPU copy of itself (torch's path for a backend without storages): "
                                 "views lose their offset, strides and storage sharing",
                                 "save_load (strides, storage offset, sharing)", opt_in=True,

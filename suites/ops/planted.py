@@ -264,11 +264,14 @@ def _ignores_generator(self, lambd=1.0, *, generator=None):
     return self.copy_(-torch.log((bits + 0.5) / 2**24) / lambd)
 
 
-def _restore_ignored(new_state, device="neuron"):
-    import torch_neuronsim  # the backend planted on (defects_backend), not a suite's dependency
+# The device module of the backend planted on (torch.<its PrivateUse1 name>): imported before this
+# module by defects_backend, the one importer.
+DEVICE_MODULE = f"torch.{torch._C._get_privateuse1_backend_name()}"
 
-    generator = torch_neuronsim._C._default_generator(torch.neuron._device_index(device))
-    generator.manual_seed(generator.initial_seed())  # back to the start, not to the saved position
+
+def _restore_ignored(new_state, device=None):
+    module = torch.get_device_module(torch._C._get_privateuse1_backend_name())
+    module.manual_seed(module.initial_seed())  # back to the start, not to the saved position
 
 
 def _misaligned_p(self, *, generator=None):
@@ -379,9 +382,9 @@ DEFECTS = {
     "ignores_generator": Defect({"exponential_": _ignores_generator},
                                 "draws from the default generator, not the generator= passed", "random (generator)",
                                 opt_in=True),
-    "restore_ignored": Defect({}, "torch.neuron.set_rng_state restarts the generator from its seed instead of "
+    "restore_ignored": Defect({}, "torch.<device>.set_rng_state restarts the generator from its seed instead of "
                               "restoring the saved state", "random (rng_state)", opt_in=True,
-                              patches={("torch.neuron", "set_rng_state"): _restore_ignored}),
+                              patches={(DEVICE_MODULE, "set_rng_state"): _restore_ignored}),
     "misaligned_p": Defect({"bernoulli": _misaligned_p},
                            "draws each element with the p of the mirrored position: the pooled fraction is right, "
                            "each element's is not", "random (contract)", opt_in=True),
