@@ -441,8 +441,9 @@ Command add_skiplist_command(CLI::App& cli) {
       "Report JSON errors (file:line:column), unknown fields, missing reasons, unknown categories, "
       "subjects that name no case of the suites their entries name (each listed once), duplicate "
       "and shadowed entries, xfail entries that record no expected failure ('expect'); exit 1 on "
-      "any. Without paths: the lists the backend ships and every "
-      "suite's own (<suite>/not_runnable.json)");
+      "any. Without paths: the lists the backend ships, every suite's own "
+      "(<suite>/not_runnable.json) and every reviewed document the suites read (facts about ops, "
+      "tables of models: a wrong entry, or a fact that changes nothing, is a problem)");
   add_paths(lint_cmd);
   lint_cmd->add_option(
       "--suite", o->suite,
