@@ -139,21 +139,39 @@ def test_samples_are_upstreams_and_each_has_its_noncontiguous_variant():
 
 
 def test_a_fact_that_changes_nothing_is_stale(monkeypatch):
-    """A reviewed fact must change what its check does for an OpInfo it names: not_random about an
-    op the random rule never selects, keeps_memory_format about a pointwise op, are stale; each
-    check that consults a kind is a reviewed document, which `skiplist lint` reads."""
+    """A reviewed fact must change what a check does for an OpInfo it names. Every kind of fact has
+    a check that finds one stale (each a reviewed document, which `skiplist lint` reads): a fact of
+    each kind that changes nothing, planted beside the shipped ones, is refused by its check naming
+    the file, the OpInfo, the kind and why; the shipped facts pass every check."""
     random, layout = suite_module("ops", "ops_random"), suite_module("ops", "ops_layout")
-    from suitelib.opinfo import facts
+    transforms = suite_module("fuzz", "transforms")
+    from suitelib.opinfo import facts, placements, samples
 
-    assert random.not_random_facts() and layout.keeps_memory_format_facts()  # the shipped facts apply
-    shipped, stale = facts._records(), {"not_random": {"reason": "r"}, "keeps_memory_format": {"reason": "r"}}
-    monkeypatch.setattr(facts, "_records", lambda: {**shipped, "add": stale})
-    for check, says in ((random.not_random_facts, "add/not_random: the random check's rule does not select it"),
-                        (layout.keeps_memory_format_facts, "add/keeps_memory_format: it is pointwise")):
+    planted = [  # (the check, the OpInfo, the kind, a fact of it that changes nothing, what the check says)
+        (random.not_random_facts, "add", "not_random", {}, "the random check's rule does not select it"),
+        (layout.keeps_memory_format_facts, "add", "keeps_memory_format", {}, "it is pointwise"),
+        (transforms.slow_on_cpu_facts, "add", "slow_on_cpu", {"dtypes": ["float32"], "transforms": ["scaled_2^99"]},
+         "it names a transform this suite does not make"),
+        (samples.cpu_arguments_facts, "add", "cpu_arguments", {"positions": [7]}, "no sample of it holds a tensor"),
+        (samples.undefined_on_cpu_facts, "add", "undefined_on_cpu", {"variants": ["index_out_of_range"]},
+         "no sample of it makes one of its variants"),
+        (transforms.undefined_on_cpu_facts, "add", "undefined_on_cpu", {"variants": ["upside_down"]},
+         "it names a variant no check makes"),
+        *((placements.may_take_another_device_facts, op, "may_take_another_device", {},
+           "it is a _foreach_ op, or no sample of it has two non-empty operands") for op in
+          ("_foreach_add", "nn.functional.relu")),
+    ]
+    assert {kind for _, _, kind, _, _ in planted} == set(facts.KINDS)  # a new kind needs its staleness check
+    shipped = facts._records()
+    for check, _, _, _, _ in planted:
+        check.cache_clear()
+        assert check() is not None  # the shipped facts apply
+    for check, op, kind, fact, says in planted:
+        monkeypatch.setattr(facts, "_records", lambda: {**shipped, op: {kind: {**fact, "reason": "r"}}})
         check.cache_clear()
         with pytest.raises(ValueError) as refused:
             check()
-        assert f"{facts.FILE}: {says}" in str(refused.value) and "(stale)" in str(refused.value)
+        assert f"{facts.FILE}: {op}/{kind}: {says}" in str(refused.value) and "(stale)" in str(refused.value)
         check.cache_clear()
 
 

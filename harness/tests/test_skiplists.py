@@ -156,9 +156,10 @@ def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
     """The bundled backend's lists: clean against the installed torch, one file per category."""
     linted = cli("skiplist", "lint")
     assert linted.stdout.splitlines()[-1].startswith("skip lists clean:")
-    # facts.json (read, and checked to change something by the random, layout and fuzz checks),
-    # tiny_models.json (two readers), most_used.json, models.json, donors.json
-    assert "reviewed documents of the suites read: 9 reader(s)" in linted.stdout
+    # facts.json (read, then checked to change something by 7 checks: samples' two, placements', the
+    # random and layout checks', the fuzz suite's two), tiny_models.json (two readers), most_used.json,
+    # models.json, donors.json
+    assert "reviewed documents of the suites read: 13 reader(s)" in linted.stdout
     # A slice the lists cover: complex add is refused by the device and expected to fail so.
     cli("run", "--suite", "ops", "--ops", "^(add|sub)$", "--dtypes", "complex64,float32", "--checks", "forward", "--strict",
         "--db", str(db), "--timeout", "60")
@@ -168,9 +169,10 @@ def test_the_shipped_lists_lint_clean_and_decide_real_cases(db):
     assert evidence["skiplist"]["category"] == "dtype" and "dtypes.json" in evidence["skiplist"]["entry"]
 
 
-def test_lint_reads_every_reviewed_document_a_suite_declares(tmp_path):
+def test_lint_and_stale_read_every_reviewed_document_a_suite_declares(tmp_path, db):
     """A suite's reviewed data (a table it ships, read through suitelib.reviewed) is linted with the
-    skip lists: a wrong entry is a problem naming the suite, the file, the entry and its line."""
+    skip lists, and `stale` of a run of the suite reports it too: a wrong entry is a problem naming
+    the suite, the file, the entry and its line."""
     suite = tmp_path / "tabled"
     suite.mkdir()
     (suite / "__init__.py").write_text("")
@@ -181,10 +183,17 @@ def test_lint_reads_every_reviewed_document_a_suite_declares(tmp_path):
         "@reviewed.document\n@cache\ndef rows():\n"
         "    return reviewed.read(Path(__file__).with_name('table.json'), {'rows': reviewed.Field(\n"
         "        dict, entries=lambda name, n: None if n >= 0 else 'a count is never negative')})\n\n\n"
-        "@SUITE.lists\ndef cases():\n    yield from ()\n")
-    linted = cli("skiplist", "lint", "--no-subject-check", check=False, env={"NEURON_CONFORM_SUITES": str(tmp_path)})
+        "@suite_api.check('count', 'counts the rows')\ndef count(case):\n    case.evidence['rows'] = 1\n\n\n"
+        "SUITE.lists(lambda: [('table', '-', 'count')])\n")
+    env = {"NEURON_CONFORM_SUITES": str(tmp_path)}
+    says = f"{suite / 'table.json'}: bad: a count is never negative (line 3)"
+    linted = cli("skiplist", "lint", "--no-subject-check", check=False, env=env)
     assert linted.returncode == 1, linted.stdout
-    assert f"suite 'tabled': {suite / 'table.json'}: bad: a count is never negative (line 3)" in linted.stdout
+    assert f"suite 'tabled': {says}" in linted.stdout
+    cli("run", "--suite", "tabled", "--db", str(db), "--reruns", "0", "-j", "1", env=env)
+    stale = cli("skiplist", "stale", "--db", str(db), check=False, env=env)
+    assert stale.returncode == 1 and f"suite 'tabled': reviewed document: {says}" in stale.stdout, stale.stdout
+    assert "1 problem(s) in the suites' reviewed documents" in stale.stdout
 
 
 def test_stale_names_entries_that_are_the_harness_problem(db):

@@ -16,7 +16,7 @@ from sides import NoReference
 
 from evidence import dtype_name
 from suitelib import reviewed
-from suitelib.opinfo import argument_variants, facts, identity, judge, layouts, sample_variants
+from suitelib.opinfo import argument_variants, facts, identity, judge, layouts, sample_variants, samples
 
 INTEGERS = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64)
 INDICES = (torch.int32, torch.int64)  # the dtypes PyTorch takes indices in
@@ -263,9 +263,22 @@ class Transforms:
 @reviewed.document
 @cache
 def slow_on_cpu_facts() -> dict[str, dict[str, Any]]:
-    """facts.json's slow_on_cpu facts, each naming a dtype the OpInfo has on the CPU."""
-    return facts.applying("slow_on_cpu", lambda op, fact: bool(set(fact["dtypes"]) & {
-        dtype_name(d) for d in op.supported_dtypes("cpu")}), "the OpInfo has none of its dtypes on the CPU")
+    """facts.json's slow_on_cpu facts, each naming transforms of this suite and a dtype the OpInfo
+    has on the CPU."""
+    return facts.applying("slow_on_cpu", lambda op, fact: set(fact["transforms"]) <= set(Transforms.NAMES) and bool(
+        set(fact["dtypes"]) & {dtype_name(d) for d in op.supported_dtypes("cpu")}),
+        "it names a transform this suite does not make, or the OpInfo has none of its dtypes on the CPU")
+
+
+@reviewed.document
+@cache
+def undefined_on_cpu_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's undefined_on_cpu facts, each variant one that a check makes: this suite's
+    transforms and forms, or the ops suite's edge and invalid variants (samples.MADE_HERE, which
+    checks that an OpInfo's samples make those)."""
+    known = {*Transforms.NAMES, *FORMS, *samples.MADE_HERE}
+    return facts.applying("undefined_on_cpu", lambda op, fact: set(fact["variants"]) <= known,
+                          "it names a variant no check makes")
 
 
 def too_slow_on_cpu(op, dtype: torch.dtype, transform: str) -> bool:

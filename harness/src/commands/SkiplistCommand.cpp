@@ -1,6 +1,7 @@
 // `neuron-conform skiplist lint|stats|stale|update|export|import`: keeping the expectation files
 // honest, and speaking PyTorch's own test configuration.
 #include "commands/Commands.h"
+#include "common/CaseId.h"
 #include "common/Environment.h"
 #include "common/Evidence.h"
 #include "common/Files.h"
@@ -28,9 +29,19 @@ namespace conform {
 namespace {
 
 // The suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
-std::vector<FoundSuite> found_suites(const SkiplistOptions& o) {
+std::vector<FoundSuite> found_suites(const std::string& backend_module) {
   const ScratchLog log("lint-suites");
-  return find_suites(worker_command("", o.backend_module, "", 0), log.path());
+  return find_suites(worker_command("", backend_module, "", 0), log.path());
+}
+
+// What is wrong in the reviewed documents the suites read (facts about ops, tables of models,
+// ...): a malformed entry, or a fact that changes nothing (stale), each with its suite.
+std::vector<std::pair<std::string, std::string>> reviewed_problems(
+    const std::vector<FoundSuite>& suites) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& s : suites)
+    for (const auto& problem : s.reviewed_problems) out.emplace_back(s.name, problem);
+  return out;
 }
 
 // The subjects of a suite's cases, and the torch the listing worker imported.
@@ -70,7 +81,7 @@ int lint(const SkiplistOptions& o) {
   std::optional<std::vector<FoundSuite>> suites;  // found once, when needed
   // The shipped lists: every suite's own first (as a run reads them), then the backend's.
   if (o.paths.empty()) {
-    suites = found_suites(o);
+    suites = found_suites(o.backend_module);
     std::vector<std::string> own;
     for (const auto& s : *suites)
       if (s.description && !s.description->own_skiplist.empty())
@@ -83,11 +94,9 @@ int lint(const SkiplistOptions& o) {
   // run would read it.
   if (suites) {
     std::size_t readers = 0;
-    for (const auto& s : *suites) {
-      readers += s.reviewed_readers.size();
-      for (const auto& problem : s.reviewed_problems)
-        lists.problems.push_back({{fmt::format("suite '{}'", s.name)}, problem});
-    }
+    for (const auto& s : *suites) readers += s.reviewed_readers.size();
+    for (const auto& [suite, problem] : reviewed_problems(*suites))
+      lists.problems.push_back({{fmt::format("suite '{}'", suite)}, problem});
     notes.push_back(fmt::format("reviewed documents of the suites read: {} reader(s)", readers));
   }
   if (o.check_subjects) {
@@ -103,7 +112,7 @@ int lint(const SkiplistOptions& o) {
             std::async(std::launch::async, [&o, suite] { return list_subjects(o, suite); });
     std::set<std::string> existing;
     if (!listings.empty()) {
-      if (!suites) suites = found_suites(o);
+      if (!suites) suites = found_suites(o.backend_module);
       for (const auto& s : *suites) existing.insert(s.name);
     }
     for (auto& [suite, listing] : listings) {
@@ -161,6 +170,7 @@ int lint(const SkiplistOptions& o) {
 struct RunView {
   std::string id;
   std::string torch_version;
+  std::string backend_module;
   std::vector<std::string> skiplists;  // given, else those the run's backend shipped
   std::vector<std::string> planned;
   std::map<std::string, CaseResult> results;
@@ -172,6 +182,7 @@ RunView load_run(const SkiplistOptions& o) {
   view.id = store.resolve_run(o.run);
   const RunInfo run = *store.run(view.id);
   view.torch_version = run.torch_version;
+  view.backend_module = run.backend_module;
   view.skiplists = skiplist_paths(o.paths, run.backend_info, run.backend_module);
   view.planned = store.planned(view.id);
   for (auto& r : store.results(view.id)) view.results.emplace(r.case_id, std::move(r));
@@ -293,11 +304,26 @@ int stale(const SkiplistOptions& o) {
   const auto owned = harness_owned(x, run);
   for (const auto& [entry, why] : owned)
     fmt::print("{}: the harness's, not the backend's: {}\n", entry->where.str(), why);
+  // With the shipped lists, the reviewed facts of the run's suites too: a fact that changes
+  // nothing any more is as stale as an entry that matches nothing.
+  std::vector<std::pair<std::string, std::string>> facts;
+  if (o.paths.empty()) {
+    std::set<std::string> ran;
+    for (const auto& id : run.planned) ran.insert(CaseId::parse(id).suite);
+    for (auto& [suite, problem] : reviewed_problems(found_suites(run.backend_module)))
+      if (ran.contains(suite)) facts.emplace_back(std::move(suite), std::move(problem));
+  }
+  for (const auto& [suite, problem] : facts)
+    fmt::print("suite '{}': reviewed document: {}\n", suite, problem);
   fmt::print(
-      "{} stale entr{}, {} whose recorded failure no longer matches, {} the harness's "
+      "{} stale entr{}, {} whose recorded failure no longer matches, {} the harness's{} "
       "against run {}\n",
-      s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(), run.id);
-  return s.stale.empty() && s.changed.empty() && owned.empty() ? 0 : 1;
+      s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(),
+      o.paths.empty()
+          ? fmt::format(", {} problem(s) in the suites' reviewed documents", facts.size())
+          : std::string(),
+      run.id);
+  return s.stale.empty() && s.changed.empty() && owned.empty() && facts.empty() ? 0 : 1;
 }
 
 int update(const SkiplistOptions& o) {
@@ -462,7 +488,9 @@ Command add_skiplist_command(CLI::App& cli) {
       "Entries whose cases all passed (xpass) or that matched nothing, entries whose recorded "
       "failure no longer matches (xfail_changed), and entries that are the "
       "harness's rather than the backend's (every case they expected to fail failed in the "
-      "harness or the CPU reference, evidence `where: harness`): exit 1 when there is any");
+      "harness or the CPU reference, evidence `where: harness`); without paths, also what is "
+      "wrong in the reviewed documents of the run's suites (a fact about an op that changes "
+      "nothing any more): exit 1 when there is any");
   add_paths(stale_cmd);
   add_run(stale_cmd);
   auto* update_cmd = cmd->add_subcommand("update",

@@ -73,14 +73,16 @@ def about(op, kind: str) -> dict[str, Any] | None:
     return found.get(kind)
 
 
-def applying(kind: str, applies: Callable[[Any, dict[str, Any]], bool], why: str) -> dict[str, dict[str, Any]]:
-    """The facts of `kind`, each checked to change something: `applies(op, fact)` holds for an
+def applying(kind: str, applies: Callable[[Any, dict[str, Any]], bool], why: str,
+             concerns: Callable[[dict[str, Any]], bool] = lambda fact: True) -> dict[str, dict[str, Any]]:
+    """The facts of `kind` (those the caller `concerns` itself with: a kind several checks consult,
+    each for some of its facts), each checked to change something: `applies(op, fact)` holds for an
     OpInfo it names (by subject, or one of those of its name). A fact that applies to none is
     stale (its op changed upstream, or the rule that consults it did): ValueError naming the file,
-    the fact and `why` it applies to nothing. The suite that consults a kind declares its check as
+    the fact and `why` it applies to nothing. The module that consults a kind declares its check as
     a reviewed document (suitelib/reviewed.py), so that `skiplist lint` finds a stale fact."""
     ops = [*by_subject().items(), *foreach_by_subject().items()]
-    found = named(kind)
+    found = {name: fact for name, fact in named(kind).items() if concerns(fact)}
     for name, fact in found.items():
         if not any(applies(op, fact) for s, op in ops if name in (s, op.name)):
             raise ValueError(f"{FILE}: {name}/{kind}: {why}: the fact changes nothing (stale)")

@@ -8,6 +8,7 @@ PyTorch reads as numbers; samples holding an empty tensor; the reviewed fact may
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, Iterator
 
 import torch
@@ -15,6 +16,7 @@ import torch.utils._pytree as pytree
 
 from comparison import own_copy, to_device
 from sides import seed
+from suitelib import reviewed
 
 from . import calls, facts, sample_variants, samples
 
@@ -40,6 +42,29 @@ def may_take_any(op, sample) -> bool:
     (CUDA's slow path computes each tensor where it lives, refusing only a pair split across two)."""
     return (facts.about(op, "may_take_another_device") is not None or op.name.startswith("_foreach_")
             or any(not t.numel() for t in samples.tensors(sample)))
+
+
+def _split(op) -> bool:
+    """Whether, without the fact may_take_another_device, the device would have to refuse a sample
+    of the OpInfo split across devices: one of two or more non-empty operands (out= counting as one
+    where the OpInfo has it), not 0-dim."""
+    if op.name.startswith("_foreach_"):
+        return False
+    for sample in samples.at_one_dtype(op):
+        operands = samples.tensors(sample)
+        if all(t.numel() for t in operands) and any(t.dim() for t in operands) and \
+                sum(t.layout == torch.strided for t in operands) + bool(op.supports_out) >= 2:
+            return True
+    return False
+
+
+@reviewed.document
+@cache
+def may_take_another_device_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's may_take_another_device facts, each about an OpInfo whose samples the device
+    would otherwise have to refuse on two devices."""
+    return facts.applying("may_take_another_device", lambda op, _: _split(op),
+                          "it is a _foreach_ op, or no sample of it has two non-empty operands (out= counting), one not 0-dim")
 
 
 def _leaves(sample) -> tuple[list[Any], Any]:

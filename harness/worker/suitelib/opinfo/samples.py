@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import random
+from functools import cache
+from typing import Any
 
 import numpy
 import torch
@@ -19,6 +21,7 @@ from torch.testing._internal.opinfo.core import SampleInput
 from comparison import to_device
 from dispatch_capture import uncounted
 from evidence import describe_call
+from suitelib import reviewed
 
 from . import facts, sample_variants
 
@@ -127,3 +130,49 @@ def on_device(sample, device: str, op=None):
             sample.args[i] if i in positions and isinstance(sample.args[i], torch.Tensor) else a
             for i, a in enumerate(moved.args)))
     return moved
+
+
+# --- the reviewed facts that decide which samples are made, and where --------------------------
+
+def at_one_dtype(op) -> list:
+    """The OpInfo's samples at float32 where it has it on the CPU (else at its first dtype there):
+    what a reviewed fact's check looks at to know the fact still changes something."""
+    dtypes = sorted(op.supported_dtypes("cpu"), key=lambda d: (d != torch.float32, str(d)))
+    return generated(op, dtypes[0], reference=False) if dtypes else []
+
+
+@reviewed.document
+@cache
+def cpu_arguments_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's cpu_arguments facts, each position one where a sample of the OpInfo holds a
+    tensor (on_device keeps it on the CPU)."""
+    def holds_tensors(op, fact) -> bool:
+        made = at_one_dtype(op)
+        return all(any(p < len(s.args) and isinstance(s.args[p], torch.Tensor) for s in made)
+                   for p in fact["positions"])
+
+    return facts.applying("cpu_arguments", holds_tensors, "no sample of it holds a tensor at one of its positions")
+
+
+# The variants of sample_variants whose CPU result a fact can say is undefined: name -> whether it
+# makes one of the sample (the ops suite's edge and invalid variants; the fuzz suite checks its own).
+MADE_HERE: dict[str, Any] = {
+    "zero_size": lambda op, s: any(n == "zero_size" for n, _ in sample_variants.zero_size(s)),
+    "zero_size_last": lambda op, s: any(n == "zero_size_last" for n, _ in sample_variants.zero_size(s)),
+    "zero_dim": lambda op, s: any(True for _ in sample_variants.zero_dim(s)),
+    **{kind: (lambda op, s, make=make: any(True for _ in make(op, s)))
+       for kind, make in sample_variants.INVALID_KINDS.items()},
+}
+
+
+@reviewed.document
+@cache
+def undefined_on_cpu_facts() -> dict[str, dict[str, Any]]:
+    """facts.json's undefined_on_cpu facts naming variants made here: each such variant one that a
+    sample of the OpInfo makes (a variant no sample makes needs no fact)."""
+    def made(op, fact) -> bool:
+        made = at_one_dtype(op)
+        return all(any(MADE_HERE[v](op, s) for s in made) for v in fact["variants"] if v in MADE_HERE)
+
+    return facts.applying("undefined_on_cpu", made, "no sample of it makes one of its variants",
+                          concerns=lambda fact: bool(set(fact["variants"]) & set(MADE_HERE)))
