@@ -104,9 +104,19 @@ def test_probe_train_runs_the_training_steps_and_says_what_compiling_costs(fixed
     assert train["gradient_error_device"] <= 4 * max(train["gradient_error_cpu"], 2**-9)
     needed = probe["compile_cache"]
     assert needed["compiles"] + needed["disk_hits"] > 0 and "compile_seconds" in needed
+    # at the backend's declared latency (3 s + 0.2 s per op): what the executables cost on the device,
+    # whatever the emulated run itself paid (latency 0 here)
+    estimate = probe["compile_estimate"]
+    assert (estimate["base_seconds"], estimate["per_op_seconds"]) == (3.0, 0.2)
+    assert estimate["seconds"] == pytest.approx(3.0 * needed["compiles"] + 0.2 * needed["compiled_ops"])
+    assert estimate["cold_seconds"] == pytest.approx(estimate["seconds"] + 3.0 * needed["disk_hits"]
+                                                     + 0.2 * needed["loaded_ops"])
+    assert needed["compiled_ops"] + needed["loaded_ops"] >= needed["compiles"] + needed["disk_hits"]
     text = check(fixed_db, "--script", f"{MODELS}:classifier", "--probe", "--train", expect=1).stdout
     assert "training step (bfloat16 autocast, clipping, AdamW foreach): matched" in text
     assert "eager executables:" in text and "already in the backend's cache" in text
+    assert f"at the backend's declared compile latency (3 s + 0.2 s per op), compiling them costs " \
+           f"~{estimate['seconds']:.0f} s" in text
 
 
 def test_compile_says_whether_a_model_compiles_into_one_graph(fixed_db):
@@ -115,6 +125,8 @@ def test_compile_says_whether_a_model_compiles_into_one_graph(fixed_db):
     assert "graphs: 1 given to the backend: " in check(fixed_db, "--script", f"{MODELS}:mlp", "--compile",
                                                         expect=0).stdout
     assert one["compile"]["verdict"] == "compiles into one graph" and one["compile"]["graphs"] == 1
+    assert one["compile"]["compile_estimate"]["seconds"] == pytest.approx(3.0 + 0.2 * one["compile"]["graph_ops"])
+    assert one["compile"]["graph_ops"] >= 2  # the mlp's layers and activation
     assert one["compile"]["outcome"] == "compiled" and one["compile"]["max_abs_error"] < 1e-5
     assert one["verdict"].endswith("; torch.compile: compiles into one graph")
     # a print between the layers: two graphs, and the break's reason

@@ -56,6 +56,12 @@ def test_each_new_shape_costs_executables_and_buckets_cost_fewer(fixed_db):
     assert shapes["buckets"] == [[2, 32], [2, 128]] and shapes["bucketed"]["executables"] == 2
     assert {tuple(r["shape"]): tuple(r["bucket"]) for r in shapes["shapes"]}[(2, 100)] == (2, 128)
     assert "pad inputs to the buckets 2x32, 2x128" in shapes["suggestion"]
+    # each new shape's executable at the backend's declared latency (3 s + 0.2 s per op): one op each
+    assert shapes["declared_compile_latency"] == {"base_seconds": 3.0, "per_op_seconds": 0.2}
+    assert [r["estimated_compile_seconds"] for r in shapes["shapes"]] == pytest.approx([3.2] * 6)
+    assert shapes["bucketed"]["estimated_compile_seconds"] == pytest.approx(6.4)
+    assert "~19 s compiling executables at the declared latency for 6 shapes, ~6 s padded to 2 bucket(s)" \
+        in shapes["suggestion"]
     hf = check(fixed_db, "--hf", "llama", "--probe", "--seq-lens", "16,32", expect=1)["shapes"]
     assert [r["shape"] for r in hf["shapes"]] == [[2, 32], [2, 16]] and all(r["executables"] > 0 for r in hf["shapes"])
 

@@ -80,10 +80,12 @@ class CountedBackend:
 
         self.backend = torch._dynamo.lookup_backend(chosen())
         self.graphs = 0
+        self.ops = 0  # the graphs' calls (call_function nodes): what a compiler's latency grows with
         self.seconds = 0.0
 
     def __call__(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable:
         self.graphs += 1
+        self.ops += sum(1 for node in gm.graph.nodes if node.op == "call_function")
         started = time.perf_counter()
         try:
             return self.backend(gm, example_inputs)
@@ -176,6 +178,7 @@ def run_compiled(model: torch.nn.Module, run: Callable[[Callable[..., Any]], Any
         output = run(compiled)
     except Exception as exc:
         failed = failure(exc)
-    return CompiledRun(output, failed, {"graphs": counted.graphs, "graph_breaks": graph_breaks(),
+    return CompiledRun(output, failed, {"graphs": counted.graphs, "graph_ops": counted.ops,
+                                        "graph_breaks": graph_breaks(),
                                         "compile_seconds": counted.seconds,
                                         "backend_compile_stats": stats_delta(before, backend_stats(backend))})

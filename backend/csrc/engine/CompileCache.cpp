@@ -132,6 +132,7 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
       const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
       std::lock_guard lock(mutex_);
       ++stats_.compiles;
+      stats_.compiled_ops += ops;
       stats_.compile_seconds += took.count();
       if (failure) {
         ++stats_.failed_compiles;
@@ -184,6 +185,7 @@ std::shared_ptr<const Executable> CompileCache::load(const std::string& key) {
     return nullptr;
   }
   ++stats_.disk_hits;
+  stats_.loaded_ops += parsed->ops;
   std::error_code ec;
   fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used: evicted last
   return std::make_shared<const Executable>(std::move(*parsed));

@@ -23,12 +23,16 @@ struct CacheStats {
   std::int64_t compiles = 0;  // plans built (misses in memory and on disk)
   std::int64_t memory_hits = 0;
   std::int64_t disk_hits = 0;
-  std::int64_t disk_rejected = 0;  // unreadable or corrupt entries, recompiled
+  std::int64_t disk_rejected = 0;    // unreadable or corrupt entries, recompiled
   std::int64_t failed_compiles = 0;  // compiles that raised (among `compiles`)
   std::int64_t claims_waited = 0;    // lookups that waited for another process compiling the key
   std::int64_t claims_broken = 0;    // claims of a dead or expired compiling process removed
   std::int64_t evicted = 0;          // disk entries removed to keep NEURONSIM_CACHE_SIZE
   std::int64_t failure_hits = 0;     // lookups answered by a cached failure, not recompiled
+  // The ops in the executables compiled and in those loaded from disk: with the compiler's
+  // declared latency (declared_compile_latency), what compiling them costs on the real device.
+  std::int64_t compiled_ops = 0;
+  std::int64_t loaded_ops = 0;
   // Time spent compiling: building plans, and the emulated compiler's latency
   // (NEURONSIM_COMPILE_LATENCY), failed compiles included. Apart from the time ops run.
   double compile_seconds = 0.0;

@@ -9,9 +9,9 @@
 #include "distributed/NeuronBackend.h"
 
 #include <ATen/ATen.h>
-#include "engine/CompileCache.h"
 #include "engine/CallKey.h"
 #include "engine/Claim.h"
+#include "engine/CompileCache.h"
 #include "engine/Engine.h"
 #include "engine/Fusion.h"
 #include "engine/Options.h"
@@ -75,6 +75,8 @@ py::dict cache_stats() {
   out["claims_broken"] = stats.claims_broken;
   out["evicted"] = stats.evicted;
   out["compile_seconds"] = stats.compile_seconds;
+  out["compiled_ops"] = stats.compiled_ops;
+  out["loaded_ops"] = stats.loaded_ops;
   return out;
 }
 
@@ -210,6 +212,14 @@ PYBIND11_MODULE(_C, m) {
     const auto latency = engine::compile_latency();
     return py::make_tuple(latency.base_seconds, latency.per_op_seconds);
   });
+  // What compiling costs on the device this backend emulates (its `realistic` latency), whatever
+  // latency it emulates now: what a harness estimates compile time with (docs/backends.md).
+  m.def("declared_compile_latency", [] {
+    py::dict out;
+    out["base_seconds"] = neuronsim::kRealisticLatency.base_seconds;
+    out["per_op_seconds"] = neuronsim::kRealisticLatency.per_op_seconds;
+    return out;
+  });
   // The emulated compiler's time for a graph of `ops` ops (torch.compile's backend): slept,
   // returned.
   m.def("_emulate_compile", [](long long ops) {
@@ -251,15 +261,14 @@ PYBIND11_MODULE(_C, m) {
     py::gil_scoped_release release;
     std::optional<std::filesystem::path> held;
     engine::ClaimEvents events;
-    const bool compile = engine::claim_entry(
-        entry, std::chrono::duration<double>(expiry_seconds), held, events);
+    const bool compile =
+        engine::claim_entry(entry, std::chrono::duration<double>(expiry_seconds), held, events);
     py::gil_scoped_acquire acquire;
     return py::make_tuple(compile, held ? py::cast(held->string()) : py::none(), events.waited,
                           events.broken);
   });
-  m.def("_release_claim", [](const std::string& held) {
-    engine::release_claim(std::filesystem::path(held));
-  });
+  m.def("_release_claim",
+        [](const std::string& held) { engine::release_claim(std::filesystem::path(held)); });
   m.def("get_fallback_mode",
         [] { return std::string(neuronsim::to_string(engine::fallback_mode())); });
   m.def("get_64bit_mode", [] { return std::string(neuronsim::to_string(engine::wide64_mode())); });

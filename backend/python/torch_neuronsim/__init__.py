@@ -37,6 +37,7 @@ __version__ = "0.1.0"
 from ._C import (  # noqa: E402
     clear_op_tracking,
     compile_cache_stats,
+    declared_compile_latency,
     get_64bit_mode,
     get_executed_ops,
     get_fallback_mode,
@@ -90,6 +91,7 @@ __all__ = [
     "get_fallback_ops",
     "clear_op_tracking",
     "compile_cache_stats",
+    "declared_compile_latency",
     "set_fallback_mode",
     "get_fallback_mode",
     "set_64bit_mode",

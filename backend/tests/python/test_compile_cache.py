@@ -115,6 +115,20 @@ print(json.dumps(timed))
 """
 
 
+def test_the_ops_compiled_and_loaded_are_counted_for_an_estimate_at_the_declared_latency(tmp_path):
+    """compiled_ops and loaded_ops: the ops of the executables a process compiled, and of those a
+    later process loaded from disk instead; with declared_compile_latency() (the device's figures,
+    whatever latency is emulated now) they give what compiling costs there (check-model's estimate)."""
+    code = WORKLOAD.replace("print(json.dumps(ns.compile_cache_stats()))",
+                            "print(json.dumps({**ns.compile_cache_stats(), 'declared': ns.declared_compile_latency()}))")
+    first = stats_of(run_python(code, NEURONSIM_CACHE_DIR=str(tmp_path)))
+    second = stats_of(run_python(code, NEURONSIM_CACHE_DIR=str(tmp_path)))
+    assert first["compiles"] >= 2 and first["compiled_ops"] >= first["compiles"] and first["loaded_ops"] == 0, first
+    assert second["compiles"] == 0 and second["disk_hits"] == first["compiles"], second
+    assert second["loaded_ops"] == first["compiled_ops"] and second["compiled_ops"] == 0, second
+    assert first["declared"] == second["declared"] == {"base_seconds": 3.0, "per_op_seconds": 0.2}
+
+
 def test_compile_latency_is_paid_once_per_signature_and_counted_apart():
     """NEURONSIM_COMPILE_LATENCY: each new executable costs the emulated compiler's time (base
     plus per op), counted in compile_seconds; a hit costs none of it; set_compile_latency("0")

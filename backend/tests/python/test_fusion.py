@@ -80,13 +80,13 @@ def test_a_chain_is_compiled_once_at_the_latency_of_its_ops():
     for _ in range(3):
         (x.sin().cos() * 3 + 1).cpu()
     after = ns.compile_cache_stats()
-    print(json.dumps({k: after[k] - before[k] for k in ("compiles", "memory_hits", "compile_seconds")}))
+    print(json.dumps({k: after[k] - before[k] for k in ("compiles", "compiled_ops", "memory_hits", "compile_seconds")}))
     """
     ran = run_python(code, NEURONSIM_COMPILE_LATENCY="0.1,0.05", NEURONSIM_DISABLE_CACHE="1")
     assert ran.returncode == 0, ran.stderr
     got = json.loads(ran.stdout.strip().splitlines()[-1])
     # mul and add compiled once each, and the chain of four once; the chain's latency counts its ops
-    assert got["compiles"] == 3, got
+    assert got["compiles"] == 3 and got["compiled_ops"] == 1 + 1 + 4, got
     assert got["compile_seconds"] >= 2 * 0.15 + (0.1 + 0.05 * 4), got
 
 

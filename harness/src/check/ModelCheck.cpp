@@ -153,8 +153,9 @@ json verdict_of(const RunEvidence& ev, const std::string& op, const std::string&
           return {{"verdict", OpVerdict::kUnverified},
                   {"cases", cases.size()},
                   {"example", c.id},
-                  {"how", "its OpInfo ran on the device without error, but its values could not "
-                          "be compared"}};
+                  {"how",
+                   "its OpInfo ran on the device without error, but its values could not "
+                   "be compared"}};
       }
       const json entry = cases.front().evidence.value("skiplist", json::object());
       return {{"verdict", OpVerdict::kSkipped},
@@ -372,8 +373,8 @@ void add_probe(ModelCheckResult& result, const json& probe, const Judgement& j,
     const std::string what = train.value("message", std::string()).substr(0, 160);
     if (outcome == name(Outcome::kError) && train.value("stage", "") == "device") {
       result.exit_code = 2;
-      result.verdict = fmt::format("blocked: the training step failed on the device ({}); {}",
-                                   what, result.verdict);
+      result.verdict = fmt::format("blocked: the training step failed on the device ({}); {}", what,
+                                   result.verdict);
     } else if (outcome == name(Outcome::kFail)) {
       result.exit_code = std::max(result.exit_code, 1);
       result.verdict = fmt::format("wrong training step: {}; {}", what, result.verdict);
@@ -443,11 +444,21 @@ void add_placement(ModelCheckResult& result, const json& placement) {
 // (torch.compile) every listed shape needed, and what padding to the buckets would cost instead.
 std::string shapes_summary(const json& shapes) {
   std::vector<std::string> parts;
+  // the estimates at the backend's declared compile latency, in seconds; the counts, as counts
+  const std::map<std::string, std::string> estimates{
+      {"estimated_compile_seconds", "compiling executables at the declared latency"},
+      {"estimated_graph_compile_seconds", "compiling graphs at the declared latency"}};
   for (const auto& [kind, total] : shapes["total"].items()) {
     if (total.is_null()) continue;
-    parts.push_back(fmt::format("{} {} for {} shapes, {} padded to {} bucket(s)", total.get<int>(),
-                                kind, shapes["shapes"].size(), shapes["bucketed"][kind].get<int>(),
-                                shapes["buckets"].size()));
+    const json& bucketed = shapes["bucketed"][kind];
+    if (const auto it = estimates.find(kind); it != estimates.end())
+      parts.push_back(fmt::format("~{:.0f} s {} for {} shapes, ~{:.0f} s padded to {} bucket(s)",
+                                  total.get<double>(), it->second, shapes["shapes"].size(),
+                                  bucketed.get<double>(), shapes["buckets"].size()));
+    else
+      parts.push_back(fmt::format("{} {} for {} shapes, {} padded to {} bucket(s)",
+                                  total.get<int>(), kind, shapes["shapes"].size(),
+                                  bucketed.get<int>(), shapes["buckets"].size()));
   }
   return fmt::format("{}", fmt::join(parts, "; "));
 }

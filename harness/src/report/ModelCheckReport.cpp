@@ -59,9 +59,22 @@ std::string executables_text(const json& cache) {
   return fmt::format(
       "eager executables: {} needed, {} already in the backend's cache, {} compiled in {:.1f} s{}",
       compiles + cached, cached, compiles, cache.value("compile_seconds", 0.0),
-      cache.contains("memory_hits")
-          ? fmt::format(" ({} call(s) reused one in memory)", cache["memory_hits"].get<std::int64_t>())
-          : std::string());
+      cache.contains("memory_hits") ? fmt::format(" ({} call(s) reused one in memory)",
+                                                  cache["memory_hits"].get<std::int64_t>())
+                                    : std::string());
+}
+
+// What compiling costs on the device at the latency the backend declares for it (its
+// declared_compile_latency()): what a team plans a move by, where the run itself may have compiled
+// in no time (an emulated device, a warm cache).
+std::string estimate_text(const json& estimate, std::string_view what) {
+  std::string out = fmt::format(
+      "at the backend's declared compile latency ({:g} s + {:g} s per op), {} ~{:.0f} s",
+      estimate["base_seconds"].get<double>(), estimate["per_op_seconds"].get<double>(), what,
+      estimate["seconds"].get<double>());
+  if (estimate.contains("cold_seconds"))
+    out += fmt::format(" (~{:.0f} s with an empty cache)", estimate["cold_seconds"].get<double>());
+  return out;
 }
 
 // --probe --train: the training steps' verdict, in a line.
@@ -69,12 +82,14 @@ std::string train_step_text(const json& train) {
   const std::string outcome = train.value("outcome", "?");
   if (outcome != "ran")
     return fmt::format("training step ({} autocast, AdamW): {}{}: {}", train.value("autocast", "?"),
-                       outcome, train.contains("stage") ? " at " + train["stage"].get<std::string>() : "",
+                       outcome,
+                       train.contains("stage") ? " at " + train["stage"].get<std::string>() : "",
                        train.value("message", std::string()).substr(0, 300));
   return fmt::format(
       "training step ({} autocast, clipping, AdamW {}): matched; the gradients {:.3g} off the "
       "float32 step, the CPU's own {:.3g}",
-      train.value("autocast", "?"), fmt::join(train.value("optimizers_checked", json::array()), ", "),
+      train.value("autocast", "?"),
+      fmt::join(train.value("optimizers_checked", json::array()), ", "),
       train.value("gradient_error_device", 0.0), train.value("gradient_error_cpu", 0.0));
 }
 
@@ -91,8 +106,14 @@ std::string shapes_text(const json& shapes) {
                  : fmt::format("  {} new executable(s), {} from the cache, {:.1f} s compiling",
                                row["executables"].get<int>(), row.value("from_cache", 0),
                                row.value("compile_seconds", 0.0));
+    if (row.contains("estimated_compile_seconds"))
+      out +=
+          fmt::format(" (~{:.0f} s on the device)", row["estimated_compile_seconds"].get<double>());
     if (row.contains("graphs"))
       out += fmt::format("  {} graph(s) compiled", row["graphs"].get<int>());
+    if (row.contains("estimated_graph_compile_seconds"))
+      out += fmt::format(" (~{:.0f} s on the device)",
+                         row["estimated_graph_compile_seconds"].get<double>());
     if (row.value("outcome", "") == name(Outcome::kError))
       out += "  error: " + row.value("message", std::string());
     out += "\n";
@@ -170,6 +191,8 @@ std::string model_check_text(const ModelCheckResult& r) {
     if (p["disagreements"].empty() && p.value("outcome", "") != name(Outcome::kFail))
       out += "  the probe agrees with the prediction\n";
     if (p.contains("compile_cache")) out += "  " + executables_text(p["compile_cache"]) + "\n";
+    if (p.contains("compile_estimate"))
+      out += "  " + estimate_text(p["compile_estimate"], "compiling them costs") + "\n";
     if (p.contains("train_step")) out += "  " + train_step_text(p["train_step"]) + "\n";
   }
   if (r.compile) {
@@ -186,9 +209,10 @@ std::string model_check_text(const ModelCheckResult& r) {
       out += fmt::format(
           "  graphs: {} given to the backend: {} lowered and compiled, {} loaded from its graph "
           "cache, {} reused in memory; {:.1f} s in the backend\n",
-          stats.value("graphs_compiled", 0), stats.value("lowered", 0),
-          stats.value("disk_hits", 0), stats.value("memory_hits", 0),
-          stats.value("compile_seconds", 0.0));
+          stats.value("graphs_compiled", 0), stats.value("lowered", 0), stats.value("disk_hits", 0),
+          stats.value("memory_hits", 0), stats.value("compile_seconds", 0.0));
+    if (c.contains("compile_estimate"))
+      out += "  " + estimate_text(c["compile_estimate"], "compiling the graphs costs") + "\n";
     for (const auto& reason : c.value("graph_breaks", json::array()))
       out += fmt::format("  graph break: {}\n", reason.get<std::string>());
   }
@@ -214,6 +238,8 @@ std::string model_check_markdown(const ModelCheckResult& r) {
     md += fmt::format("\nProbe: {}; {} disagreement(s) with the prediction.\n",
                       p.value("outcome", "?"), p["disagreements"].size());
     if (p.contains("compile_cache")) md += "\n" + executables_text(p["compile_cache"]) + ".\n";
+    if (p.contains("compile_estimate"))
+      md += "\n" + estimate_text(p["compile_estimate"], "compiling them costs") + ".\n";
     for (const auto& d : p["disagreements"])
       md += fmt::format("- `{}`: predicted {}, observed {}\n", d["op"].get<std::string>(),
                         d["predicted"].get<std::string>(), d["observed"].get<std::string>());
@@ -230,6 +256,8 @@ std::string model_check_markdown(const ModelCheckResult& r) {
     const json& c = *r.compile;
     md += fmt::format("\ntorch.compile: {} ({} graph(s)).\n", c["verdict"].get<std::string>(),
                       c.value("graphs", 0));
+    if (c.contains("compile_estimate"))
+      md += "\n" + estimate_text(c["compile_estimate"], "compiling the graphs costs") + ".\n";
     for (const auto& reason : c.value("graph_breaks", json::array()))
       md += fmt::format("- graph break: {}\n", md_cell(reason.get<std::string>()));
   }

@@ -15,10 +15,12 @@ from .placement import placed
 
 def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     """Compiles the tiny model's forward with the backend's Dynamo backend (static shapes, graph
-    breaks allowed) and runs it against the CPU's eager result: does it compile into one graph?"""
+    breaks allowed) and runs it against the CPU's eager result: does it compile into one graph?
+    With the backend's declared compile latency, what compiling its graphs costs on the device."""
     import torch
 
     import compilation
+    from case_context import Context, estimated_seconds
     from comparison import errors
 
     if missing := compilation.missing_backend():
@@ -39,4 +41,7 @@ def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
         result = {**run.failure, "message": run.failure["message"][:1000], "outcome": Outcome.ERROR}
     # a capture failure's own graph_breaks (its reason) stand
     result.update({field: value for field, value in run.cost.items() if field not in result})
+    if declared := Context(backend, device, 0).declared_compile_latency():
+        result["compile_estimate"] = {**declared, "seconds": estimated_seconds(run.cost["graphs"], run.cost["graph_ops"],
+                                                                               declared)}
     return result

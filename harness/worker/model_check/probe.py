@@ -127,6 +127,8 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
         result = forward_against_cpu(rebuild_tiny, device, device_map)
     if after := ctx.compile_cache():  # the executables the model needed, from the cache or compiled
         result["compile_cache"] = compile_cache_delta(before, after)
+        if estimate := ctx.compile_estimate(result["compile_cache"]):
+            result["compile_estimate"] = estimate
     ops = ctx.tracked_ops()
     result.update(ops)
     result.update(ctx.observation(ops))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from case_context import Context, compile_cache_delta
+from case_context import Context, compile_cache_delta, estimated_seconds
 from vocabulary import Outcome
 
 from .calls import call
@@ -102,6 +102,7 @@ def shapes_check(rebuild_tiny, make_inputs: Callable[[Shape], Any], shapes: list
     chosen = sorted(set(assigned.values()), key=lambda s: (numel(s), s))
     order = chosen + [s for s in sorted(set(shapes), key=lambda s: (numel(s), s)) if s not in chosen]
     ctx = Context(backend, device, 0)
+    declared = ctx.declared_compile_latency()
     model = placed(rebuild_tiny, device, None)[0]
     counted = None
     if compiled:
@@ -128,10 +129,15 @@ def shapes_check(rebuild_tiny, make_inputs: Callable[[Shape], Any], shapes: list
                     if delta:
                         row.update(from_cache=delta.get("disk_hits", 0),
                                    compile_seconds=delta.get("compile_seconds", 0.0))
+                    if delta and (estimate := ctx.compile_estimate(delta)):  # as `executables`: the cache's too
+                        row["estimated_compile_seconds"] = estimate["cold_seconds"]
                 if counted is not None:
-                    graphs = counted.graphs
+                    graphs, ops = counted.graphs, counted.ops
                     call(compiled_model, inputs)
                     row["graphs"] = counted.graphs - graphs
+                    if declared:
+                        row["estimated_graph_compile_seconds"] = estimated_seconds(row["graphs"], counted.ops - ops,
+                                                                                   declared)
             row["outcome"] = "ran"
         except Exception as exc:
             row.update(outcome=Outcome.ERROR, message=f"{type(exc).__name__}: {str(exc)[:300]}")
@@ -142,6 +148,7 @@ def shapes_check(rebuild_tiny, make_inputs: Callable[[Shape], Any], shapes: list
         return None if any(v is None for v in values) or not values else sum(values)
 
     kinds = (["executables"] if eager else []) + (["graphs"] if compiled else [])
-    return {"shapes": rows, "buckets": [list(b) for b in chosen],
+    kinds += [k for k in ("estimated_compile_seconds", "estimated_graph_compile_seconds") if any(k in r for r in rows)]
+    return {"shapes": rows, "buckets": [list(b) for b in chosen], "declared_compile_latency": declared,
             "total": {k: total(k) for k in kinds}, "bucketed": {k: total(k, True) for k in kinds},
             "tracking": bool(ctx.compile_cache()) or not eager}
