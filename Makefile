@@ -102,13 +102,17 @@ build: cmake-build
 	@$(PY) harness/worker/native_capture.py >/dev/null
 
 # --- Wheels (docs/install.md) ----------------------------------------------------------------
-# neuron_conform: the CLI, linked to need nothing beyond the C library, built by scikit-build-core
-# (pyproject.toml; its CMake build stays in build/wheel), tagged manylinux by auditwheel after it
-# checked what the CLI links. torch_neuronsim: the bundled backend against this torch, with its
-# skip lists, tagged linux_x86_64 as backends that link libtorch are.
+# neuron_conform: the CLI this build made and its tests ran, stripped, packaged by
+# scikit-build-core (pyproject.toml; its CMake build stays in build/wheel and compiles nothing);
+# auditwheel copies the shared libraries the CLI links (fmt, SQLite, Boost.Filesystem, pugixml)
+# into the wheel and tags it manylinux. torch_neuronsim: the bundled backend against this torch,
+# with its skip lists, tagged linux_x86_64 as backends that link libtorch are.
 wheel: build
 	@rm -rf dist $(BUILD)/wheel-raw
-	$(PY) -m pip wheel -q --no-build-isolation --no-deps . -w $(BUILD)/wheel-raw
+	@mkdir -p $(BUILD)/wheel-raw
+	strip -o $(BUILD)/wheel-raw/neuron-conform $(BUILD)/neuron-conform
+	$(PY) -m pip wheel -q --no-build-isolation --no-deps . -w $(BUILD)/wheel-raw \
+		-C cmake.define.NEURON_CONFORM_PREBUILT_CLI="$(abspath $(BUILD)/wheel-raw/neuron-conform)"
 	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/auditwheel repair -w dist $(BUILD)/wheel-raw/neuron_conform-*.whl \
 		>$(BUILD)/wheel-raw/auditwheel.log 2>&1 || { cat $(BUILD)/wheel-raw/auditwheel.log; exit 1; }
 	NEURONSIM_LIB_DIR="$(abspath $(BUILD)/backend/stage)" \

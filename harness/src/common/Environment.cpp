@@ -39,7 +39,9 @@ std::string data_root() {
 std::string python_executable() {
   if (const char* python = std::getenv("NEURON_CONFORM_PYTHON"); python != nullptr && *python)
     return python;
-  return NEURON_CONFORM_DEFAULT_PYTHON;
+  std::error_code ec;
+  const fs::path checkout = fs::path(data_root()) / ".venv" / "bin" / "python";
+  return fs::is_regular_file(checkout, ec) ? checkout.string() : "python3";
 }
 
 void check_python_executable() {

@@ -11,7 +11,9 @@ namespace conform {
 // Throws std::runtime_error naming what is missing when there is none (a corrupt install).
 std::string data_root();
 // The Python that runs the workers: NEURON_CONFORM_PYTHON (the global --python and the installed
-// launcher set it), else the build's default (the .venv of a checkout; `python3` in the wheel).
+// launcher set it), else the .venv of the checkout a build is in (data_root()/.venv, where make
+// creates it), else `python3` on PATH. Nothing of the build machine is compiled in, so the CLI a
+// checkout builds is the one its wheel ships.
 std::string python_executable();
 
 // Throws, naming it, when the workers' Python is a path that is not an executable file.
