@@ -10,8 +10,10 @@ Modes:
                     "cpu_overloads" and "device_composite" (overloads.py), which the run stores
                     for the ledger
   --suites          print {"ready": ...}, then one line per suite found (suite_api.find_suites()):
-                    {"suite", "folder", "description"} or {"suite", "folder", "problem"}, then
-                    {"done": N}
+                    {"suite", "folder", "description", "reviewed": {"readers"}} or {"suite",
+                    "folder", "problem"}, then {"done": N}
+  --reviewed        as --suites, with each suite's reviewed documents read and checked (their
+                    readers' problems in "reviewed"): what skiplist lint and stale report
   --overloads       print {"ready": ..., "torch": ...}, then {"overloads": [...], "device_composite":
                     [...]}: the installed torch's aten overloads with a CPU kernel (the ledger's
                     rows), and those a composite kernel serves on the device; no suite is loaded
@@ -206,13 +208,15 @@ def main() -> None:
                         help="run every device op at its call (the backend's set_launch_blocking(True))")
     mode = parser.add_mutually_exclusive_group(required=True)
     parser.add_argument("--tolerance", metavar="JSON",
-                        help="with --repro: the reviewed tolerance the run gave the case (its evidence's tolerance_given)")
+                        help="with --repro: the reviewed tolerance the run gave the case "
+                             "(its evidence's tolerance_given)")
     mode.add_argument("--list", action="store_true")
     mode.add_argument("--serve", action="store_true")
     mode.add_argument("--repro", metavar="CASE_ID")
     mode.add_argument("--zygote", action="store_true")
     mode.add_argument("--overloads", action="store_true")
     mode.add_argument("--suites", action="store_true")
+    mode.add_argument("--reviewed", action="store_true")
     mode.add_argument("--api", action="store_true")
     args = parser.parse_args()
 
@@ -241,11 +245,11 @@ def main() -> None:
         emit(out, {"overloads": names, "device_composite": device_composites(names)})
         return
 
-    if args.suites:  # every suite found, described: no case listed, nothing configured
+    if args.suites or args.reviewed:  # every suite found, described: no case listed, nothing configured
         emit(out, {"ready": True, "pid": os.getpid(), "torch": torch.__version__})
         found = suite_api.find_suites()
         for name, folder in found.items():
-            emit(out, describe_found(name, folder))
+            emit(out, describe_found(name, folder, args.reviewed))
         emit(out, {"done": len(found)})
         return
 
@@ -335,9 +339,10 @@ def list_suite(out: TextIO, hello: dict[str, Any], name: str, suite: suite_api.S
     emit(out, {"done": count})
 
 
-def describe_found(name: str, folder: Path) -> dict[str, Any]:
+def describe_found(name: str, folder: Path, check_reviewed: bool) -> dict[str, Any]:
     """A found suite's declaration, or why it cannot be loaded; and the reviewed documents its
-    modules read (those whose readers its loading declared first), with what is wrong in them."""
+    modules read (those whose readers its loading declared first), with what is wrong in them
+    where `check_reviewed` (reading them all costs seconds: facts are checked against samples)."""
     from suitelib import reviewed
 
     before = set(reviewed.readers())
@@ -346,7 +351,8 @@ def describe_found(name: str, folder: Path) -> dict[str, Any]:
     except (Exception, SystemExit) as exc:  # one broken suite must not hide the others
         return {"suite": name, "folder": str(folder), "problem": f"{type(exc).__name__}: {str(exc)[:500]}"}
     readers = [r for r in reviewed.readers() if r not in before]
-    return {**found, "reviewed": {"readers": readers, "problems": reviewed.problems(readers)}}
+    checked = {"problems": reviewed.problems(readers)} if check_reviewed else {}
+    return {**found, "reviewed": {"readers": readers, **checked}}
 
 
 # What a host allocation that failed says, in the evidence of the case that asked for it: Python's

@@ -31,7 +31,8 @@ namespace {
 // The suites a worker finds (NEURON_CONFORM_SUITES, then the project's suites/).
 std::vector<FoundSuite> found_suites(const std::string& backend_module) {
   const ScratchLog log("lint-suites");
-  return find_suites(worker_command("", backend_module, "", 0), log.path());
+  return find_suites(worker_command("", backend_module, "", 0), log.path(),
+                     /*check_reviewed=*/true);
 }
 
 // What is wrong in the reviewed documents the suites read (facts about ops, tables of models,

@@ -74,8 +74,9 @@ Listing list_suite(const std::string& suite, Worker& worker) {
   return listing;
 }
 
-std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path) {
-  Worker worker(command, "--suites", log_path);
+std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path,
+                                    bool check_reviewed) {
+  Worker worker(command, check_reviewed ? "--reviewed" : "--suites", log_path);
   std::vector<FoundSuite> found;
   for (nlohmann::json json = next_line(worker); !json.contains("done"); json = next_line(worker)) {
     if (json.contains("ready")) continue;

@@ -47,7 +47,9 @@ struct FoundSuite {
   // wrong in them: `skiplist lint` reports these with the skip lists.
   std::vector<std::string> reviewed_readers, reviewed_problems;
 };
-std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path);
+// `check_reviewed`: read every reviewed document too (seconds), for reviewed_problems.
+std::vector<FoundSuite> find_suites(const WorkerCommand& command, const std::string& log_path,
+                                    bool check_reviewed = false);
 
 // The installed torch's aten overloads with a CPU kernel (harness/worker/overloads.py), as a
 // worker started with --overloads reports them, and its torch version. Throws
