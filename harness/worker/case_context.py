@@ -93,23 +93,6 @@ class Context:
         stats = getattr(self.backend, "compile_cache_stats", None)
         return dict(stats()) if callable(stats) else {}
 
-    def declared_compile_latency(self) -> dict[str, float] | None:
-        """What compiling an executable costs on the backend's device, as the backend declares it
-        (declared_compile_latency(): base_seconds plus per_op_seconds for each op in it), or None."""
-        declared = getattr(self.backend, "declared_compile_latency", None)
-        return dict(declared()) if callable(declared) else None
-
-    def compile_estimate(self, delta: dict[str, float]) -> dict[str, float] | None:
-        """What the executables of a compile_cache_delta() cost to compile at the declared latency:
-        `seconds` for those compiled (the cache as it was), `cold_seconds` for all of them (those
-        loaded from disk compiled too); None where the backend declares no latency or no op counts."""
-        declared = self.declared_compile_latency()
-        if declared is None or "compiled_ops" not in delta:
-            return None
-        compiled = estimated_seconds(delta["compiles"], delta["compiled_ops"], declared)
-        loaded = estimated_seconds(delta.get("disk_hits", 0), delta.get("loaded_ops", 0), declared)
-        return {**declared, "seconds": compiled, "cold_seconds": compiled + loaded}
-
     def tracked_ops(self) -> dict[str, dict[str, int]]:
         """The ops the case ran by route, as a result's fields: {"native_ops": {op: calls},
         "fallback_ops": ..., "host_only_ops": ...}. Native and fallback are the backend's account
@@ -169,9 +152,27 @@ class Context:
 COMPILE_COUNTERS = ("compiles", "memory_hits", "disk_hits", "compile_seconds", "compiled_ops", "loaded_ops")
 
 
+def declared_compile_latency(backend: ModuleType) -> dict[str, float] | None:
+    """What compiling an executable costs on the backend's device, as the backend declares it
+    (declared_compile_latency(): base_seconds plus per_op_seconds for each op in it), or None."""
+    declared = getattr(backend, "declared_compile_latency", None)
+    return dict(declared()) if callable(declared) else None
+
+
 def estimated_seconds(executables: float, ops: float, declared: dict[str, float]) -> float:
     """What compiling `executables` holding `ops` ops in all costs at a declared latency."""
     return executables * declared["base_seconds"] + ops * declared["per_op_seconds"]
+
+
+def compile_estimate(delta: dict[str, float], declared: dict[str, float] | None) -> dict[str, float] | None:
+    """What the executables of a compile_cache_delta() cost to compile at the declared latency:
+    `seconds` for those compiled (the cache as it was), `cold_seconds` for all of them (those
+    loaded from disk compiled too); None where the backend declares no latency or no op counts."""
+    if declared is None or "compiled_ops" not in delta:
+        return None
+    compiled = estimated_seconds(delta["compiles"], delta["compiled_ops"], declared)
+    loaded = estimated_seconds(delta.get("disk_hits", 0), delta.get("loaded_ops", 0), declared)
+    return {**declared, "seconds": compiled, "cold_seconds": compiled + loaded}
 
 
 def compile_cache_delta(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:

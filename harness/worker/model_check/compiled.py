@@ -20,7 +20,7 @@ def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
     import torch
 
     import compilation
-    from case_context import Context, estimated_seconds
+    from case_context import declared_compile_latency, estimated_seconds
     from comparison import errors
 
     if missing := compilation.missing_backend():
@@ -41,7 +41,7 @@ def compile_check(rebuild_tiny, backend, device: str) -> dict[str, Any]:
         result = {**run.failure, "message": run.failure["message"][:1000], "outcome": Outcome.ERROR}
     # a capture failure's own graph_breaks (its reason) stand
     result.update({field: value for field, value in run.cost.items() if field not in result})
-    if declared := Context(backend, device, 0).declared_compile_latency():
-        result["compile_estimate"] = {**declared, "seconds": estimated_seconds(run.cost["graphs"], run.cost["graph_ops"],
-                                                                               declared)}
+    if declared := declared_compile_latency(backend):
+        seconds = estimated_seconds(run.cost["graphs"], run.cost["graph_ops"], declared)
+        result["compile_estimate"] = {**declared, "seconds": seconds}
     return result

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from case_context import Context, compile_cache_delta
+from case_context import Context, compile_cache_delta, compile_estimate, declared_compile_latency
 from evidence import dtype_name, exception_evidence
 from vocabulary import Outcome
 
@@ -127,7 +127,7 @@ def probe(rebuild_tiny, backend, device: str, device_map: str | None = None) -> 
         result = forward_against_cpu(rebuild_tiny, device, device_map)
     if after := ctx.compile_cache():  # the executables the model needed, from the cache or compiled
         result["compile_cache"] = compile_cache_delta(before, after)
-        if estimate := ctx.compile_estimate(result["compile_cache"]):
+        if estimate := compile_estimate(result["compile_cache"], declared_compile_latency(backend)):
             result["compile_estimate"] = estimate
     ops = ctx.tracked_ops()
     result.update(ops)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from case_context import Context, compile_cache_delta, estimated_seconds
+from case_context import Context, compile_cache_delta, compile_estimate, declared_compile_latency, estimated_seconds
 from vocabulary import Outcome
 
 from .calls import call
@@ -102,7 +102,7 @@ def shapes_check(rebuild_tiny, make_inputs: Callable[[Shape], Any], shapes: list
     chosen = sorted(set(assigned.values()), key=lambda s: (numel(s), s))
     order = chosen + [s for s in sorted(set(shapes), key=lambda s: (numel(s), s)) if s not in chosen]
     ctx = Context(backend, device, 0)
-    declared = ctx.declared_compile_latency()
+    declared = declared_compile_latency(backend)
     model = placed(rebuild_tiny, device, None)[0]
     counted = None
     if compiled:
@@ -129,7 +129,7 @@ def shapes_check(rebuild_tiny, make_inputs: Callable[[Shape], Any], shapes: list
                     if delta:
                         row.update(from_cache=delta.get("disk_hits", 0),
                                    compile_seconds=delta.get("compile_seconds", 0.0))
-                    if delta and (estimate := ctx.compile_estimate(delta)):  # as `executables`: the cache's too
+                    if delta and (estimate := compile_estimate(delta, declared)):  # as `executables`: the cache's too
                         row["estimated_compile_seconds"] = estimate["cold_seconds"]
                 if counted is not None:
                     graphs, ops = counted.graphs, counted.ops
