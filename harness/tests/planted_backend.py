@@ -17,7 +17,8 @@
                                     a device whose errors surface at a later launch)
              With the launch-blocking switch on (set_launch_blocking(True)), expm1 raises at
              its call.
-Everything else is torch_neuronsim, including its op tracking API and launch-blocking switch.
+Everything else is torch_neuronsim, including its op tracking API, compile-cache counters and
+launch-blocking switch.
 """
 
 import fcntl
@@ -30,6 +31,7 @@ import torch
 import torch_neuronsim
 from torch_neuronsim import (  # noqa: F401
     clear_op_tracking,
+    compile_cache_stats,
     get_executed_ops,
     get_fallback_ops,
     get_launch_blocking,

@@ -22,6 +22,7 @@ def test_planted_faults_are_isolated_and_everything_else_recorded(db):
     evidence = evidences(db)
     assert evidence["ops/sin/float32/forward"]["signal_name"] == "SIGSEGV"
     assert evidence["ops/cos/float32/forward"]["timeout_seconds"] == 8
+    assert "compiling_seconds" not in evidence["ops/cos/float32/forward"]  # a hang, not a compile
     fail = evidence["ops/tan/float32/forward"]
     assert fail["max_abs_error"] > 0 and fail["first_failing_sample"] == 0 and "sample" in fail
     assert list(results(db)["ops/erfinv/float32/forward"]["fallback_ops"]) == ["aten::erfinv.out"]

@@ -9,6 +9,7 @@ import json
 import math
 import os
 import sys
+import threading
 from typing import Any, TextIO
 
 
@@ -32,6 +33,11 @@ def strict_json(value: Any) -> Any:
     return value
 
 
+_writing = threading.Lock()  # a worker's threads (compile_progress.py) write whole lines
+
+
 def emit(stream: TextIO, message: dict[str, Any], **dump_options: Any) -> None:
     """One message of the protocol: a line of strict JSON."""
-    stream.write(json.dumps(strict_json(message), allow_nan=False, **dump_options) + "\n")
+    line = json.dumps(strict_json(message), allow_nan=False, **dump_options) + "\n"
+    with _writing:
+        stream.write(line)

@@ -22,7 +22,9 @@ Modes:
                     queued) is answered {"case": ID, "late_error": {...}, "retiring": true}
                     instead of running the case, and once more when the requests end
                     ({"late_error": {...}}, "surfaced_at": "worker exit"); a case whose error left
-                    the device failing retires its worker
+                    the device failing retires its worker. While a case compiles, the worker
+                    writes {"compiling": {"case": ID, "seconds": S}} as S grows (compile_progress.py):
+                    the harness does not count that time against the case's timeout
   --blocking        with --serve or --repro: every device op runs at its call (the zygote's
                     "serve_blocking" mode does the same for a forked worker)
   --api             print the hello, then {"api": ...}: the suite's public_api() (harness/worker/suitelib/public_api.py:
@@ -43,6 +45,7 @@ The protocol (protocol.py) uses the process's original stdout; anything else wri
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import importlib
 import json
@@ -61,6 +64,7 @@ import sides
 import suite_api
 import zygote
 from case_context import Context, compile_cache_delta, ops_field
+from compile_progress import CompileProgress
 from evidence import core_problems, exception_evidence
 from overloads import cpu_overloads, device_composites
 from protocol import emit, protocol_stream, strict_json
@@ -405,6 +409,8 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
     # collections a case triggers, and resource balance's own, scan only what cases allocate.
     gc.collect()
     gc.freeze()
+    # The harness gives a case compile time beyond its timeout, as the backend's counters show it
+    progress = CompileProgress(out, ctx.compile_cache) if ctx.compile_cache() else None
     for line in requests:
         line = line.strip()
         if not line:
@@ -415,7 +421,8 @@ def serve(out: TextIO, suite: suite_api.Suite, ctx: Context, requests: TextIO, m
         if late := late_error(ctx, "next case start"):
             emit(out, {"case": request["case"], "late_error": late, "retiring": True})
             return
-        result = run_one(suite, ctx, request["case"], tolerance=request.get("tolerance"))
+        with progress.case(request["case"]) if progress else contextlib.nullcontext():
+            result = run_one(suite, ctx, request["case"], tolerance=request.get("tolerance"))
         if result["outcome"] == Outcome.ERROR and (stuck := late_error(ctx, "after the case")):
             # the device keeps failing after the case's error: no later case could trust it
             result["evidence"]["device_error_state"] = stuck["message"]

@@ -65,6 +65,16 @@ std::int64_t CompileCache::HitCounts::total() const {
   return sum;
 }
 
+CompileCache::UnderWay::UnderWay(CompileCache& cache) : cache_(cache) {
+  std::lock_guard lock(cache_.mutex_);
+  began_ = cache_.under_way_.insert(std::chrono::steady_clock::now());
+}
+
+CompileCache::UnderWay::~UnderWay() {
+  std::lock_guard lock(cache_.mutex_);
+  cache_.under_way_.erase(began_);
+}
+
 CompileCache::ThreadEntries& CompileCache::thread_entries() {
   // A constant-initialised pointer reads without the guard a constructed thread_local needs.
   thread_local ThreadEntries* mine = nullptr;
@@ -118,6 +128,7 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
       std::rethrow_exception(it->second);
     }
   }
+  const UnderWay under_way(*this);
   const std::string key = signature();
   std::shared_ptr<const Executable> found = disk_enabled() ? load(key) : nullptr;
   std::optional<fs::path> held;  // this process's claim on compiling `key`, released at return
@@ -158,9 +169,12 @@ bool CompileCache::claim(const std::string& key, std::optional<fs::path>& held) 
   // A compile takes the emulated latency; a claim far older than that was left behind.
   const std::chrono::duration<double> expiry(60.0 + 3 * compile_latency().seconds_for(1));
   ClaimEvents events;
+  const auto start = std::chrono::steady_clock::now();
   const bool compile = claim_entry(entry_path(key), expiry, held, events);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::lock_guard lock(mutex_);
   stats_.claims_waited += events.waited ? 1 : 0;
+  if (events.waited) stats_.claim_wait_seconds += took.count();
   stats_.claims_broken += events.broken ? 1 : 0;
   return compile;
 }
@@ -252,6 +266,9 @@ CacheStats CompileCache::stats() const {
   std::scoped_lock lock(mutex_, thread_hits_->mutex);
   CacheStats stats = stats_;
   stats.memory_hits += thread_hits_->total() - thread_hits_at_reset_;
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& began : under_way_)
+    stats.compiling_seconds += std::chrono::duration<double>(now - began).count();
   return stats;
 }
 

@@ -75,6 +75,8 @@ py::dict cache_stats() {
   out["claims_broken"] = stats.claims_broken;
   out["evicted"] = stats.evicted;
   out["compile_seconds"] = stats.compile_seconds;
+  out["claim_wait_seconds"] = stats.claim_wait_seconds;
+  out["compiling_seconds"] = stats.compiling_seconds;
   out["compiled_ops"] = stats.compiled_ops;
   out["loaded_ops"] = stats.loaded_ops;
   return out;

@@ -25,7 +25,8 @@ struct RunOptions {
   std::map<std::string, std::string> suite_options;
   int jobs = 0;  // 0: number of cores
   std::optional<std::string> shard;
-  double timeout_seconds = 300;
+  double timeout_seconds = 300;           // a case's run time
+  double compile_timeout_seconds = 3600;  // the compile time given a case beside it
   std::optional<std::int64_t>
       max_worker_memory;  // bytes (given as 6G); default: default_worker_memory
   int reruns = 2;         // a failing case runs again, in a fresh worker, up to this many times

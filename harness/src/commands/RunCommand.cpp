@@ -253,6 +253,8 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   schedule.jobs = jobs;
   schedule.case_timeout =
       std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_seconds * 1000));
+  schedule.compile_timeout =
+      std::chrono::milliseconds(static_cast<std::int64_t>(o.compile_timeout_seconds * 1000));
   schedule.worker =
       worker_command(run.suite, run.backend_module, run.device, run.seed, run.suite_options);
   // A suite that asks for it (SuiteDescription::share_cores) has each worker's intra-op thread
@@ -440,6 +442,9 @@ int run_command(const RunOptions& o) {
         fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
   if (o.timeout_seconds <= 0)
     throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
+  if (o.compile_timeout_seconds < 0)
+    throw std::invalid_argument(
+        fmt::format("--compile-timeout {} is negative", o.compile_timeout_seconds));
   if (o.reruns < 0) throw std::invalid_argument(fmt::format("--reruns {} is negative", o.reruns));
   if (o.repeat < 1)
     throw std::invalid_argument(fmt::format("--repeat {} must be 1 or more", o.repeat));
@@ -508,7 +513,13 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
   cmd->add_option("-j,--jobs", o->jobs, "Worker processes (default: number of cores)");
   cmd->add_option("--shard", o->shard,
                   "Run shard K of N (K/N, 1-based), balanced by recorded durations");
-  cmd->add_option("--timeout", o->timeout_seconds, "Per-case time limit in seconds")
+  cmd->add_option("--timeout", o->timeout_seconds,
+                  "Per-case limit of run time in seconds: the time a case spends compiling, as "
+                  "the backend's compile_cache_stats() shows it, is not counted")
+      ->capture_default_str();
+  cmd->add_option("--compile-timeout", o->compile_timeout_seconds,
+                  "Compile time a case is given beside --timeout, in seconds (a hung compiler "
+                  "still times out; 0: compile time counts against --timeout)")
       ->capture_default_str();
   cmd->add_option("--max-worker-memory", o->max_worker_memory,
                   "Memory each worker may allocate (512M, 6G; 0: no limit), as RLIMIT_DATA: a case "

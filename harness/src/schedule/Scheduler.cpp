@@ -152,6 +152,21 @@ CaseResult protocol_error(const std::string& case_id, const std::string& what,
   return CaseResult{case_id, Outcome::kError, 0.0, std::move(evidence), {}, {}, {}};
 }
 
+// A worker's report that the case it runs has spent `seconds` compiling so far
+// (harness/worker/compile_progress.py): true, and `compiling` updated, when `message` is one for
+// `case_id`; false for anything else, which is then read as the case's answer.
+bool compile_progress(const nlohmann::json& message, const std::string& case_id,
+                      double& compiling) {
+  if (!message.is_object()) return false;
+  const auto progress = message.find("compiling");
+  if (progress == message.end() || !progress->is_object() ||
+      progress->value("case", "") != case_id || !progress->contains("seconds") ||
+      !progress->at("seconds").is_number())
+    return false;
+  compiling = std::max(compiling, progress->at("seconds").get<double>());
+  return true;
+}
+
 }  // namespace
 
 CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
@@ -169,10 +184,26 @@ CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
   std::string line;
   bool broke_protocol = false;  // then the worker is not trusted with another case
   bool retiring = false;        // the worker ends after this case (worker.py says why)
-  switch (worker->read_line(options_.case_timeout, line)) {
+  // The time limit counts run time: the compile time the worker reports extends it, up to the
+  // compile timeout.
+  double compiling = 0.0;
+  const auto deadline = [&] {
+    const std::chrono::duration<double> given(
+        std::min(compiling, std::chrono::duration<double>(options_.compile_timeout).count()));
+    return start + options_.case_timeout + std::chrono::duration_cast<Clock::duration>(given);
+  };
+  Worker::Read read;
+  nlohmann::json parsed;
+  do {
+    const auto left = std::max(Clock::duration::zero(), deadline() - Clock::now());
+    read = worker->read_line(std::chrono::ceil<std::chrono::milliseconds>(left), line);
+    if (read == Worker::Read::kLine) parsed = nlohmann::json::parse(line, nullptr, false);
+  } while (read == Worker::Read::kLine && compile_progress(parsed, case_id, compiling));
+  switch (read) {
     case Worker::Read::kLine:
       try {
-        const nlohmann::json answer = nlohmann::json::parse(line);
+        // Parsed again where it is no JSON, for the parser's account of why.
+        const nlohmann::json answer = parsed.is_discarded() ? nlohmann::json::parse(line) : parsed;
         retiring = answer.value("retiring", false);
         if (answer.contains("late_error")) {  // the case did not run: its worker's device failed
           late = LateError{answer.at("late_error"), slot.ran};
@@ -204,6 +235,10 @@ CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
       result.outcome = Outcome::kTimeout;
       result.evidence = {{"timeout_seconds", options_.case_timeout.count() / 1000.0},
                          {"worker_pid", worker->pid()}};
+      if (compiling > 0) {  // the time given beside the timeout, as the worker reported it
+        result.evidence["compiling_seconds"] = compiling;
+        result.evidence["compile_timeout_seconds"] = options_.compile_timeout.count() / 1000.0;
+      }
       worker.reset();
       break;
     case Worker::Read::kEof: {

@@ -19,7 +19,11 @@ namespace conform {
 
 struct ScheduleOptions {
   int jobs = 1;
+  // A case's limit of run time: the compile time its worker reports is given beside it, up to
+  // compile_timeout (a backend that compiles each new signature is not charged its compiler's
+  // time as a hang).
   std::chrono::milliseconds case_timeout{std::chrono::seconds(300)};
+  std::chrono::milliseconds compile_timeout{std::chrono::hours(1)};
   std::chrono::milliseconds startup_timeout{std::chrono::seconds(300)};
   WorkerCommand worker;
   std::string log_dir;  // one stderr log per worker process
@@ -61,8 +65,9 @@ CaseResult combine_attempts(std::vector<CaseResult> attempts);
 // Runs cases on `jobs` worker processes fed from one dynamic queue (a slow case never
 // stalls the others; a group of cases sharing executables, `group_of`, is handed out whole), each
 // forked by the run's zygote. A worker that dies has its in-flight case
-// recorded as `crash` (with the signal); one that passes the per-case timeout is killed and its
-// case recorded as `timeout`; a fresh worker takes its place and the run goes on, as it does for
+// recorded as `crash` (with the signal); one that passes the per-case timeout (run time: the
+// compile time it reports is not counted, up to the compile timeout) is killed and its case
+// recorded as `timeout`; a fresh worker takes its place and the run goes on, as it does for
 // a worker that retires after a case (its result says "retiring": its memory grew too far, or
 // its device kept failing). With `repeat`, a case runs that many times; with `reruns`, one that
 // only failed (a skip is not a failure) runs again, each time in a fresh worker, and a pass on a

@@ -1,7 +1,9 @@
 """A stand-in worker speaking the harness protocol, for the scheduler's tests (no torch).
 
 Cases are t/<behaviour>/-/-: ok (pass), fail (fail), crash (SIGSEGV), abort (SIGABRT),
-exit (exits with code 7), hang (sleeps), garbage (prints a non-JSON line), wrongid. With
+exit (exits with code 7), hang (sleeps), garbage (prints a non-JSON line), wrongid, and
+compile/<S>/- (compiles for S seconds, or forever, telling the harness as compile_progress.py
+does, then passes). With
 --zygote it forks its serving workers through harness/worker/zygote.py, as the real worker does.
 
 An asynchronous device's late errors, as worker.py reports them:
@@ -56,6 +58,13 @@ def serving_blocking(out, requests, hello):
     serving(out, requests, hello)
 
 
+def compile_for(out, case, seconds):
+    start = time.monotonic()
+    while (spent := time.monotonic() - start) < seconds:
+        print(json.dumps({"compiling": {"case": case, "seconds": spent}}), file=out, flush=True)
+        time.sleep(0.1)
+
+
 def answer(out, case):
     behaviour = case.split("/")[1]
     if behaviour == "crash":
@@ -68,6 +77,8 @@ def answer(out, case):
         sys.exit(7)
     elif behaviour == "hang":
         time.sleep(3600)
+    elif behaviour == "compile":
+        compile_for(out, case, float(case.split("/")[2]))
     elif behaviour == "garbage":
         print("this is not json", file=out, flush=True)
         return

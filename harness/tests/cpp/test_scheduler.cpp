@@ -18,20 +18,24 @@ using conform::Scheduler;
 
 namespace {
 
-std::map<std::string, CaseResult> run_cases(const std::vector<std::string>& cases, int jobs,
-                                            std::chrono::milliseconds timeout,
-                                            conform::ScheduleStats* stats = nullptr,
-                                            int reruns = 0,
-                                            std::vector<std::string>* amended = nullptr) {
+ScheduleOptions fake_worker_options(int jobs) {
   ScheduleOptions options;
   options.jobs = jobs;
-  options.case_timeout = timeout;
-  options.reruns = reruns;
-  options.attribute_blocking = true;
   options.worker.python = TEST_PYTHON;
   options.worker.script = FAKE_WORKER;
   options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
   std::filesystem::create_directories(options.log_dir);
+  return options;
+}
+
+std::map<std::string, CaseResult> run_cases(const std::vector<std::string>& cases, int jobs,
+                                            std::chrono::milliseconds timeout,
+                                            conform::ScheduleStats* stats = nullptr, int reruns = 0,
+                                            std::vector<std::string>* amended = nullptr) {
+  ScheduleOptions options = fake_worker_options(jobs);
+  options.case_timeout = timeout;
+  options.reruns = reruns;
+  options.attribute_blocking = true;
   std::map<std::string, CaseResult> results;
   Scheduler scheduler(options, [&](const CaseResult& r, bool amends) {
     if (amends) {
@@ -88,6 +92,33 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
   EXPECT_GE(stats.workers_started, 6);  // every dead or killed worker was replaced
 }
 
+// A case's timeout counts its run time: the compile time its worker reports is given beside
+// it, up to the compile timeout; a hang that does not compile times out as before.
+TEST(Scheduler, CompileTimeIsGivenBesideTheTimeoutUpToTheCompileTimeout) {
+  ScheduleOptions options = fake_worker_options(3);
+  options.case_timeout = std::chrono::milliseconds(800);
+  options.compile_timeout = std::chrono::seconds(3);
+  const auto run = [&](const std::vector<std::string>& cases) {
+    std::map<std::string, CaseResult> results;
+    Scheduler(options, [&](const CaseResult& r, bool) { results[r.case_id] = r; }).run(cases);
+    return results;
+  };
+  auto results = run({"t/compile/2/-", "t/compile/inf/-", "t/hang/-/-"});
+  EXPECT_EQ(results.at("t/compile/2/-").outcome, Outcome::kPass);
+  const CaseResult& endless = results.at("t/compile/inf/-");
+  EXPECT_EQ(endless.outcome, Outcome::kTimeout);
+  EXPECT_GE(endless.evidence.at("compiling_seconds").get<double>(), 3.0);
+  EXPECT_DOUBLE_EQ(endless.evidence.at("compile_timeout_seconds").get<double>(), 3.0);
+  EXPECT_GE(endless.duration, 3.8);  // the timeout and the compile timeout, both waited out
+  EXPECT_EQ(results.at("t/hang/-/-").outcome, Outcome::kTimeout);
+  EXPECT_FALSE(results.at("t/hang/-/-").evidence.contains("compiling_seconds"));
+  EXPECT_LT(results.at("t/hang/-/-").duration, 3.0);
+
+  options.compile_timeout = std::chrono::milliseconds(0);  // compile time counts as run time
+  results = run({"t/compile/2/-"});
+  EXPECT_EQ(results.at("t/compile/2/-").outcome, Outcome::kTimeout);
+}
+
 // An error the device raises before the worker's next case belongs to a case the worker ran:
 // the one that fails when rerun alone (blocking), whose result is amended; the case that was
 // about to run gets a fresh worker, and no other verdict changes.
@@ -112,8 +143,8 @@ TEST(Scheduler, ALateErrorBeforeTheNextCaseIsChargedToTheCaseThatQueuedIt) {
 
 TEST(Scheduler, ALateErrorAtTheWorkersExitIsChargedToTheCaseThatQueuedIt) {
   conform::ScheduleStats stats;
-  const auto results = run_cases({"t/ok/1/-", "t/ok/2/-", "t/late/2/-"}, 1,
-                                 std::chrono::seconds(30), &stats);
+  const auto results =
+      run_cases({"t/ok/1/-", "t/ok/2/-", "t/late/2/-"}, 1, std::chrono::seconds(30), &stats);
   EXPECT_EQ(results.at("t/late/2/-").outcome, Outcome::kError);
   EXPECT_EQ(results.at("t/late/2/-").evidence.at("surfaced_at"), "worker exit");
   EXPECT_EQ(results.at("t/ok/1/-").outcome, Outcome::kPass);
@@ -127,7 +158,7 @@ TEST(Scheduler, AnErrorAnEarlierCaseLeftInsideTheNextOneIsTheEarlierCases) {
   conform::ScheduleStats stats;
   std::vector<std::string> amended;
   const auto results = run_cases({"t/ok/1/-", "t/late_inside/1/-", "t/ok/2/-", "t/ok/3/-"}, 1,
-                                  std::chrono::seconds(30), &stats, 1, &amended);
+                                 std::chrono::seconds(30), &stats, 1, &amended);
   EXPECT_EQ(amended, std::vector<std::string>{"t/late_inside/1/-"});
   const CaseResult& guilty = results.at("t/late_inside/1/-");
   EXPECT_EQ(guilty.outcome, Outcome::kError);
@@ -142,16 +173,12 @@ TEST(Scheduler, AnErrorAnEarlierCaseLeftInsideTheNextOneIsTheEarlierCases) {
 // A late error found while its case's own attempts go on (--repeat: the second attempt's worker
 // meets the first's error) amends the result the case then delivers: recorded once, amended once.
 TEST(Scheduler, ALateErrorOfACaseStillRunningAmendsWhatItDelivers) {
-  ScheduleOptions options;
-  options.jobs = 1;
+  ScheduleOptions options = fake_worker_options(1);
   options.repeat = 2;
   options.attribute_blocking = true;
-  options.worker.python = TEST_PYTHON;
-  options.worker.script = FAKE_WORKER;
-  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
-  std::filesystem::create_directories(options.log_dir);
   std::vector<std::pair<CaseResult, bool>> delivered;
-  Scheduler scheduler(options, [&](const CaseResult& r, bool amends) { delivered.emplace_back(r, amends); });
+  Scheduler scheduler(options,
+                      [&](const CaseResult& r, bool amends) { delivered.emplace_back(r, amends); });
   scheduler.run({"t/late/1/-"});
   // recorded first, then amended: by the error its first attempt left for the second, and (each
   // attempt queues one) by the one its last attempt left for its worker's exit
@@ -166,19 +193,15 @@ TEST(Scheduler, ALateErrorOfACaseStillRunningAmendsWhatItDelivers) {
 
 // A group (group_of) goes to one worker whole, its cases one after another.
 TEST(Scheduler, AGroupOfCasesRunsOnOneWorker) {
-  ScheduleOptions options;
-  options.jobs = 3;
-  options.worker.python = TEST_PYTHON;
-  options.worker.script = FAKE_WORKER;
-  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
+  ScheduleOptions options = fake_worker_options(3);
   options.group_of = [](const std::string& id) { return id.substr(0, id.rfind('/')); };
-  std::filesystem::create_directories(options.log_dir);
   std::vector<std::string> cases;
   for (int group = 0; group < 4; ++group)
     for (int i = 0; i < 5; ++i) cases.push_back(fmt::format("t/ok/{}/{}", group, i));
   std::map<std::string, std::set<int>> pids_of_group;
   Scheduler scheduler(options, [&](const CaseResult& r, bool) {
-    pids_of_group[r.case_id.substr(0, r.case_id.rfind('/'))].insert(r.evidence.at("pid").get<int>());
+    pids_of_group[r.case_id.substr(0, r.case_id.rfind('/'))].insert(
+        r.evidence.at("pid").get<int>());
   });
   scheduler.run(cases);
   ASSERT_EQ(pids_of_group.size(), 4u);
@@ -200,13 +223,8 @@ TEST(Scheduler, AWorkerThatCannotStartIsReportedPerCase) {
 }
 
 TEST(Scheduler, AFailureToRecordStopsTheRunAndReachesTheCaller) {
-  ScheduleOptions options;
-  options.jobs = 2;
+  ScheduleOptions options = fake_worker_options(2);
   options.case_timeout = std::chrono::seconds(30);
-  options.worker.python = TEST_PYTHON;
-  options.worker.script = FAKE_WORKER;
-  options.log_dir = (std::filesystem::temp_directory_path() / "conform-scheduler-test").string();
-  std::filesystem::create_directories(options.log_dir);
   std::vector<std::string> cases;
   for (int i = 0; i < 40; ++i) cases.push_back("t/ok/" + std::to_string(i) + "/-");
   std::atomic<int> delivered{0};
@@ -231,12 +249,14 @@ TEST(Progress, EstimatesTheTimeLeftFromRecordedDurations) {
   progress.add(CaseResult{"long", Outcome::kPass, 90.0, {}, {}, {}, {}});
   // 90 recorded seconds done in 45 (two jobs): the 10 left take 5, where counting cases said 4500
   EXPECT_NEAR(progress.eta_seconds(45.0), 5.0, 1e-9);
-  for (int i = 0; i < 100; ++i) progress.add(CaseResult{cases[i + 1], Outcome::kPass, 0.1, {}, {}, {}, {}});
+  for (int i = 0; i < 100; ++i)
+    progress.add(CaseResult{cases[i + 1], Outcome::kPass, 0.1, {}, {}, {}, {}});
   EXPECT_NEAR(progress.eta_seconds(50.0), 0.0, 1e-9);
 }
 
 TEST(Progress, CasesWithoutARecordedDurationCountAsTheAverageOne) {
-  conform::Progress known(std::vector<std::string>{"a", "b", "new"}, {{"a", 1.0}, {"b", 3.0}}, false);
+  conform::Progress known(std::vector<std::string>{"a", "b", "new"}, {{"a", 1.0}, {"b", 3.0}},
+                          false);
   known.add(CaseResult{"a", Outcome::kPass, 1.0, {}, {}, {}, {}});
   EXPECT_NEAR(known.eta_seconds(2.0), 2.0 * (3.0 + 2.0), 1e-9);  // "new" counts as 2 s
   conform::Progress none(std::vector<std::string>{"x", "y", "z", "w"}, {}, false);
