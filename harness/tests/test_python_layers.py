@@ -25,7 +25,8 @@ PACKAGE = "neuron_conform_suites"
 
 PROGRAMS = {"worker", "zygote", "check_model", "pytorch_configs", "backend_files"}
 CORE = {"vocabulary", "evidence", "comparison", "sides", "suite_api", "backend_contract", "compilation",
-        "dispatch_capture", "native_capture", "overloads", "case_context", "device_memory", "quick_exit", "protocol"}
+        "dispatch_capture", "native_capture", "overloads", "case_context", "device_memory", "quick_exit", "protocol",
+        "compile_progress"}
 PACKAGES = {"suitelib", "model_check"}  # the worker's folders: each a layer of its own
 # Each layer and the layers it may import besides its own. model_check sits beside the suites:
 # it builds models with suitelib, as the hf suite does, but imports no suite, nor a suite it.

@@ -266,9 +266,12 @@ CacheStats CompileCache::stats() const {
   std::scoped_lock lock(mutex_, thread_hits_->mutex);
   CacheStats stats = stats_;
   stats.memory_hits += thread_hits_->total() - thread_hits_at_reset_;
-  const auto now = std::chrono::steady_clock::now();
-  for (const auto& began : under_way_)
-    stats.compiling_seconds += std::chrono::duration<double>(now - began).count();
+  // Since the oldest lookup under way began, something has been under way: wall time, not a sum
+  // over the threads compiling at once.
+  if (!under_way_.empty())
+    stats.compiling_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *under_way_.begin())
+            .count();
   return stats;
 }
 

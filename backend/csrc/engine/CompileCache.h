@@ -40,9 +40,9 @@ struct CacheStats {
   double compile_seconds = 0.0;
   // Time lookups waited for another process compiling the same key (claims_waited's time).
   double claim_wait_seconds = 0.0;
-  // How long the lookups under way now have been compiling or waiting for a claim, in all: a
-  // long compile shows here before it is counted in compile_seconds (a harness that times its
-  // cases by run time only reads both).
+  // How long lookups have been compiling or waiting for a claim without a break, up to now (since
+  // the oldest one under way began; 0 when none is): a long compile shows here before it is
+  // counted in compile_seconds (a harness that times its cases by run time reads both).
   double compiling_seconds = 0.0;
 };
 
