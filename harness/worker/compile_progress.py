@@ -6,7 +6,9 @@ compiler's time charged to the case as a hang.
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
@@ -30,18 +32,17 @@ def spent(stats: dict[str, float]) -> float:
 
 
 class CompileProgress:
-    """Reads the backend's compile counters every INTERVAL on a thread of its own while a case
-    (case()) runs, and writes {"compiling": {"case", "seconds"}} when the case's compile time has
-    grown by STEP: never after the case's result, which is written once case() has ended."""
+    """Reads the backend's compile counters every INTERVAL on a thread of its own (for the
+    worker's life) while a case (case()) runs, and writes {"compiling": {"case", "seconds"}} when
+    the case's compile time has grown by STEP: never after the case's result, which is written
+    once case() has ended."""
 
     def __init__(self, out: TextIO, stats: Callable[[], dict[str, float]]) -> None:
         self._out, self._stats = out, stats
         self._lock = threading.Lock()  # the case, its baseline and what was told
         self._case: str | None = None
         self._base = self._told = 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._watch, name="compile-progress", daemon=True)
-        self._thread.start()
+        threading.Thread(target=self._watch, name="compile-progress", daemon=True).start()
 
     @contextmanager
     def case(self, case_id: str) -> Iterator[None]:
@@ -53,16 +54,17 @@ class CompileProgress:
             with self._lock:
                 self._case = None
 
-    def close(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
     def _watch(self) -> None:
-        while not self._stop.wait(INTERVAL):
+        while True:
+            time.sleep(INTERVAL)
             with self._lock:
                 if self._case is None:
                     continue
-                stats = self._stats()
+                try:
+                    stats = self._stats()
+                except Exception as exc:  # noqa: BLE001 - a reading missed: its compile time counts as run time
+                    print(f"compile progress: the backend's counters could not be read: {exc!r}", file=sys.stderr)
+                    continue
                 seconds = spent(stats) - self._base + stats.get(UNDER_WAY, 0.0)
                 if seconds >= self._told + STEP:
                     emit(self._out, {PROGRESS: {"case": self._case, "seconds": seconds}})

@@ -145,6 +145,7 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
       ++stats_.compiles;
       stats_.compiled_ops += ops;
       stats_.compile_seconds += took.count();
+      counted_at_ = std::chrono::steady_clock::now();
       if (failure) {
         ++stats_.failed_compiles;
         failures_.emplace(memory_key, failure);
@@ -174,7 +175,10 @@ bool CompileCache::claim(const std::string& key, std::optional<fs::path>& held) 
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::lock_guard lock(mutex_);
   stats_.claims_waited += events.waited ? 1 : 0;
-  if (events.waited) stats_.claim_wait_seconds += took.count();
+  if (events.waited) {
+    stats_.claim_wait_seconds += took.count();
+    counted_at_ = std::chrono::steady_clock::now();
+  }
   stats_.claims_broken += events.broken ? 1 : 0;
   return compile;
 }
@@ -266,12 +270,13 @@ CacheStats CompileCache::stats() const {
   std::scoped_lock lock(mutex_, thread_hits_->mutex);
   CacheStats stats = stats_;
   stats.memory_hits += thread_hits_->total() - thread_hits_at_reset_;
-  // Since the oldest lookup under way began, something has been under way: wall time, not a sum
-  // over the threads compiling at once.
-  if (!under_way_.empty())
+  // Wall time, not a sum over the threads compiling at once: since the oldest lookup under way
+  // began, something has been; what was counted meanwhile is not counted again.
+  if (!under_way_.empty()) {
+    const auto since = std::max(*under_way_.begin(), counted_at_);
     stats.compiling_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - *under_way_.begin())
-            .count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+  }
   return stats;
 }
 

@@ -40,9 +40,11 @@ struct CacheStats {
   double compile_seconds = 0.0;
   // Time lookups waited for another process compiling the same key (claims_waited's time).
   double claim_wait_seconds = 0.0;
-  // How long lookups have been compiling or waiting for a claim without a break, up to now (since
-  // the oldest one under way began; 0 when none is): a long compile shows here before it is
-  // counted in compile_seconds (a harness that times its cases by run time reads both).
+  // Compile time under way and not yet counted above: since the oldest lookup still compiling or
+  // waiting for a claim began, or since compile or wait time was last counted, whichever is later
+  // (0 when no lookup is under way). A long compile shows here before it ends; added to the two
+  // counters above, nothing is counted twice (a harness that times its cases by run time reads
+  // all three).
   double compiling_seconds = 0.0;
 };
 
@@ -140,8 +142,10 @@ class CompileCache {
   };
 
   mutable std::mutex mutex_;
-  // When each lookup now compiling, or waiting for a claim, began; under mutex_.
+  // When each lookup now compiling, or waiting for a claim, began; when compile or wait time was
+  // last counted. Under mutex_.
   std::multiset<std::chrono::steady_clock::time_point> under_way_;
+  std::chrono::steady_clock::time_point counted_at_{};
   std::unordered_map<MemoryKey, std::shared_ptr<const Executable>, MemoryKey::Hash> entries_;
   std::unordered_map<MemoryKey, std::exception_ptr, MemoryKey::Hash> failures_;
   CacheStats stats_;  // hits in the shared map among them; under mutex_

@@ -63,7 +63,12 @@ py::dict collective_stats() {
 }
 
 py::dict cache_stats() {
-  const auto stats = neuronsim::engine::CompileCache::instance().stats();
+  // Without the GIL while the cache's lock is taken: a harness reads these from a thread of its
+  // own while ops run (an eviction scan may hold the lock).
+  const auto stats = [] {
+    const py::gil_scoped_release no_gil;
+    return neuronsim::engine::CompileCache::instance().stats();
+  }();
   py::dict out;
   out["compiles"] = stats.compiles;
   out["memory_hits"] = stats.memory_hits;

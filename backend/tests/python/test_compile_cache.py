@@ -146,10 +146,10 @@ UNDER_WAY = """
 import json, threading, time, torch, torch_neuronsim as ns
 x = torch.ones(5, device="neuron")
 ns._C._reset_compile_cache_stats()
-ns.set_compile_latency("1.5")
+ns.set_compile_latency("3")
 worker = threading.Thread(target=lambda: (x * 3).cpu())
 worker.start()
-time.sleep(0.75)
+time.sleep(1.5)
 during = ns.compile_cache_stats()
 worker.join()
 print(json.dumps({"during": during, "after": ns.compile_cache_stats()}))
@@ -162,8 +162,8 @@ def test_a_compile_under_way_is_counted_before_it_ends():
     once it has); nothing is left under way after."""
     got = stats_of(run_python(UNDER_WAY, NEURONSIM_DISABLE_CACHE="1"))
     during, after = got["during"], got["after"]
-    assert 0.5 <= during["compiling_seconds"] < 1.5 and during["compile_seconds"] == 0, during
-    assert after["compiling_seconds"] == 0 and after["compile_seconds"] >= 1.5, after
+    assert 0.5 <= during["compiling_seconds"] < 3 and during["compile_seconds"] == 0, during
+    assert after["compiling_seconds"] == 0 and after["compile_seconds"] >= 3, after
 
 
 def test_a_failed_compile_is_cached_as_a_failure():

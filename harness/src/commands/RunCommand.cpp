@@ -440,11 +440,16 @@ int run_command(const RunOptions& o) {
   if (o.jobs < 0)
     throw std::invalid_argument(
         fmt::format("-j {} is not a number of workers (use 1 or more)", o.jobs));
-  if (o.timeout_seconds <= 0)
-    throw std::invalid_argument(fmt::format("--timeout {} must be positive", o.timeout_seconds));
-  if (o.compile_timeout_seconds < 0)
+  // A week at most: NaN, inf and the like are no time limit a deadline can be computed from.
+  constexpr double kLongest = 7 * 24 * 3600;
+  if (!(o.timeout_seconds > 0 && o.timeout_seconds <= kLongest))
     throw std::invalid_argument(
-        fmt::format("--compile-timeout {} is negative", o.compile_timeout_seconds));
+        fmt::format("--timeout {} must be a number of seconds above 0 and at most {}",
+                    o.timeout_seconds, kLongest));
+  if (!(o.compile_timeout_seconds >= 0 && o.compile_timeout_seconds <= kLongest))
+    throw std::invalid_argument(
+        fmt::format("--compile-timeout {} must be a number of seconds from 0 to {}",
+                    o.compile_timeout_seconds, kLongest));
   if (o.reruns < 0) throw std::invalid_argument(fmt::format("--reruns {} is negative", o.reruns));
   if (o.repeat < 1)
     throw std::invalid_argument(fmt::format("--repeat {} must be 1 or more", o.repeat));

@@ -159,11 +159,13 @@ bool compile_progress(const nlohmann::json& message, const std::string& case_id,
                       double& compiling) {
   if (!message.is_object()) return false;
   const auto progress = message.find("compiling");
-  if (progress == message.end() || !progress->is_object() ||
-      progress->value("case", "") != case_id || !progress->contains("seconds") ||
-      !progress->at("seconds").is_number())
+  if (progress == message.end() || !progress->is_object()) return false;
+  const auto about = progress->find("case");
+  const auto seconds = progress->find("seconds");
+  if (about == progress->end() || !about->is_string() || *about != case_id ||
+      seconds == progress->end() || !seconds->is_number())
     return false;
-  compiling = std::max(compiling, progress->at("seconds").get<double>());
+  compiling = std::max(compiling, seconds->get<double>());
   return true;
 }
 
@@ -195,7 +197,11 @@ CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
   Worker::Read read;
   nlohmann::json parsed;
   do {
-    const auto left = std::max(Clock::duration::zero(), deadline() - Clock::now());
+    const auto left = deadline() - Clock::now();
+    if (left <= Clock::duration::zero()) {  // read_line serves a queued line even at no time left
+      read = Worker::Read::kTimeout;
+      break;
+    }
     read = worker->read_line(std::chrono::ceil<std::chrono::milliseconds>(left), line);
     if (read == Worker::Read::kLine) parsed = nlohmann::json::parse(line, nullptr, false);
   } while (read == Worker::Read::kLine && compile_progress(parsed, case_id, compiling));
@@ -235,7 +241,7 @@ CaseResult Scheduler::read_answer(Slot& slot, const std::string& case_id,
       result.outcome = Outcome::kTimeout;
       result.evidence = {{"timeout_seconds", options_.case_timeout.count() / 1000.0},
                          {"worker_pid", worker->pid()}};
-      if (compiling > 0) {  // the time given beside the timeout, as the worker reported it
+      if (compiling > 0) {  // as the worker reported it; at most the compile timeout was given
         result.evidence["compiling_seconds"] = compiling;
         result.evidence["compile_timeout_seconds"] = options_.compile_timeout.count() / 1000.0;
       }

@@ -3,7 +3,8 @@
 Cases are t/<behaviour>/-/-: ok (pass), fail (fail), crash (SIGSEGV), abort (SIGABRT),
 exit (exits with code 7), hang (sleeps), garbage (prints a non-JSON line), wrongid, and
 compile/<S>/- (compiles for S seconds, or forever, telling the harness as compile_progress.py
-does, then passes). With
+does, then passes), flood (writes progress lines without pause, no compile time in them, and
+never answers), badprogress (a progress line whose case is no string, then its answer). With
 --zygote it forks its serving workers through harness/worker/zygote.py, as the real worker does.
 
 An asynchronous device's late errors, as worker.py reports them:
@@ -79,6 +80,11 @@ def answer(out, case):
         time.sleep(3600)
     elif behaviour == "compile":
         compile_for(out, case, float(case.split("/")[2]))
+    elif behaviour == "flood":
+        while True:
+            print(json.dumps({"compiling": {"case": case, "seconds": 0}}), file=out, flush=True)
+    elif behaviour == "badprogress":
+        print(json.dumps({"compiling": {"case": 1, "seconds": 1}}), file=out, flush=True)
     elif behaviour == "garbage":
         print("this is not json", file=out, flush=True)
         return

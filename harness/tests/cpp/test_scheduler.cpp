@@ -93,30 +93,37 @@ TEST(Scheduler, CrashTimeoutAndProtocolErrorsAreRecordedAndTheRunGoesOn) {
 }
 
 // A case's timeout counts its run time: the compile time its worker reports is given beside
-// it, up to the compile timeout; a hang that does not compile times out as before.
+// it, up to the compile timeout; a hang that does not compile times out as before, and so does a
+// worker flooding progress lines that report nothing. A malformed progress line is a protocol
+// error of the case, not of the run.
 TEST(Scheduler, CompileTimeIsGivenBesideTheTimeoutUpToTheCompileTimeout) {
   ScheduleOptions options = fake_worker_options(3);
-  options.case_timeout = std::chrono::milliseconds(800);
-  options.compile_timeout = std::chrono::seconds(3);
+  options.case_timeout = std::chrono::milliseconds(1500);
+  options.compile_timeout = std::chrono::seconds(4);
   const auto run = [&](const std::vector<std::string>& cases) {
     std::map<std::string, CaseResult> results;
     Scheduler(options, [&](const CaseResult& r, bool) { results[r.case_id] = r; }).run(cases);
     return results;
   };
-  auto results = run({"t/compile/2/-", "t/compile/inf/-", "t/hang/-/-"});
-  EXPECT_EQ(results.at("t/compile/2/-").outcome, Outcome::kPass);
+  auto results =
+      run({"t/compile/3/-", "t/compile/inf/-", "t/hang/-/-", "t/flood/-/-", "t/badprogress/-/-"});
+  EXPECT_EQ(results.at("t/compile/3/-").outcome, Outcome::kPass);
   const CaseResult& endless = results.at("t/compile/inf/-");
   EXPECT_EQ(endless.outcome, Outcome::kTimeout);
-  EXPECT_GE(endless.evidence.at("compiling_seconds").get<double>(), 3.0);
-  EXPECT_DOUBLE_EQ(endless.evidence.at("compile_timeout_seconds").get<double>(), 3.0);
-  EXPECT_GE(endless.duration, 3.8);  // the timeout and the compile timeout, both waited out
-  EXPECT_EQ(results.at("t/hang/-/-").outcome, Outcome::kTimeout);
-  EXPECT_FALSE(results.at("t/hang/-/-").evidence.contains("compiling_seconds"));
-  EXPECT_LT(results.at("t/hang/-/-").duration, 3.0);
+  EXPECT_GE(endless.evidence.at("compiling_seconds").get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(endless.evidence.at("compile_timeout_seconds").get<double>(), 4.0);
+  EXPECT_GE(endless.duration, 5.5);  // the timeout and the compile timeout, both waited out
+  for (const char* hang : {"t/hang/-/-", "t/flood/-/-"}) {
+    EXPECT_EQ(results.at(hang).outcome, Outcome::kTimeout) << hang;
+    EXPECT_FALSE(results.at(hang).evidence.contains("compiling_seconds")) << hang;
+    EXPECT_LT(results.at(hang).duration, 4.0) << hang;
+  }
+  EXPECT_EQ(results.at("t/badprogress/-/-").outcome, Outcome::kError);
+  EXPECT_EQ(results.at("t/badprogress/-/-").evidence.at("exception_type"), "ProtocolError");
 
   options.compile_timeout = std::chrono::milliseconds(0);  // compile time counts as run time
-  results = run({"t/compile/2/-"});
-  EXPECT_EQ(results.at("t/compile/2/-").outcome, Outcome::kTimeout);
+  results = run({"t/compile/3/-"});
+  EXPECT_EQ(results.at("t/compile/3/-").outcome, Outcome::kTimeout);
 }
 
 // An error the device raises before the worker's next case belongs to a case the worker ran:
