@@ -308,15 +308,16 @@ int stale(const SkiplistOptions& o) {
   // With the shipped lists, the reviewed facts of the run's suites too: a fact that changes
   // nothing any more is as stale as an entry that matches nothing.
   std::vector<std::pair<std::string, std::string>> facts;
-  bool read = o.paths.empty();
-  if (read) {
+  std::string documents;  // what the summary says of the suites' reviewed documents
+  if (o.paths.empty()) {
     std::set<std::string> ran;
     for (const auto& id : run.planned) ran.insert(CaseId::parse(id).suite);
     try {
       for (auto& [suite, problem] : reviewed_problems(found_suites(run.backend_module)))
         if (ran.contains(suite)) facts.emplace_back(std::move(suite), std::move(problem));
+      documents = fmt::format(", {} problem(s) in the suites' reviewed documents", facts.size());
     } catch (const std::exception& e) {  // the entries' staleness stands without them
-      read = false;
+      documents = ", the suites' reviewed documents not read";
       fmt::print(stderr,
                  "neuron-conform: skiplist stale: the suites' reviewed documents were not "
                  "read (the run's backend {}): {}\n",
@@ -328,10 +329,7 @@ int stale(const SkiplistOptions& o) {
   fmt::print(
       "{} stale entr{}, {} whose recorded failure no longer matches, {} the harness's{} "
       "against run {}\n",
-      s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(),
-      read ? fmt::format(", {} problem(s) in the suites' reviewed documents", facts.size())
-      : o.paths.empty() ? std::string(", the suites' reviewed documents not read")
-                        : std::string(),
+      s.stale.size(), s.stale.size() == 1 ? "y" : "ies", s.changed.size(), owned.size(), documents,
       run.id);
   return s.stale.empty() && s.changed.empty() && owned.empty() && facts.empty() ? 0 : 1;
 }
