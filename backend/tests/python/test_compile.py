@@ -247,3 +247,27 @@ def test_a_graph_pays_the_emulated_compile_latency_by_its_ops_once():
     stats = json.loads(ran.stdout.strip().splitlines()[-1])
     assert stats["lowered"] == 1 and stats["emulated_compile_seconds"] >= 0.2 + 0.1 * 3, stats  # relu, mul, add
     assert stats["first"] >= stats["emulated_compile_seconds"] > stats["again"], stats
+
+
+def test_a_refused_graph_keeps_none_of_its_call_s_device_memory(monkeypatch):
+    """The cache keeps a refusal as a value: the CompileError raised carries a traceback whose
+    frames hold the call's tensors, and a cached one would keep them on the device for the
+    process's life (and make every later full garbage collection longer)."""
+    import gc
+
+    from torch_neuronsim.compiler import graph_cache
+
+    monkeypatch.setattr(graph_cache, "_directory", lambda: None)
+    graph_cache.clear_memory()
+    torch._dynamo.reset()
+    gc.collect()
+    before = torch.neuron.memory_allocated()
+    for n in (1 << 16, 1 << 17):  # lowered and refused, then a new shape refused again
+        x = torch.rand(n, device="neuron")
+        with pytest.raises(Exception, match="aten::lgamma cannot be lowered to StableHLO"):
+            torch.compile(lambda a: torch.lgamma(a) + 1, backend="neuron", fullgraph=True, dynamic=False)(x)
+        del x
+    torch._dynamo.reset()
+    gc.collect()
+    assert torch.neuron.memory_allocated() == before
+    assert all(isinstance(artifact, (str, graph_cache.Refusal)) for artifact in graph_cache._memory.values())

@@ -100,7 +100,7 @@ def _lower(gm: torch.fx.GraphModule, kind: str, cache_key: str) -> str:
         artifact = lower(gm, f"{kind}_{cache_key[:12]}")
     except CompileError as refusal:
         STATS.lowering_failures += 1
-        graph_cache.store(cache_key, refusal)
+        graph_cache.store(cache_key, graph_cache.Refusal(str(refusal), refusal.op))
         raise
     finally:
         # the emulated compiler's time for the graph's ops (NEURONSIM_COMPILE_LATENCY), a
@@ -141,10 +141,10 @@ def _compiler(kind: str) -> Callable:
                     artifact = _cached(cache_key)
                 if artifact is None:
                     artifact = _lower(gm, kind, cache_key)
-        if isinstance(artifact, CompileError):
+        if isinstance(artifact, graph_cache.Refusal):
             STATS.lowering_failures += 1
             STATS.refusals_cached += 1
-            raise CompileError(str(artifact), artifact.op)
+            raise CompileError(artifact.message, artifact.op)
         stablehlo = artifact
         _dump(cache_key, stablehlo)
         return make_boxed_func(_as_one_executable(gm.forward))

@@ -26,11 +26,22 @@ import torch
 import torch_mlir
 
 from .. import _C
-from .lowering import CompileError
 
 FORMAT = 2  # 2: refusals kept as well
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """torch-mlir's refusal of a graph: its message and the op it names. A value, not the
+    CompileError raised: that one's traceback holds the frames of the call that compiled the
+    graph, and with them its tensors, device memory included, for as long as the cache lives."""
+
+    message: str
+    op: str | None
+
+
 # A graph's StableHLO text, or torch-mlir's refusal of it.
-Artifact = Union[str, CompileError]
+Artifact = Union[str, Refusal]
 _memory: dict[str, Artifact] = {}
 
 
@@ -88,7 +99,7 @@ def lookup(cache_key: str) -> tuple[Artifact | None, str]:
     if not ok:
         warnings.warn(f"torch_neuronsim: compiled graph {path} is corrupt or of another format; recompiling it")
         return None, "rejected"
-    artifact: Artifact = CompileError(refused["message"], refused.get("op")) if refused is not None else body
+    artifact: Artifact = Refusal(refused["message"], refused.get("op")) if refused is not None else body
     _memory[cache_key] = artifact
     return artifact, "disk"
 
@@ -98,11 +109,10 @@ def store(cache_key: str, artifact: Artifact) -> None:
     path = _path(cache_key)
     if path is None:
         return
-    refused = isinstance(artifact, CompileError)
-    body = "" if refused else artifact
+    body = "" if isinstance(artifact, Refusal) else artifact
     meta: dict[str, Any] = {"format": FORMAT, "key": cache_key, "sha256": hashlib.sha256(body.encode()).hexdigest()}
-    if refused:
-        meta["refused"] = {"message": str(artifact), "op": artifact.op}
+    if isinstance(artifact, Refusal):
+        meta["refused"] = {"message": artifact.message, "op": artifact.op}
     path.parent.mkdir(parents=True, exist_ok=True)
     # Written next to its final name, then renamed: a reader sees all of it or nothing.
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{cache_key}.", suffix=".tmp")
