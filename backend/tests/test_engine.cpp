@@ -20,6 +20,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <thread>
 
 using neuronsim::engine::CompileCache;
@@ -147,7 +148,7 @@ TEST(CompileCache, EntryPathIsVersionedAndStable) {
   const auto p = CompileCache::instance().entry_path("some key");
   EXPECT_EQ(p, CompileCache::instance().entry_path("some key"));
   EXPECT_NE(p, CompileCache::instance().entry_path("some other key"));
-  EXPECT_EQ(p.parent_path().filename(), "v5");
+  EXPECT_EQ(p.parent_path().filename(), "v" + std::to_string(Executable::kFormatVersion));
   EXPECT_EQ(p.extension(), ".neff");
 }
 
@@ -159,6 +160,27 @@ TEST(Signature, NamesOpDtypesShapesStridesAndArguments) {
   EXPECT_EQ(key.rfind("aten::add.Tensor|downcast,fp32|Float[2,3,]{3,1,}|Float[2,3,]{1,2,}|", 0), 0u)
       << key;
   EXPECT_NE(key.find("2.5"), std::string::npos) << key;
+}
+
+// pow(t, 2) keeps t's dtype and pow(t, 2.0) promotes it: scalars that compare equal but differ in
+// kind (int, float, bool) are different signatures, in any spelling of the float.
+TEST(Signature, ScalarsEqualInValueButNotInKindDiffer) {
+  auto x = at::ones({3}, at::TensorOptions().device(c10::Device("neuron:0")).dtype(at::kLong));
+  const auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::pow", "Tensor_Scalar");
+  auto signed_with = [&](c10::IValue exponent) {
+    torch::jit::Stack stack{x, std::move(exponent)};
+    return neuronsim::engine::signature(op, stack);
+  };
+  const std::vector<std::vector<c10::IValue>> equal_values = {{int64_t{2}, 2.0},
+                                                              {int64_t{1}, 1.0, true},
+                                                              {int64_t{0}, 0.0, -0.0, false},
+                                                              {int64_t{-3}, -3.0},
+                                                              {int64_t{100000000000000000}, 1e17}};
+  for (const auto& group : equal_values) {
+    std::set<std::string> seen;
+    for (const auto& value : group) seen.insert(signed_with(value));
+    EXPECT_EQ(seen.size(), group.size()) << signed_with(group.front());
+  }
 }
 
 TEST(Tracking, CountsPerOverload) {

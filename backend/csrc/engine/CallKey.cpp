@@ -35,11 +35,18 @@ void append_tensor(std::string& out, const at::Tensor& t) {
   out += '}';
 }
 
+void append_double(std::string& out, double v) {
+  char buf[32];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);
+  out.append(buf, end);
+  // A float never reads as an int: pow(t, 2.0) returns floats where pow(t, 2) keeps t's dtype,
+  // so the two compile to different executables and must not share a signature.
+  if (std::all_of(buf, end, [](char c) { return c == '-' || (c >= '0' && c <= '9'); })) out += ".0";
+}
+
 void append_value(std::string& out, const c10::IValue& v) {
   if (v.isDouble()) {
-    char buf[32];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v.toDouble());
-    out.append(buf, end);
+    append_double(out, v.toDouble());
   } else if (v.isTensor()) {
     append_tensor(out, v.toTensor());
   } else if (v.isNone()) {

@@ -29,7 +29,8 @@ struct ResultLayout {
 // emulator's counterpart of a NEFF). Plain data, so that it can be cached on disk.
 struct Executable {
   // Bumped whenever the plan's meaning or the file format changes; old entries are ignored.
-  static constexpr int kFormatVersion = 5;
+  // 6: a float scalar's signature never reads as an int (pow(t, 2.0) was served pow(t, 2)'s plan).
+  static constexpr int kFormatVersion = 6;
 
   std::string key;            // the full signature the plan was compiled for
   std::string op;             // overload name, e.g. "aten::add.Tensor"

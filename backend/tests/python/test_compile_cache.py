@@ -53,7 +53,7 @@ def test_disk_cache_serves_a_second_process(tmp_path):
     assert first["compiles"] >= 4 and first["disk_hits"] == 0
     entries = list(tmp_path.rglob("*.neff"))
     assert len(entries) == first["compiles"]
-    assert all(p.read_text().startswith("NEURONSIM-NEFF 5\n") for p in entries)
+    assert all(p.read_text().startswith("NEURONSIM-NEFF 6\n") for p in entries)
     second = stats_of(run_python(WORKLOAD, NEURONSIM_CACHE_DIR=str(tmp_path)))
     assert second["compiles"] == 0 and second["disk_hits"] == first["compiles"]
 
@@ -278,3 +278,41 @@ def test_processes_compiling_the_same_graph_lower_it_once(tmp_path):
     assert sum(s["lowered"] for s in stats) == 1, stats
     assert sum(s["disk_hits"] for s in stats) == 2, stats  # the others loaded its entry
     assert not list(tmp_path.rglob("*.claim"))
+
+
+SCALAR_KINDS = """
+import json, os, torch, torch_neuronsim as ns
+OPS = {
+    "add": lambda t, s: t + s,
+    "mul": lambda t, s: t * s,
+    "pow": lambda t, s: t ** s,
+    "clamp_min": lambda t, s: torch.clamp(t, min=s),
+    "where": lambda t, s: torch.where(t > 1, t, s),
+    "fused chain": lambda t, s: (t * 2 - t) * s + s,
+}
+DTYPES = [torch.int64, torch.int32, torch.uint8, torch.bool, torch.float16]
+EQUAL_VALUES = [(1, 1.0, True), (0, 0.0, False, -0.0), (2, 2.0), (-3, -3.0)]
+wrong = []
+for name, f in OPS.items():
+    for dtype in DTYPES:
+        for group in EQUAL_VALUES:
+            for s in (group[::-1] if os.environ["SCALAR_ORDER"] == "reversed" else group):
+                t = torch.tensor([3, 0, 1, 2], dtype=dtype)
+                try:
+                    expected = f(t, s)
+                except Exception:  # the CPU refuses it (bool minus bool): nothing to compare
+                    continue
+                try:
+                    torch.testing.assert_close(f(t.to("neuron"), s).cpu(), expected, rtol=1e-3, atol=1e-3)
+                except AssertionError as e:
+                    wrong.append(f"{name} {dtype} {s!r}: {str(e).splitlines()[0]}")
+print(json.dumps(wrong))
+"""
+
+
+def test_scalars_equal_in_value_but_not_in_kind_never_share_an_executable(tmp_path):
+    """pow(t, 2) keeps an integer t's dtype, pow(t, 2.0) promotes it: an int, a float and a bool
+    that compare equal must never be served each other's executable, in either order, in one
+    process or from another's disk cache, op by op or fused in a chain."""
+    for order in ("given", "reversed"):  # the second process is served the first one's entries
+        assert stats_of(run_python(SCALAR_KINDS, NEURONSIM_CACHE_DIR=str(tmp_path), SCALAR_ORDER=order)) == []
