@@ -285,6 +285,7 @@ import json, os, torch, torch_neuronsim as ns
 OPS = {
     "add": lambda t, s: t + s,
     "mul": lambda t, s: t * s,
+    "add.Scalar": lambda t, s: torch.ops.aten.add.Scalar(t, s),  # as ATen's own composites call it
     "pow": lambda t, s: t ** s,
     "clamp_min": lambda t, s: torch.clamp(t, min=s),
     "where": lambda t, s: torch.where(t > 1, t, s),
