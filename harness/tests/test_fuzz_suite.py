@@ -274,3 +274,14 @@ def test_transforms_make_the_inputs_they_name_and_none_whose_result_is_undefined
     put = setting("index_put")
     assert put.apply("duplicate_indices", first("index_put", where=lambda s: not s.kwargs["accumulate"]), 0) is None
     assert put.apply("duplicate_indices", first("index_put", where=lambda s: s.kwargs["accumulate"]), 0) is not None
+
+
+def test_the_time_budget_counts_run_time_not_compile_time(db):
+    """On a device that compiles each new signature for seconds, the budget is the search's run
+    time: at 0.4 s a compile and a 1 s budget, abs's 25 examples (dozens of new signatures) all run."""
+    cli("run", "--suite", "fuzz", "--ops", "^abs$", "--no-skiplists", "--reruns", "0", "--suite-option",
+        "seconds_per_op=1", "--db", str(db), env={**REFUSE_64BIT, "NEURONSIM_COMPILE_LATENCY": "0.4",
+                                                  "NEURONSIM_CACHE_DIR": str(db.parent / "compile-cache")})
+    found = evidences(db)["fuzz/abs/float32/examples"]
+    assert found["fuzz"]["examples_run"] >= 25 and not found["fuzz"]["budget_exhausted"], found["fuzz"]
+    assert found["compile_cache"]["compile_seconds"] > 2, found["compile_cache"]  # the budget, twice over

@@ -26,8 +26,8 @@ check fails (its outcome, and its first failing op or exception type) is the kno
 (`known_failures_matched` counts them); failing otherwise is a new failure behind the known one,
 reported here with the ops check's failure as `known_failure`.
 Options: `max_examples` (default 25) examples per case; `seconds_per_op` (default 3) stops drawing
-new examples once a case has run that long (`budget_exhausted` in the evidence: the search was
-cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), draws
+new examples once a case has run that long, the backend's compile time not counted
+(`budget_exhausted` in the evidence: the search was cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), draws
 dtypes from a fixed order (the case's own, then the others by name), keeps no example database,
 and `repro CASE_ID` reruns the same search to the same example (unless the time budget cut it at
 another point).
@@ -51,6 +51,7 @@ from typing import Any, Callable, Iterable
 import torch
 
 import suite_api
+from compile_progress import spent
 from evidence import dtype_name
 from sides import NoReference, Verdict
 from vocabulary import Outcome, Where
@@ -76,7 +77,8 @@ SUITE = suite_api.Suite(
     __name__, noun="OpInfo", nouns="OpInfos", native_phrase="run natively on every fuzzed input",
     options={"max_examples": {"type": "int", "default": 25, "help": "examples drawn per case"},
              "seconds_per_op": {"type": "float", "default": 3.0,
-                                "help": "a case draws no new example after running this long (the nightly's budget)"}},
+                                "help": "a case draws no new example after running this long, compile time not "
+                                        "counted (the nightly's budget)"}},
     # the nightly's budget: 200 examples an OpInfo, at most 10 s each
     nightly={"options": {"max_examples": 200, "seconds_per_op": 10.0}})
 SUITE.makes_cases(judge.cases(infos))
@@ -236,6 +238,13 @@ def examples(case: judge.Case) -> None:
     dtypes = st.one_of(st.just(case.dtype), st.sampled_from(others)) if others else st.just(case.dtype)
     devices = placements.device_count(case.ctx.device)
     started, drawn = time.monotonic(), [0]
+    compiled_before = spent(case.ctx.compile_cache())
+
+    def run_seconds() -> float:
+        # The budget is run time: on a device that compiles each new signature for seconds, compile
+        # time counted against it would cut the search after a handful of new shapes.
+        return time.monotonic() - started - (spent(case.ctx.compile_cache()) - compiled_before)
+
     counts: dict[str, Counter[str]] = {"transforms": Counter(), "dtypes": Counter(), "directions": Counter()}
     counts["known_failures_matched"] = Counter()
     failure: dict[str, Any] = {}
@@ -293,7 +302,7 @@ def examples(case: judge.Case) -> None:
            pick=st.integers(0, PICKS - 1))
     def example(dtype: torch.dtype, backward: bool, form: str, index: int, chain: list[tuple[str, int]],
                 placement: str, pick: int) -> None:
-        if time.monotonic() - started > Settings.seconds_per_op and not failure and drawn[0]:
+        if run_seconds() > Settings.seconds_per_op and not failure and drawn[0]:
             budget["exhausted"] = True
             return
         at = setting(dtype, backward)
