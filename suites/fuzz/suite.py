@@ -27,10 +27,10 @@ check fails (its outcome, and its first failing op or exception type) is the kno
 reported here with the ops check's failure as `known_failure`.
 Options: `max_examples` (default 25) examples per case; `seconds_per_op` (default 3) stops drawing
 new examples once a case has run that long, the backend's compile time not counted
-(`budget_exhausted` in the evidence: the search was cut short). Deterministic under `--seed`: the search is seeded with it (and the case id), draws
-dtypes from a fixed order (the case's own, then the others by name), keeps no example database,
-and `repro CASE_ID` reruns the same search to the same example (unless the time budget cut it at
-another point).
+(`budget_exhausted` in the evidence: the search was cut short). Deterministic under `--seed`:
+the search is seeded with it (and the case id), draws dtypes from a fixed order (the case's own,
+then the others by name), keeps no example database, and `repro CASE_ID` reruns the same search
+to the same example (unless the time budget cut it at another point).
 Evidence: `fuzz` (seed, examples run, how often each transform and placement was applied, each
 dtype and direction drawn, the examples that failed as the ops suite's check fails at their
 setting, the dtypes and directions upstream makes no sample at, whether the budget cut the search
@@ -237,14 +237,13 @@ def examples(case: judge.Case) -> None:
     others = sorted((d for d in case.op.supported_dtypes("cpu") if d != case.dtype), key=dtype_name)
     dtypes = st.one_of(st.just(case.dtype), st.sampled_from(others)) if others else st.just(case.dtype)
     devices = placements.device_count(case.ctx.device)
-    started, drawn = time.monotonic(), [0]
-    compiled_before = spent(case.ctx.compile_cache())
 
-    def run_seconds() -> float:
+    def run_clock() -> float:
         # The budget is run time: on a device that compiles each new signature for seconds, compile
         # time counted against it would cut the search after a handful of new shapes.
-        return time.monotonic() - started - (spent(case.ctx.compile_cache()) - compiled_before)
+        return time.monotonic() - spent(case.ctx.compile_cache())
 
+    started, drawn = run_clock(), [0]
     counts: dict[str, Counter[str]] = {"transforms": Counter(), "dtypes": Counter(), "directions": Counter()}
     counts["known_failures_matched"] = Counter()
     failure: dict[str, Any] = {}
@@ -302,7 +301,7 @@ def examples(case: judge.Case) -> None:
            pick=st.integers(0, PICKS - 1))
     def example(dtype: torch.dtype, backward: bool, form: str, index: int, chain: list[tuple[str, int]],
                 placement: str, pick: int) -> None:
-        if run_seconds() > Settings.seconds_per_op and not failure and drawn[0]:
+        if run_clock() - started > Settings.seconds_per_op and not failure and drawn[0]:
             budget["exhausted"] = True
             return
         at = setting(dtype, backward)

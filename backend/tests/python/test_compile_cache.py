@@ -281,7 +281,7 @@ def test_processes_compiling_the_same_graph_lower_it_once(tmp_path):
 
 
 SCALAR_KINDS = """
-import json, os, torch, torch_neuronsim as ns
+import json, os, torch, torch_neuronsim
 OPS = {
     "add": lambda t, s: t + s,
     "mul": lambda t, s: t * s,
