@@ -4,6 +4,7 @@
 #include "runtime/HostAllocator.h"
 
 #include <ATen/ATen.h>
+#include <c10/core/CPUAllocator.h>
 #include <c10/core/DeviceGuard.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -69,11 +70,48 @@ TEST(DeviceAllocator, ExactStatisticsAndReuse) {
   EXPECT_EQ(snap().reserved, before.reserved);
 }
 
+// A lease is one more holder of a block's memory, not of its storage: the block outlives the
+// storage until the lease is gone (counted as allocated, never handed out again meanwhile), and
+// the storage's use count never sees it. A block adopt() took over is held the same way.
+TEST(DeviceAllocator, ALeaseHoldsTheMemoryButNotTheStorage) {
+  auto& alloc = DeviceAllocator::instance();
+  alloc.emptyCache();
+  const Snapshot before = snap();
+  auto t = at::empty({1000}, kOnNeuron0);
+  void* const memory = t.data_ptr();
+  std::optional<c10::DataPtr> lease = alloc.lease(t.storage().data_ptr());
+  ASSERT_TRUE(lease.has_value());
+  EXPECT_EQ(lease->get(), memory);
+  EXPECT_EQ(t.storage().use_count(), 1);
+  t.reset();
+  EXPECT_EQ(snap().allocated - before.allocated, 1024);  // still held, by the lease
+  auto other = at::empty({1000}, kOnNeuron0);
+  EXPECT_NE(other.data_ptr(), memory);  // not reused while leased
+  lease.reset();
+  EXPECT_EQ(snap().allocated - before.allocated, 1024);         // `other` only
+  EXPECT_EQ(at::empty({1000}, kOnNeuron0).data_ptr(), memory);  // back in the cache, reused
+
+  c10::DataPtr host = c10::GetCPUAllocator()->allocate(100);
+  c10::DataPtr adopted = alloc.adopt(std::move(host), 100, 0);
+  std::optional<c10::DataPtr> held = alloc.lease(adopted);
+  ASSERT_TRUE(held.has_value());
+  const auto adopted_bytes = snap().allocated;
+  adopted.clear();
+  EXPECT_EQ(snap().allocated, adopted_bytes);
+  held.reset();
+  EXPECT_EQ(snap().allocated, adopted_bytes - 512);
+
+  EXPECT_FALSE(alloc.lease(at::empty({0}, kOnNeuron0).storage().data_ptr()).has_value());
+  EXPECT_FALSE(alloc.lease(c10::GetCPUAllocator()->allocate(8)).has_value());
+}
+
 TEST(DeviceAllocator, PeakAndReset) {
   auto& alloc = DeviceAllocator::instance();
   alloc.resetPeakStats(0);
   const auto base = alloc.getDeviceStats(0).allocated_bytes[kAll].current;
-  { auto t = at::empty({1 << 20}, kOnNeuron0); }
+  {
+    auto t = at::empty({1 << 20}, kOnNeuron0);
+  }
   EXPECT_EQ(alloc.getDeviceStats(0).allocated_bytes[kAll].peak - base, 1 << 20);
   alloc.resetPeakStats(0);
   EXPECT_EQ(alloc.getDeviceStats(0).allocated_bytes[kAll].peak, base);
@@ -138,7 +176,9 @@ namespace {
   const auto limit = static_cast<rlim_t>(data_segment_bytes() + 768 * kMiB);
   const rlimit data{limit, limit};
   if (setrlimit(RLIMIT_DATA, &data) != 0) std::exit(2);
-  { auto cached = at::empty({512 * kMiB}, kOnNeuron0); }  // freed into the cache
+  {
+    auto cached = at::empty({512 * kMiB}, kOnNeuron0);
+  }  // freed into the cache
   const auto retries = alloc.getDeviceStats(0).num_alloc_retries;
   auto next = at::empty({520 * kMiB}, kOnNeuron0);  // another size: with the cache, 1032 MiB
   if (alloc.getDeviceStats(0).num_alloc_retries != retries + 1) std::exit(3);

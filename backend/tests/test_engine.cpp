@@ -1,7 +1,7 @@
 // The engine's pieces in C++: plan serialisation, the compile cache, signatures, tracking.
-#include "engine/CompileCache.h"
 #include "engine/CallKey.h"
 #include "engine/Claim.h"
+#include "engine/CompileCache.h"
 #include "engine/Engine.h"
 #include "engine/Executable.h"
 #include "engine/Options.h"
@@ -20,6 +20,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -65,6 +66,18 @@ TEST(Executable, RejectsDamage) {
   std::string other_torch = text;
   other_torch.replace(other_torch.find("torch "), 8, "torch 9.");
   EXPECT_FALSE(Executable::parse(other_torch, why));  // checksum catches it first
+}
+
+// A refusal is an entry too: its kind and a message of any characters come back as they were.
+TEST(Executable, ARefusalRoundTrips) {
+  Executable e = sample_plan();
+  e.refusal = neuronsim::engine::Refusal{"NotImplementedError", "float64:\nrefused\nchecksum 0"};
+  std::string why;
+  const auto parsed = Executable::parse(e.serialize(), why);
+  ASSERT_TRUE(parsed.has_value()) << why;
+  ASSERT_TRUE(parsed->refusal.has_value());
+  EXPECT_EQ(*parsed->refusal, *e.refusal);
+  EXPECT_FALSE(Executable::parse(sample_plan().serialize(), why)->refusal.has_value());
 }
 
 namespace {
@@ -121,6 +134,54 @@ TEST(CompileCache, FailedCompileIsKeptAsAFailure) {
   cache.clear_memory();
   EXPECT_THROW(cache.get_or_compile(test_key(2), signature, failing), std::runtime_error);
   EXPECT_EQ(attempts, 2);
+}
+
+// As Neuron's cache keeps failed compilations across processes: a signature refused with one of
+// c10's errors is refused from disk by another process (here: this one, its memory forgotten)
+// with the same kind of error and the same message, and is not compiled again.
+TEST(CompileCache, ARefusalIsKeptOnDiskWithItsKind) {
+  auto& cache = CompileCache::instance();
+  const auto run = std::to_string(::getpid()) + "-" +
+                   std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  const std::vector<std::function<void()>> raisers{
+      [] { TORCH_CHECK_NOT_IMPLEMENTED(false, "float64:\nnot on this device"); },
+      [] { throw c10::IndexError("index out of range"); },
+      [] { throw c10::ValueError("bad value"); },
+      [] { throw c10::TypeError("bad type"); },
+      [] { throw c10::LinAlgError("singular"); },
+      [] { TORCH_CHECK(false, "shapes disagree"); }};
+  for (std::size_t i = 0; i < raisers.size(); ++i) {
+    const std::string key = "test-key-refused-" + std::to_string(i) + "-" + run;
+    auto signature = [&] { return key; };
+    int attempts = 0;
+    auto refusing = [&](const std::string&) -> Executable {
+      ++attempts;
+      raisers[i]();
+      return {};
+    };
+    // What the compile raised, as (typeid name, message).
+    auto raised = [&] {
+      try {
+        (void)cache.get_or_compile(test_key(100 + static_cast<int64_t>(i)), signature, refusing);
+      } catch (const c10::Error& e) {
+        return std::make_pair(std::string(typeid(e).name()),
+                              std::string(e.what_without_backtrace()));
+      }
+      return std::make_pair(std::string("nothing"), std::string());
+    };
+    const auto first = raised();
+    cache.clear_memory();
+    cache.reset_stats();
+    EXPECT_EQ(raised(), first) << i;
+    EXPECT_EQ(attempts, 1) << i;
+    const auto stats = cache.stats();
+    EXPECT_EQ(stats.compiles, 0) << i;
+    EXPECT_EQ(stats.disk_hits, 1) << i;
+    EXPECT_EQ(stats.failure_hits, 1) << i;
+    EXPECT_EQ(raised(), first) << i;  // then from memory
+    EXPECT_EQ(cache.stats().disk_hits, 1) << i;
+    std::filesystem::remove(cache.entry_path(key));
+  }
 }
 
 // Hits are counted per thread (no shared counter on the hit path): the totals must still see
@@ -258,15 +319,15 @@ TEST(DirectKernels, CompileOnceThenRunDirectly) {
   const at::Tensor da = a.to(opts), db = b.to(opts);
   using Binary = std::function<at::Tensor(const at::Tensor&, const at::Tensor&)>;
   const std::vector<std::pair<const char*, Binary>> ops{
-          {"aten::add.Tensor", [](auto& x, auto& y) { return at::add(x, y, 2); }},
-          {"aten::sub.Tensor", [](auto& x, auto& y) { return at::sub(x, y); }},
-          {"aten::mul.Tensor", [](auto& x, auto& y) { return at::mul(x, y); }},
-          {"aten::mul.Tensor", [](auto& x, auto&) { return at::mul(x, x); }},  // one view for both
-          {"aten::div.Tensor", [](auto& x, auto& y) { return at::div(x, y); }},
-          {"aten::mm", [](auto& x, auto&) { return at::mm(x, x.t()); }},
-          {"aten::bmm", [](auto& x, auto&) { return at::bmm(x.unsqueeze(0), x.t().unsqueeze(0)); }},
-          {"aten::_softmax", [](auto& x, auto&) { return at::_softmax(x, 1, false); }},
-          {"aten::_log_softmax", [](auto& x, auto&) { return at::_log_softmax(x, 0, false); }}};
+      {"aten::add.Tensor", [](auto& x, auto& y) { return at::add(x, y, 2); }},
+      {"aten::sub.Tensor", [](auto& x, auto& y) { return at::sub(x, y); }},
+      {"aten::mul.Tensor", [](auto& x, auto& y) { return at::mul(x, y); }},
+      {"aten::mul.Tensor", [](auto& x, auto&) { return at::mul(x, x); }},  // one view for both
+      {"aten::div.Tensor", [](auto& x, auto& y) { return at::div(x, y); }},
+      {"aten::mm", [](auto& x, auto&) { return at::mm(x, x.t()); }},
+      {"aten::bmm", [](auto& x, auto&) { return at::bmm(x.unsqueeze(0), x.t().unsqueeze(0)); }},
+      {"aten::_softmax", [](auto& x, auto&) { return at::_softmax(x, 1, false); }},
+      {"aten::_log_softmax", [](auto& x, auto&) { return at::_log_softmax(x, 0, false); }}};
   for (const auto& [name, fn] : ops) {
     cache.reset_stats();
     engine::clear_op_tracking();

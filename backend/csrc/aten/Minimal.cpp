@@ -75,7 +75,8 @@ at::Scalar local_scalar_dense(const at::Tensor& self) {
   return at::native::_local_scalar_dense_cpu(cpu_view(self));
 }
 
-// Tensor.record_stream: the allocator's (which needs nothing more: queued work holds its operands).
+// Tensor.record_stream: the allocator's (which needs nothing more: queued work holds a lease on
+// its operands' memory).
 void record_stream(at::Tensor& self, c10::Stream stream) {
   DeviceAllocator::instance().recordStream(self.storage().data_ptr(), stream);
 }

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <tuple>
+#include <typeinfo>
 #include <vector>
 
 namespace neuronsim::engine {
@@ -24,6 +25,45 @@ namespace neuronsim::engine {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The refusal an error stands for when it is one of c10's errors (a lowering's: a dtype the device
+// refuses, an op's own check of its arguments), its Python class kept; any other error is not a
+// property of the signature alone and stays a failure of this process only.
+std::optional<Refusal> refusal_of(const std::exception_ptr& error) {
+  const auto as = [](const char* kind, const c10::Error& e) {
+    return Refusal{kind, e.what_without_backtrace()};
+  };
+  try {
+    std::rethrow_exception(error);
+  } catch (const c10::NotImplementedError& e) {
+    return as("NotImplementedError", e);
+  } catch (const c10::IndexError& e) {
+    return as("IndexError", e);
+  } catch (const c10::ValueError& e) {
+    return as("ValueError", e);
+  } catch (const c10::TypeError& e) {
+    return as("TypeError", e);
+  } catch (const c10::LinAlgError& e) {
+    return as("LinAlgError", e);
+  } catch (const c10::Error& e) {
+    if (typeid(e) == typeid(c10::Error)) return as("Error", e);
+  } catch (...) {
+  }
+  return std::nullopt;  // another kind of error (out of memory, a bad_alloc): not the signature's
+}
+
+// The error a stored refusal raises: its kind and message, as the compile that refused it raised.
+std::exception_ptr error_of(const Refusal& refusal) {
+  const std::string& m = refusal.message;
+  if (refusal.kind == "NotImplementedError") {
+    return std::make_exception_ptr(c10::NotImplementedError(m));
+  }
+  if (refusal.kind == "IndexError") return std::make_exception_ptr(c10::IndexError(m));
+  if (refusal.kind == "ValueError") return std::make_exception_ptr(c10::ValueError(m));
+  if (refusal.kind == "TypeError") return std::make_exception_ptr(c10::TypeError(m));
+  if (refusal.kind == "LinAlgError") return std::make_exception_ptr(c10::LinAlgError(m));
+  return std::make_exception_ptr(c10::Error(m));
+}
 
 // Removes the claim file a process holds when the lookup that took it returns, published or not.
 struct ClaimRelease {
@@ -155,7 +195,15 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
     try {
       compiled = std::make_shared<const Executable>(compile(key));
     } catch (...) {
-      account(std::current_exception(), 1);
+      const std::exception_ptr failure = std::current_exception();
+      account(failure, 1);
+      if (auto refusal = refusal_of(failure); refusal && disk_enabled()) {
+        Executable refused;
+        refused.key = key;
+        refused.op = key.substr(0, key.find('|'));
+        refused.refusal = std::move(refusal);
+        store(refused);
+      }
       throw;
     }
     account(nullptr, compiled->ops);
@@ -163,6 +211,12 @@ std::shared_ptr<const Executable> CompileCache::get_or_compile_shared(
     found = compiled;
   }
   std::lock_guard lock(mutex_);
+  if (found->refusal) {  // refused by another process's compile: refused here without one
+    ++stats_.failure_hits;
+    const std::exception_ptr failure = error_of(*found->refusal);
+    failures_.emplace(memory_key, failure);
+    std::rethrow_exception(failure);
+  }
   return entries_.emplace(memory_key, found).first->second;
 }
 

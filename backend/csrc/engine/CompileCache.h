@@ -30,7 +30,7 @@ struct CacheStats {
   std::int64_t claims_waited = 0;    // lookups that waited for another process compiling the key
   std::int64_t claims_broken = 0;    // claims of a dead or expired compiling process removed
   std::int64_t evicted = 0;          // disk entries removed to keep NEURONSIM_CACHE_SIZE
-  std::int64_t failure_hits = 0;     // lookups answered by a cached failure, not recompiled
+  std::int64_t failure_hits = 0;     // lookups answered by a kept failure (memory, disk)
   // The ops in the executables compiled and in those loaded from disk: with the compiler's
   // declared latency (declared_compile_latency), what compiling them costs on the real device.
   std::int64_t compiled_ops = 0;
@@ -58,8 +58,9 @@ struct CacheStats {
 // others wait for its entry instead of compiling; a claim whose process is dead (same host) or
 // older than the expiry is broken. The directory is kept under NEURONSIM_CACHE_SIZE by evicting
 // the least recently used entries (a hit refreshes an entry's time). A compile that
-// fails (a dtype the device refuses) is kept as a failure in memory, as Neuron's cache keeps
-// failed compilations: the same signature raises the same error again without compiling.
+// fails (a dtype the device refuses) is kept as a failure, as Neuron's cache keeps failed
+// compilations: the same signature raises the same error again without compiling, in this
+// process and, for c10's errors (the refusals a lowering raises), from disk in every other.
 class CompileCache {
  public:
   static CompileCache& instance();

@@ -54,7 +54,8 @@ std::string layout_line(const ResultLayout& r) {
     case ResultLayout::Kind::kFresh:
       return "fresh " + std::to_string(static_cast<int>(r.dtype)) + ' ' + ints(r.sizes) + ' ' +
              ints(r.strides);
-    case ResultLayout::Kind::kArgument: return "argument " + std::to_string(r.argument);
+    case ResultLayout::Kind::kArgument:
+      return "argument " + std::to_string(r.argument);
     case ResultLayout::Kind::kView:
       return "view " + std::to_string(r.argument) + ' ' + ints(r.sizes) + ' ' + ints(r.strides) +
              ' ' + std::to_string(r.offset);
@@ -100,6 +101,11 @@ std::string body_of(const Executable& e) {
   } else {
     out << "results " << e.results->size() << '\n';
     for (const ResultLayout& r : *e.results) out << "result " << layout_line(r) << '\n';
+  }
+  // The message as its byte count and then itself: it may hold any character, newlines too.
+  if (e.refusal) {
+    out << "refused " << e.refusal->kind << ' ' << e.refusal->message.size() << '\n'
+        << e.refusal->message << '\n';
   }
   return out.str();
 }
@@ -173,6 +179,20 @@ std::optional<Executable> Executable::parse(const std::string& text, std::string
       if (!layout) return why = "malformed result line", std::nullopt;
       e.results->push_back(*layout);
     }
+  }
+  if (std::getline(in, line)) {
+    std::istringstream refused(line);
+    std::string word, kind;
+    std::size_t bytes = 0;
+    if (!(refused >> word >> kind >> bytes) || word != "refused") {
+      return why = "malformed refusal line", std::nullopt;
+    }
+    std::string message(bytes, '\0');
+    if (!in.read(message.data(), static_cast<std::streamsize>(bytes)) || in.get() != '\n') {
+      return why = "truncated refusal message", std::nullopt;
+    }
+    e.refusal = Refusal{kind, std::move(message)};
+    if (in.peek() != std::char_traits<char>::eof()) return why = "trailing data", std::nullopt;
   }
   return e;
 }

@@ -25,12 +25,21 @@ struct ResultLayout {
   bool operator==(const ResultLayout&) const = default;
 };
 
+// Why the compiler refused a signature (a dtype the device does not support): the kind of error
+// it raised (c10's class name, "Error" for the base) and its message.
+struct Refusal {
+  std::string kind;
+  std::string message;
+  bool operator==(const Refusal&) const = default;
+};
+
 // What compiling one op for one signature produces: the kernel plan the engine runs (the
 // emulator's counterpart of a NEFF). Plain data, so that it can be cached on disk.
 struct Executable {
   // Bumped whenever the plan's meaning or the file format changes; old entries are ignored.
   // 6: a float scalar's signature never reads as an int (pow(t, 2.0) was served pow(t, 2)'s plan).
-  static constexpr int kFormatVersion = 6;
+  // 7: a refused signature is an entry too (`refusal`).
+  static constexpr int kFormatVersion = 7;
 
   std::string key;            // the full signature the plan was compiled for
   std::string op;             // overload name, e.g. "aten::add.Tensor"
@@ -45,6 +54,9 @@ struct Executable {
   // The results' layouts when the op can be queued; none when it runs at its call (its layouts
   // are unknown before it runs, it draws random numbers, or it resizes an out= argument).
   std::optional<std::vector<ResultLayout>> results;
+  // Set when compiling refused the signature: the entry stands for the error, kept on disk as
+  // Neuron's cache keeps failed compilations, so that a warm cache refuses it without compiling.
+  std::optional<Refusal> refusal;
 
   // Text form stored in the disk cache; `parse` rejects anything that is not exactly a
   // serialised Executable of this format version and torch version, explaining why.

@@ -53,16 +53,11 @@ inline at::Tensor cpu_view_over(const c10::Storage& storage, const at::Tensor& t
   return view;
 }
 
-// A device tensor over t's storage with t's geometry as it is now: what queued work holds, so
-// that a later in-place change of t's sizes or strides (t_(), squeeze_()) does not reach it.
-inline at::Tensor frozen_alias(const at::Tensor& t) {
-  if (!t.defined() || t.is_cpu()) return t;
-  auto alias = at::detail::make_tensor<c10::TensorImpl>(c10::Storage(t.storage()), t.key_set(),
-                                                        t.dtype());
-  alias.unsafeGetTensorImpl()->set_storage_offset(t.storage_offset());
-  detail::take_geometry(*alias.unsafeGetTensorImpl(), t);
-  return alias;
-}
+// A device tensor of t's memory with t's geometry as it is now: what queued work holds, so that a
+// later in-place change of t's sizes or strides (t_(), squeeze_()) does not reach it. Its storage
+// is a lease on the memory (DeviceAllocator::lease), not t's storage: the memory stays until the
+// work is gone, and t's storage counts its callers' references only.
+at::Tensor frozen_alias(const at::Tensor& t);
 
 // cpu_view(t), built in `slot`: the slot's TensorImpl and StorageImpl are reused when nothing
 // else holds them and the dtype is the same. An op's fast path keeps a slot per operand per

@@ -124,9 +124,13 @@ c10::DataPtr DeviceAllocator::allocate(std::size_t nbytes) {
                        format_bytes(nbytes), " (", std::strerror(host_error), ")");
     }
     register_range(buffer.get(), size, device);
-    block = std::make_unique<Block>(Block{std::move(buffer), size, 0, device});
+    block = std::make_unique<Block>();
+    block->buffer = std::move(buffer);
+    block->size = size;
+    block->device = device;
   }
   block->requested = nbytes;
+  block->holders.store(1, std::memory_order_relaxed);
   count_live_locked(p, size, nbytes);
   void* data = block->buffer.get();
   return {data, block.release(), &delete_block, where};
@@ -139,7 +143,11 @@ c10::DataPtr DeviceAllocator::adopt(c10::DataPtr host, std::size_t nbytes,
   const std::size_t size = round_size(nbytes);
   void* data = host.get();
   // Owned here until the pool has counted it: if the device is full, it is freed on the throw.
-  auto block = std::make_unique<Adopted>(Adopted{std::move(host), size, nbytes, device});
+  auto block = std::make_unique<Adopted>();
+  block->host = std::move(host);
+  block->size = size;
+  block->requested = nbytes;
+  block->device = device;
   {
     std::unique_lock lock(p.mutex);
     reserve_locked(device, p, lock, size, nbytes);
@@ -149,9 +157,28 @@ c10::DataPtr DeviceAllocator::adopt(c10::DataPtr host, std::size_t nbytes,
   return {data, block.release(), &delete_adopted, c10::Device(kDeviceType, device)};
 }
 
+std::optional<c10::DataPtr> DeviceAllocator::lease(const c10::DataPtr& ptr) {
+  void* context = ptr.get_context();
+  if (context == nullptr) return std::nullopt;
+  if (ptr.get_deleter() == &delete_block) {
+    static_cast<Block*>(context)->holders.fetch_add(1, std::memory_order_relaxed);
+  } else if (ptr.get_deleter() == &delete_adopted) {
+    static_cast<Adopted*>(context)->holders.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    return std::nullopt;
+  }
+  return c10::DataPtr(ptr.get(), context, ptr.get_deleter(), ptr.device());
+}
+
 void DeviceAllocator::delete_adopted(void* context) noexcept {
-  const std::unique_ptr<Adopted> owned(static_cast<Adopted*>(context));  // freed after the lock
-  auto& self = instance();
+  auto* adopted = static_cast<Adopted*>(context);
+  if (adopted->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    free_adopted(std::unique_ptr<Adopted>(adopted));
+  }
+}
+
+void DeviceAllocator::free_adopted(std::unique_ptr<Adopted> owned) noexcept {
+  auto& self = instance();  // `owned` is freed after the lock
   Pool& p = *self.pools_[static_cast<std::size_t>(owned->device)];
   std::lock_guard lock(p.mutex);
   p.adopted.erase(owned.get());
@@ -162,8 +189,14 @@ void DeviceAllocator::delete_adopted(void* context) noexcept {
 }
 
 void DeviceAllocator::delete_block(void* context) noexcept {
-  std::unique_ptr<Block> block(static_cast<Block*>(context));
+  auto* block = static_cast<Block*>(context);
   if (block == nullptr) return;  // a zero-byte allocation
+  if (block->holders.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    free_block(std::unique_ptr<Block>(block));
+  }
+}
+
+void DeviceAllocator::free_block(std::unique_ptr<Block> block) noexcept {
   auto& self = instance();
   Pool& p = *self.pools_[static_cast<std::size_t>(block->device)];
   std::lock_guard lock(p.mutex);
@@ -223,9 +256,9 @@ void DeviceAllocator::emptyCache(c10::MempoolId_t /*mempool_id*/) {
 }
 
 void DeviceAllocator::recordStream(const c10::DataPtr& /*ptr*/, c10::Stream /*stream*/) {
-  // Queued work holds the tensors it reads and writes until it has run (Executor), so a block a
-  // pending op on any stream uses is never freed, hence never reused, before that op ran: what
-  // record_stream asks of a caching allocator holds for every block without it.
+  // Queued work holds a lease on each block it reads and writes until it has run (Executor), so
+  // a block a pending op on any stream uses is never freed, hence never reused, before that op
+  // ran: what record_stream asks of a caching allocator holds for every block without it.
 }
 
 void DeviceAllocator::copy_data(void* dest, const void* src, std::size_t count) const {

@@ -3,6 +3,7 @@
 #include <c10/core/CachingDeviceAllocator.h>
 #include <c10/util/flat_hash_map.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -52,6 +53,14 @@ class DeviceAllocator final : public c10::DeviceAllocator {
   // its original allocator instead of the cache.
   c10::DataPtr adopt(c10::DataPtr host, std::size_t nbytes, c10::DeviceIndex device);
 
+  // Another holder of the memory behind `ptr` (a block this allocator made or adopted): a DataPtr
+  // to the same bytes that keeps them from being freed, or reused, until it is gone too, without
+  // holding the storage that owns them. What queued work holds, so that a storage's use count is
+  // its callers' alone, as on a device whose launches hold no reference (autograd accumulates a
+  // gradient in place only when it holds the last one: the choice must not depend on whether the
+  // queue has run yet). nullopt for memory of another origin and for zero-byte allocations.
+  std::optional<c10::DataPtr> lease(const c10::DataPtr& ptr);
+
   // Whether `ptr` is a block allocate() made (not a buffer adopt() took over).
   static bool is_allocated_block(const c10::DataPtr& ptr);
 
@@ -63,11 +72,14 @@ class DeviceAllocator final : public c10::DeviceAllocator {
  private:
   // A block: the context of its device DataPtr, so freeing it needs no lookup; kept (with its
   // buffer) in the pool's cache when freed, so a reused block costs no heap allocation.
+  // Each has its holders counted: the storage owning it and the leases on it; the last to let
+  // go frees it.
   struct Block {
     HostBuffer buffer;
     std::size_t size = 0;       // rounded
     std::size_t requested = 0;  // as asked
     c10::DeviceIndex device = 0;
+    std::atomic<int> holders{1};
   };
   // A kernel result taken over by adopt(): the context of its device DataPtr, so freeing it
   // needs no lookup.
@@ -76,19 +88,23 @@ class DeviceAllocator final : public c10::DeviceAllocator {
     std::size_t size = 0;       // rounded, as counted
     std::size_t requested = 0;  // the host block's real size
     c10::DeviceIndex device = 0;
+    std::atomic<int> holders{1};
   };
   struct Pool {
     std::mutex mutex;
     std::unordered_map<std::size_t, std::vector<std::unique_ptr<Block>>> cached;  // free, by size
-    ska::flat_hash_set<const Adopted*> adopted;     // for device_of only
+    ska::flat_hash_set<const Adopted*> adopted;  // for device_of only
     c10::CachingDeviceAllocator::DeviceStats stats;
   };
 
   DeviceAllocator() = default;
   Pool& pool(c10::DeviceIndex device);
 
+  // The deleters of a holder (the owner's DataPtr or a lease's): the last one frees.
   static void delete_block(void* context) noexcept;
   static void delete_adopted(void* context) noexcept;
+  static void free_block(std::unique_ptr<Block> block) noexcept;
+  static void free_adopted(std::unique_ptr<Adopted> owned) noexcept;
   // Reserves `size` bytes of capacity, releasing the cache if needed; caller holds pool.mutex.
   // Throws c10::OutOfMemoryError (after unlocking) when the device is full.
   void reserve_locked(c10::DeviceIndex device, Pool& pool, std::unique_lock<std::mutex>& lock,

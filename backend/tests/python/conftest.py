@@ -3,11 +3,16 @@ cache directory for the whole test session."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
-# Keep the compile cache of test runs out of ~/.cache (set before torch loads the backend).
-os.environ.setdefault("NEURONSIM_CACHE_DIR", tempfile.mkdtemp(prefix="neuronsim-test-cache-"))
+# Keep the compile cache of test runs out of ~/.cache (set before torch loads the backend). The
+# process that makes it (pytest's, whose xdist workers inherit it) removes it at exit.
+if "NEURONSIM_CACHE_DIR" not in os.environ:
+    os.environ["NEURONSIM_CACHE_DIR"] = tempfile.mkdtemp(prefix="neuronsim-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["NEURONSIM_CACHE_DIR"], ignore_errors=True)
 
 import pytest  # noqa: E402
 import torch  # noqa: E402

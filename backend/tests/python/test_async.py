@@ -1,6 +1,6 @@
 """Asynchronous execution: ops return once queued and run later in stream order; host reads wait
 for what they depend on; an op's error surfaces at the next synchronizing call; events order
-streams; queued work keeps what it reads."""
+streams; queued work keeps the memory it reads, not its storages."""
 
 import time
 
@@ -125,6 +125,51 @@ def test_a_block_queued_work_reads_is_not_reused_before_it_ran():
     side.synchronize()
     assert torch.equal(y.cpu(), torch.arange(1024, dtype=torch.float32) * 2)
     assert torch.equal(reused.cpu(), torch.full((1024,), 7.0))
+
+
+def _storage_use_count(t: torch.Tensor) -> int:
+    return torch._C._storage_Use_Count(t.untyped_storage()._cdata)
+
+
+@pytest.mark.parametrize("call", ["result", "in_place", "out", "view_in_place", "copy"])
+def test_queued_work_holds_no_reference_to_its_operands_storages(call):
+    """A storage's use count is its callers' alone, whether or not the work using it has run, as
+    on a device whose launches hold no reference; the work holds the memory instead (the test
+    above). PyTorch reads the count: autograd adds a gradient into another in place only when it
+    holds the last reference, so otherwise the ops a backward runs, and the executables it
+    compiles, would depend on how far the queue has got."""
+    x = torch.randn(64, device="neuron")
+    out = torch.empty(64, device="neuron")
+    calls = {"result": lambda: x * 2, "in_place": lambda: x.add_(1), "out": lambda: torch.mul(x, 2, out=out),
+             "view_in_place": lambda: x[::2].mul_(3), "copy": lambda: out.copy_(x)}
+    occupy(0.3)
+    result = calls[call]()
+    assert ns.neuron.pending() > 0  # the work has not run
+    queued = [_storage_use_count(t) for t in (x, out, result)]
+    torch.neuron.synchronize()
+    assert [_storage_use_count(t) for t in (x, out, result)] == queued
+
+
+def test_a_backward_runs_the_same_ops_whether_or_not_earlier_work_has_run():
+    """The property above where it shows: h's gradient has two contributions, added in place only
+    if autograd holds the first one's last reference."""
+    w = torch.randn(16, 16, device="neuron", requires_grad=True)
+    x = torch.randn(4, 16, device="neuron")
+
+    def backward(busy: bool) -> dict:
+        w.grad = None
+        torch.neuron.synchronize()
+        ns.clear_op_tracking()
+        if busy:
+            occupy(0.3)
+        h = x @ w
+        (h.sin().sum() + h.cos().sum()).backward()
+        torch.neuron.synchronize()
+        return ns.get_executed_ops()
+
+    idle = backward(busy=False)
+    assert backward(busy=True) == idle
+    assert "aten::add_.Tensor" in idle, idle  # in place: nothing else held the first contribution
 
 
 def test_queued_work_sees_its_arguments_as_they_were_at_the_call():

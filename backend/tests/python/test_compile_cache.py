@@ -53,7 +53,7 @@ def test_disk_cache_serves_a_second_process(tmp_path):
     assert first["compiles"] >= 4 and first["disk_hits"] == 0
     entries = list(tmp_path.rglob("*.neff"))
     assert len(entries) == first["compiles"]
-    assert all(p.read_text().startswith("NEURONSIM-NEFF 6\n") for p in entries)
+    assert all(p.read_text().startswith("NEURONSIM-NEFF 7\n") for p in entries)
     second = stats_of(run_python(WORKLOAD, NEURONSIM_CACHE_DIR=str(tmp_path)))
     assert second["compiles"] == 0 and second["disk_hits"] == first["compiles"]
 
@@ -181,6 +181,38 @@ def test_a_failed_compile_is_cached_as_a_failure():
     assert len(errors) == 2 and errors[0] == errors[1], errors
     # the first refusal compiled (unless an earlier test had), the second came from the cache
     assert stats["failed_compiles"] <= 1 and stats["failed_compiles"] + stats["failure_hits"] == 2, stats
+
+
+REFUSALS = """
+import json, torch, torch_neuronsim as ns
+ops = {"sin": torch.sin, "mul": lambda t: t * 2, "sum": torch.sum, "cumsum": lambda t: t.cumsum(0)}
+seen = {}
+for dtype in (torch.complex64, torch.complex128, torch.float64, torch.int64):
+    for name, op in ops.items():
+        try:
+            op(torch.ones(3, dtype=dtype).to("neuron"))
+            torch.neuron.synchronize()
+            seen[f"{name} {dtype}"] = None
+        except Exception as exc:  # noqa: BLE001 - the refusal is what is compared
+            seen[f"{name} {dtype}"] = [type(exc).__name__, str(exc)]
+print(json.dumps({"seen": seen, "stats": ns.compile_cache_stats()}))
+"""
+
+
+def test_a_refusal_is_kept_on_disk_for_every_later_process(tmp_path):
+    """As Neuron's cache keeps failed compilations: a signature the device refuses (here, each
+    dtype it has no arithmetic for, NEURONSIM_64BIT=error) is refused in every later process from
+    the cache, with the same error, without compiling it again: at `realistic` latency each
+    refusal compiled anew costs every worker seconds."""
+    env = {"NEURONSIM_CACHE_DIR": str(tmp_path), "NEURONSIM_64BIT": "error"}
+    first = stats_of(run_python(REFUSALS, **env))
+    refused = {call: error for call, error in first["seen"].items() if error is not None}
+    assert len(refused) >= 12, first["seen"]  # the complex and 64-bit signatures
+    assert first["stats"]["failed_compiles"] >= len(refused), first["stats"]
+    second = stats_of(run_python(REFUSALS, **env))
+    assert second["seen"] == first["seen"]
+    assert second["stats"]["compiles"] == 0, second["stats"]
+    assert second["stats"]["failure_hits"] == first["stats"]["failed_compiles"], second["stats"]
 
 
 MANY_KEYS = """

@@ -1,0 +1,21 @@
+#include "runtime/CpuView.h"
+
+#include "runtime/DeviceAllocator.h"
+
+namespace neuronsim {
+
+at::Tensor frozen_alias(const at::Tensor& t) {
+  if (!t.defined() || t.is_cpu()) return t;
+  const c10::Storage& owner = t.storage();
+  std::optional<c10::DataPtr> leased = DeviceAllocator::instance().lease(owner.data_ptr());
+  c10::Storage storage = leased ? c10::Storage(c10::Storage::use_byte_size_t(), owner.nbytes(),
+                                               std::move(*leased), /*allocator=*/nullptr,
+                                               /*resizable=*/false)
+                                : owner;  // memory of another origin: held through its storage
+  auto alias = at::detail::make_tensor<c10::TensorImpl>(std::move(storage), t.key_set(), t.dtype());
+  alias.unsafeGetTensorImpl()->set_storage_offset(t.storage_offset());
+  detail::take_geometry(*alias.unsafeGetTensorImpl(), t);
+  return alias;
+}
+
+}  // namespace neuronsim
