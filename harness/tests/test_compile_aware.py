@@ -31,6 +31,24 @@ def test_a_warm_pass_leaves_the_run_after_it_nothing_to_compile(db, tmp_path):
     assert "Compile: 0 executable(s) compiled" in (db.parent / "latest" / "summary.md").read_text()
 
 
+def test_after_a_warm_pass_models_compile_nothing_either(db, tmp_path):
+    """Where what a case compiles could vary between processes: a backward whose gradients are
+    accumulated while the queue still runs (in place or not, by the storage's use count), and a
+    model that iterates a set of strings while it is traced (Gemma 4's layer types: its graph
+    depends on Python's per-process hash salt). Each worker must trace and queue the same."""
+    models = ["--suite", "hf", "--ops", "^(RwkvForCausalLM|Gemma4ForCausalLM)$", "--dtypes", "float32,bfloat16",
+              "--checks", "backward,compiled_forward", "-j", "2", "--db", str(db)]
+    cache = {"NEURONSIM_CACHE_DIR": str(tmp_path / "cache")}
+    cli("run", *models, "--warm", env=cache)
+    result = cli("run", *models, env=cache)
+    evidence = evidences(db)
+    assert len(evidence) == 8, sorted(evidence)
+    for case, seen in evidence.items():
+        assert seen["compile_cache"]["compiles"] == 0, (case, seen["compile_cache"])
+        assert "lowered" not in seen.get("backend_compile_stats", {}), (case, seen["backend_compile_stats"])
+    assert "warm: nothing compiled" in result.stdout
+
+
 def test_a_cold_run_says_what_it_compiled_and_how_long(db, tmp_path):
     result = cli("run", *SLICE, "--db", str(db), env={"NEURONSIM_CACHE_DIR": str(tmp_path / "cache"),
                                                      "NEURONSIM_COMPILE_LATENCY": "0.01"})

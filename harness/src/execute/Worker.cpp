@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -40,6 +42,13 @@ WorkerCommand worker_command(const std::string& suite, const std::string& backen
   if (!suite_options.empty()) {
     command.args.push_back("--suite-options");
     command.args.push_back(suite_options.dump());
+  }
+  // Python salts its string hashes per process unless PYTHONHASHSEED is set, and with them the
+  // order of a set of strings: a model that iterates one (Gemma 4 its layer types) traces another
+  // graph in each worker, which no compile cache serves and no rerun reproduces. The run's seed
+  // fixes them; a user's own setting wins.
+  if (std::getenv("PYTHONHASHSEED") == nullptr) {
+    command.env.emplace_back("PYTHONHASHSEED", std::to_string(static_cast<std::uint32_t>(seed)));
   }
   return command;
 }
