@@ -50,8 +50,9 @@ struct Plan {
   RunInfo run;
   std::vector<std::string> cases;  // not recorded yet
   // A new run's zygote, which lists the suite (a forked worker: one Python start-up a run, not
-  // two), with the workers' command less any environment of theirs (execute() decides that).
+  // two), with the workers' command less any environment execute() adds; and its environment.
   std::unique_ptr<Zygote> zygote;
+  std::vector<std::pair<std::string, std::string>> zygote_env;
 };
 
 // A new run: the suite listed by a worker, selected, sharded, recorded with its plan.
@@ -70,6 +71,7 @@ Plan plan_new_run(Store& store, const RunOptions& o, const std::map<std::string,
   WorkerCommand command =
       worker_command(o.suite, o.backend_module, o.device, o.seed, o.suite_options);
   command.max_memory_bytes = memory;
+  plan.zygote_env = command.env;
   plan.zygote = std::make_unique<Zygote>(command, log_dir(o.db, run.id) + "/zygote.log",
                                          ScheduleOptions{}.startup_timeout);
   // The skip lists the backend ships, found while the zygote imports (a Python start of its own).
@@ -319,7 +321,9 @@ Execution execute(Store& store, const RunOptions& o, Plan& plan, Expected& expec
   // The zygote started during the listing serves unless the workers need an environment it was
   // not started with (a suite that shares the cores gives them a thread count): then a new one
   // starts.
-  if (plan.zygote && schedule.worker.env.empty()) scheduler.adopt(std::move(plan.zygote));
+  if (plan.zygote && schedule.worker.env == plan.zygote_env) {
+    scheduler.adopt(std::move(plan.zygote));
+  }
   plan.zygote.reset();
   try {
     out.stats = scheduler.run(cases);
