@@ -131,15 +131,16 @@ def _storage_use_count(t: torch.Tensor) -> int:
     return torch._C._storage_Use_Count(t.untyped_storage()._cdata)
 
 
+@pytest.mark.parametrize("size", [64, 0])
 @pytest.mark.parametrize("call", ["result", "in_place", "out", "view_in_place", "copy"])
-def test_queued_work_holds_no_reference_to_its_operands_storages(call):
+def test_queued_work_holds_no_reference_to_its_operands_storages(call, size):
     """A storage's use count is its callers' alone, whether or not the work using it has run, as
     on a device whose launches hold no reference; the work holds the memory instead (the test
     above). PyTorch reads the count: autograd adds a gradient into another in place only when it
     holds the last reference, so otherwise the ops a backward runs, and the executables it
     compiles, would depend on how far the queue has got."""
-    x = torch.randn(64, device="neuron")
-    out = torch.empty(64, device="neuron")
+    x = torch.randn(size, device="neuron")  # of no bytes too: its storage has no memory to lease
+    out = torch.empty(size, device="neuron")
     calls = {"result": lambda: x * 2, "in_place": lambda: x.add_(1), "out": lambda: torch.mul(x, 2, out=out),
              "view_in_place": lambda: x[::2].mul_(3), "copy": lambda: out.copy_(x)}
     occupy(0.3)
@@ -170,6 +171,9 @@ def test_a_backward_runs_the_same_ops_whether_or_not_earlier_work_has_run():
     idle = backward(busy=False)
     assert backward(busy=True) == idle
     assert "aten::add_.Tensor" in idle, idle  # in place: nothing else held the first contribution
+    x = torch.randn(0, 16, device="neuron")  # and where h has no elements
+    idle = backward(busy=False)
+    assert backward(busy=True) == idle
 
 
 def test_queued_work_sees_its_arguments_as_they_were_at_the_call():
