@@ -26,43 +26,49 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The refusal an error stands for when it is one of c10's errors (a lowering's: a dtype the device
-// refuses, an op's own check of its arguments), its Python class kept; any other error is not a
-// property of the signature alone and stays a failure of this process only.
-std::optional<Refusal> refusal_of(const std::exception_ptr& error) {
-  const auto as = [](const char* kind, const c10::Error& e) {
-    return Refusal{kind, e.what_without_backtrace()};
-  };
-  try {
-    std::rethrow_exception(error);
-  } catch (const c10::NotImplementedError& e) {
-    return as("NotImplementedError", e);
-  } catch (const c10::IndexError& e) {
-    return as("IndexError", e);
-  } catch (const c10::ValueError& e) {
-    return as("ValueError", e);
-  } catch (const c10::TypeError& e) {
-    return as("TypeError", e);
-  } catch (const c10::LinAlgError& e) {
-    return as("LinAlgError", e);
-  } catch (const c10::Error& e) {
-    if (typeid(e) == typeid(c10::Error)) return as("Error", e);
-  } catch (...) {
-  }
-  return std::nullopt;  // another kind of error (out of memory, a bad_alloc): not the signature's
+// The kinds of c10 error a refusal keeps, by the name of their Python class: what a lowering
+// raises (a dtype the device refuses, an op's own check of its arguments). Another kind (out of
+// memory, a subclass not listed, an error from outside c10) is not a property of the signature
+// alone and stays a failure of the process that met it.
+struct RefusalKind {
+  const char* name;
+  bool (*is)(const c10::Error&);
+  std::exception_ptr (*make)(const std::string& message);
+};
+
+template <typename E>
+constexpr RefusalKind refusal_kind(const char* name) {
+  return {name, [](const c10::Error& e) { return typeid(e) == typeid(E); },
+          [](const std::string& message) { return std::make_exception_ptr(E(message)); }};
 }
 
-// The error a stored refusal raises: its kind and message, as the compile that refused it raised.
-std::exception_ptr error_of(const Refusal& refusal) {
-  const std::string& m = refusal.message;
-  if (refusal.kind == "NotImplementedError") {
-    return std::make_exception_ptr(c10::NotImplementedError(m));
+constexpr RefusalKind kRefusalKinds[] = {
+    refusal_kind<c10::NotImplementedError>("NotImplementedError"),
+    refusal_kind<c10::IndexError>("IndexError"),
+    refusal_kind<c10::ValueError>("ValueError"),
+    refusal_kind<c10::TypeError>("TypeError"),
+    refusal_kind<c10::LinAlgError>("LinAlgError"),
+    refusal_kind<c10::Error>("Error")};
+
+std::optional<Refusal> refusal_of(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const c10::Error& e) {
+    for (const RefusalKind& kind : kRefusalKinds) {
+      if (kind.is(e)) return Refusal{kind.name, e.what_without_backtrace()};
+    }
+  } catch (...) {
   }
-  if (refusal.kind == "IndexError") return std::make_exception_ptr(c10::IndexError(m));
-  if (refusal.kind == "ValueError") return std::make_exception_ptr(c10::ValueError(m));
-  if (refusal.kind == "TypeError") return std::make_exception_ptr(c10::TypeError(m));
-  if (refusal.kind == "LinAlgError") return std::make_exception_ptr(c10::LinAlgError(m));
-  return std::make_exception_ptr(c10::Error(m));
+  return std::nullopt;
+}
+
+// The error a stored refusal raises: its kind and message, as the compile that refused it raised
+// (a kind this build does not know raises as c10::Error).
+std::exception_ptr error_of(const Refusal& refusal) {
+  for (const RefusalKind& kind : kRefusalKinds) {
+    if (refusal.kind == kind.name) return kind.make(refusal.message);
+  }
+  return std::make_exception_ptr(c10::Error(refusal.message));
 }
 
 // Removes the claim file a process holds when the lookup that took it returns, published or not.
