@@ -573,7 +573,10 @@ Command add_run_command(CLI::App& cli, const std::string& command_line) {
                   "PrivateUse1 device; docs/backends.md)");
   cmd->add_option("--resume", o->resume,
                   "Run only what this run (id, latest, previous) has not recorded");
-  cmd->add_option("--seed", o->seed, "Random seed for sample inputs")->capture_default_str();
+  cmd->add_option("--seed", o->seed,
+                  "Random seed for sample inputs; also the workers' string-hash seed "
+                  "(PYTHONHASHSEED, unless set), so a traced graph is the same in every worker")
+      ->capture_default_str();
   cmd->add_option("--label", o->label, "Free text stored with the run (e.g. nightly, PR number)");
   cmd->add_option("--skiplists", o->skiplists,
                   "Skip-list files or directories (default: those the backend ships, entry-point "
